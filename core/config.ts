@@ -113,7 +113,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 function collect(errors: Partial<Record<string, Error>>, into: string[]): void {
   for (const [name, err] of Object.entries(errors)) {
     if (!err) continue;
-    into.push(err instanceof EnvMissingError ? `${name} is required but missing` : `${name} is invalid: ${err.message}`);
+    into.push(
+      err instanceof EnvMissingError ? `${name} is required but missing` : `${name} is invalid: ${err.message}`,
+    );
   }
 }
 
@@ -159,7 +161,10 @@ function parseModeList(input: string): Mode[] {
  * Worker configuration. `WORKER_MODES` picks the modes; `PRODUCTION_DATABASE_URL`, `SANDBOX_DATABASE_URL`,
  * `PRODUCTION_TEMPORAL_NAMESPACE` and `SANDBOX_TEMPORAL_NAMESPACE` override the per-mode defaults.
  */
-export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, defaultModes = 'production,sandbox'): WorkerConfig {
+export function loadWorkerConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  defaultModes = 'production,sandbox',
+): WorkerConfig {
   const problems: string[] = [];
   const e = cleanEnv(
     env,

@@ -16,5 +16,5 @@ export function createRedis(redisUrl: string): Redis {
 
 export async function pingRedis(redis: Redis): Promise<void> {
   const answer = await redis.ping();
-  if (answer !== 'PONG') throw new Error(`unexpected PING answer: ${answer}`);
+  if (answer !== 'PONG') throw new Error(`unexpected PING answer: ${String(answer)}`);
 }

@@ -1,0 +1,67 @@
+/**
+ * Builds the Koa application without listening (STYLE.md §1): tests drive it in-process or on port 0.
+ * Middleware order: request id → request log → problem renderer → body parser → 404/405 → router.
+ */
+import path from 'node:path';
+import Koa from 'koa';
+import type { Config } from '../core/config';
+import type { Db } from '../core/db';
+import { pingDb } from '../core/db';
+import type { Logger } from '../core/logger';
+import { pingRedis, type Redis } from '../core/redis';
+import { loadDocsSite } from './docs-site';
+import { jsonBody } from './middleware/json-body';
+import { notMatched } from './middleware/not-matched';
+import { problemErrors } from './middleware/problem-errors';
+import { requestId } from './middleware/request-id';
+import { requestLog } from './middleware/request-log';
+import { buildOpenApiDocument } from './openapi';
+import type { ApiState, RouteDefinition } from './route';
+import { buildRouter } from './router';
+import { discoveryRoutes } from './routes/discovery';
+import { healthRoutes } from './routes/health';
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  redis: Redis;
+  /** Resolves when the mode's Temporal namespace answers. */
+  checkTemporal: () => Promise<void>;
+  /** Where the Markdown guides live; defaults to the repository's docs/. */
+  docsDir?: string;
+}
+
+export const DEFAULT_DOCS_DIR = path.resolve(__dirname, '..', 'docs');
+
+export interface BuiltApp {
+  app: Koa<ApiState>;
+  routes: RouteDefinition[];
+  openApiDocument: Record<string, unknown>;
+}
+
+export function createApp(deps: AppDeps): BuiltApp {
+  const { config, logger } = deps;
+  const docs = loadDocsSite(deps.docsDir ?? DEFAULT_DOCS_DIR);
+  let openApiJson = '';
+  const routes: RouteDefinition[] = [
+    ...healthRoutes({
+      mode: config.mode,
+      checks: { database: () => pingDb(deps.db), redis: () => pingRedis(deps.redis), temporal: deps.checkTemporal },
+    }),
+    ...discoveryRoutes({ openApiJson: () => openApiJson, docs }),
+  ];
+  const openApiDocument = buildOpenApiDocument(routes, config);
+  openApiJson = JSON.stringify(openApiDocument);
+
+  const router = buildRouter(routes);
+  const app = new Koa<ApiState>({ proxy: false });
+  app.silent = true; // every error is rendered and logged by problemErrors; Koa's own stderr logging would double it
+  app.use(requestId());
+  app.use(requestLog(logger));
+  app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));
+  app.use(jsonBody());
+  app.use(notMatched(router));
+  app.use(router.routes());
+  return { app, routes, openApiDocument };
+}

@@ -1,0 +1,43 @@
+/**
+ * Turns every error thrown below it into a problem document: ApiErrors as they are, Koa/http-errors by status,
+ * anything else as a 500 `internal_error` whose details go only to the log, with the request id.
+ */
+import type { Middleware } from 'koa';
+import { ApiError, type ErrorCode } from '../../core/errors';
+import type { Logger } from '../../core/logger';
+import { writeProblem } from '../problem';
+import type { ApiState } from '../route';
+
+const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
+export function problemErrors(options: { logger: Logger; errorBaseUrl: string }): Middleware<ApiState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      writeProblem(ctx, toApiError(err, ctx.state.requestId, options.logger), options.errorBaseUrl);
+    }
+  };
+}
+
+function toApiError(err: unknown, requestId: string, logger: Logger): ApiError {
+  if (err instanceof ApiError) return err;
+  const status = typeof err === 'object' && err !== null ? (err as { status?: unknown }).status : undefined;
+  const expose = typeof err === 'object' && err !== null && (err as { expose?: unknown }).expose === true;
+  if (typeof status === 'number' && expose && HTTP_STATUS_CODES[status]) {
+    const code = HTTP_STATUS_CODES[status];
+    // http-errors raised by body parsing: the message is meant for clients (e.g. "Unexpected token } in JSON").
+    return new ApiError(code, code === 'invalid_request' ? `Malformed request: ${(err as Error).message}` : undefined);
+  }
+  logger.error({ err, requestId }, 'unhandled error');
+  return new ApiError('internal_error');
+}

@@ -1,0 +1,166 @@
+/**
+ * Discovery surface: the OpenAPI document, Swagger UI (/swagger), the Scalar reference (/reference) and the
+ * guides (/docs/). The UIs are served from their npm packages on this host: no CDN, no telemetry.
+ */
+import { createReadStream } from 'node:fs';
+import path from 'node:path';
+import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import { defineRoute, type RouteDefinition } from '../route';
+import type { DocsSite } from '../docs-site';
+
+const SWAGGER_ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+// The package exports no subpath for its browser bundle; its main entry sits in dist/, beside browser/.
+const SCALAR_BUNDLE = path.join(path.dirname(require.resolve('@scalar/api-reference')), 'browser', 'standalone.js');
+
+const HTML = 'text/html; charset=utf-8';
+const htmlResponse = { description: 'HTML page.', schema: { type: 'string' }, contentType: 'text/html' };
+
+export function discoveryRoutes(options: { openApiJson: () => string; docs: DocsSite }): RouteDefinition[] {
+  const { docs } = options;
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/openapi/v1.json',
+      operationId: 'getOpenApiDocument',
+      summary: 'This API’s OpenAPI 3.1.1 description',
+      tags: ['Discovery'],
+      auth: { kind: 'none' },
+      responses: { 200: { description: 'The OpenAPI document.', schema: { type: 'object' } } },
+      handler: async () => ({
+        status: 200,
+        body: options.openApiJson(),
+        contentType: 'application/json; charset=utf-8',
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/swagger',
+      operationId: 'getSwaggerUi',
+      summary: 'Swagger UI over the OpenAPI document',
+      tags: ['Discovery'],
+      auth: { kind: 'none' },
+      responses: { 200: htmlResponse },
+      handler: async () => ({ status: 200, body: swaggerPage(), contentType: HTML }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/swagger/assets/{file}',
+      operationId: 'getSwaggerAsset',
+      summary: 'Swagger UI static asset',
+      tags: ['Discovery'],
+      internal: true,
+      auth: { kind: 'none' },
+      params: { type: 'object', properties: { file: { type: 'string', enum: Object.keys(SWAGGER_ASSETS) } } },
+      responses: { 200: { description: 'Asset.' } },
+      handler: async (_ctx, { params }) => ({
+        status: 200,
+        body: createReadStream(path.join(getAbsoluteFSPath(), params.file!)),
+        contentType: SWAGGER_ASSETS[params.file!],
+        headers: { 'Cache-Control': 'public, max-age=86400' },
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/reference',
+      operationId: 'getApiReference',
+      summary: 'Interactive API reference',
+      tags: ['Discovery'],
+      auth: { kind: 'none' },
+      responses: { 200: htmlResponse },
+      handler: async () => ({ status: 200, body: referencePage(), contentType: HTML }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/reference/standalone.js',
+      operationId: 'getApiReferenceBundle',
+      summary: 'Scalar API reference bundle',
+      tags: ['Discovery'],
+      internal: true,
+      auth: { kind: 'none' },
+      responses: { 200: { description: 'Script.' } },
+      handler: async () => ({
+        status: 200,
+        body: createReadStream(SCALAR_BUNDLE),
+        contentType: 'text/javascript; charset=utf-8',
+        headers: { 'Cache-Control': 'public, max-age=86400' },
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/docs',
+      operationId: 'redirectToDocs',
+      summary: 'Redirect to /docs/',
+      tags: ['Discovery'],
+      internal: true,
+      auth: { kind: 'none' },
+      responses: { 301: { description: 'To /docs/.' } },
+      handler: async () => ({ status: 301, headers: { Location: '/docs/' } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/docs/',
+      operationId: 'getGuidesIndex',
+      summary: 'Guides: index',
+      tags: ['Discovery'],
+      auth: { kind: 'none' },
+      responses: { 200: htmlResponse },
+      handler: async () => ({ status: 200, body: docs.indexPage(), contentType: HTML }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/docs/{page}',
+      operationId: 'getGuide',
+      summary: 'A guide',
+      tags: ['Discovery'],
+      auth: { kind: 'none' },
+      params: { type: 'object', properties: { page: { type: 'string', pattern: '^[a-z0-9-]+$' } } },
+      errors: ['not_found'],
+      responses: { 200: htmlResponse },
+      handler: async (_ctx, { params }) => ({ status: 200, body: docs.guidePage(params.page!), contentType: HTML }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/docs/errors/{code}',
+      operationId: 'getErrorCodeDoc',
+      summary: 'Documentation of one error code (the target of a problem’s `type`)',
+      tags: ['Discovery'],
+      auth: { kind: 'none' },
+      params: { type: 'object', properties: { code: { type: 'string', pattern: '^[a-z_]+$' } } },
+      errors: ['not_found'],
+      responses: { 200: htmlResponse },
+      handler: async (_ctx, { params }) => ({ status: 200, body: docs.errorPage(params.code!), contentType: HTML }),
+    }),
+  ];
+}
+
+function swaggerPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Client Public API · Swagger UI</title>
+<link rel="stylesheet" href="/swagger/assets/swagger-ui.css"><link rel="icon" href="/swagger/assets/favicon-32x32.png"></head>
+<body><div id="swagger-ui"></div>
+<script src="/swagger/assets/swagger-ui-bundle.js"></script>
+<script src="/swagger/assets/swagger-ui-standalone-preset.js"></script>
+<script>
+window.ui = SwaggerUIBundle({ url: '/openapi/v1.json', dom_id: '#swagger-ui', deepLinking: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout',
+  validatorUrl: null });
+</script></body></html>`;
+}
+
+function referencePage(): string {
+  // Keep the page on this host: no web fonts, telemetry or AI agent from Scalar's servers.
+  const configuration = JSON.stringify({ withDefaultFonts: false, telemetry: false, agent: { disabled: true } });
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Client Public API · Reference</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body>
+<script id="api-reference" data-url="/openapi/v1.json" data-configuration='${configuration}'></script>
+<script src="/reference/standalone.js"></script>
+</body></html>`;
+}

@@ -1,0 +1,66 @@
+/** GET /healthz: the host's mode, and whether PostgreSQL, Redis and Temporal answer. No key needed. */
+import { ApiError } from '../../core/errors';
+import type { Mode } from '../../core/config';
+import { defineRoute, type RouteDefinition } from '../route';
+
+export type DependencyCheck = () => Promise<void>;
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+export function healthRoutes(options: { mode: Mode; checks: Record<string, DependencyCheck> }): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/healthz',
+      operationId: 'getHealth',
+      summary: 'Health of this host',
+      description:
+        'Answers 200 when the database, the cache and the workflow engine answer; 503 naming the failing one otherwise.',
+      tags: ['Health'],
+      auth: { kind: 'none' },
+      errors: ['service_unavailable'],
+      responses: {
+        200: {
+          description: 'Every dependency answers.',
+          schema: {
+            type: 'object',
+            required: ['ok', 'mode'],
+            properties: {
+              ok: { type: 'boolean', const: true },
+              mode: { type: 'string', enum: ['sandbox', 'production'] },
+            },
+          },
+          example: { ok: true, mode: 'production' },
+        },
+      },
+      handler: async () => {
+        const failing = await failingDependencies(options.checks);
+        if (failing.length > 0) {
+          throw new ApiError('service_unavailable', `Not answering: ${failing.join(', ')}.`, { failing });
+        }
+        return { status: 200, body: { ok: true, mode: options.mode }, headers: { 'Cache-Control': 'no-store' } };
+      },
+    }),
+  ];
+}
+
+async function failingDependencies(checks: Record<string, DependencyCheck>): Promise<string[]> {
+  const results = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => ((await answersInTime(check)) ? null : name)),
+  );
+  return results.filter((name): name is string => name !== null);
+}
+
+async function answersInTime(check: DependencyCheck): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([check().then(() => true as const), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,45 @@
+/** Process entry point for one API host (production or sandbox): build the app, listen, shut down cleanly. */
+import type { Server } from 'node:http';
+import { loadConfigOrExit } from '../core/config';
+import { createDb } from '../core/db';
+import { createLogger } from '../core/logger';
+import { createRedis } from '../core/redis';
+import { checkTemporal, createTemporalClient } from '../core/temporal/connection';
+import { createApp } from './app';
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const logger = createLogger({ level: config.logLevel, name: `api-${config.mode}` });
+  const db = createDb(config.databaseUrl);
+  const redis = createRedis(config.redisUrl);
+  redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));
+  const temporal = createTemporalClient(config.temporal.address, config.temporal.namespace);
+  const { app } = createApp({ config, logger, db, redis, checkTemporal: () => checkTemporal(temporal) });
+
+  const server: Server = app.listen(config.port, config.host, () => {
+    logger.info({ mode: config.mode, url: config.publicBaseUrl, port: config.port }, 'api listening');
+  });
+  server.keepAliveTimeout = 65_000;
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'api shutting down');
+    server.close(() => {
+      void Promise.allSettled([db.destroy(), redis.quit(), temporal.connection.close()]).then(() => {
+        logger.info('api shutdown complete');
+        process.exit(0);
+      });
+    });
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(1), 10_000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`api failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

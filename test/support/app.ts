@@ -1,0 +1,75 @@
+/**
+ * Starts the real Koa app on an ephemeral port against the real test database and Redis.
+ * Logs are captured in memory so tests can assert on what is (and is not) logged.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { createApp, type AppDeps, type BuiltApp } from '../../api/app';
+import { loadConfig, type Config, type Mode } from '../../core/config';
+import { createLogger } from '../../core/logger';
+import { testEnv } from './env';
+import { testDb, testRedis } from './resources';
+
+export interface TestServer {
+  baseUrl: string;
+  config: Config;
+  built: BuiltApp;
+  logLines: () => Record<string, unknown>[];
+  rawLog: () => string;
+  close: () => Promise<void>;
+}
+
+export interface TestServerOptions {
+  mode?: Mode;
+  env?: NodeJS.ProcessEnv;
+  deps?: Partial<AppDeps>;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const config = loadConfig({
+    API_MODE: options.mode ?? 'production',
+    DATABASE_URL: testEnv.databaseUrl,
+    REDIS_URL: testEnv.redisUrl,
+    LOG_LEVEL: 'info',
+    ...options.env,
+  });
+  const chunks: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk.toString('utf8'));
+      callback();
+    },
+  });
+  const logger = createLogger({ level: config.logLevel, name: 'test-api', destination });
+  const built = createApp({
+    config,
+    logger,
+    db: testDb(),
+    redis: testRedis(),
+    // Tests that care about Temporal's health pass a real check (see health.test.ts).
+    checkTemporal: () => Promise.reject(new Error('no Temporal server wired into this test app')),
+    ...options.deps,
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = built.app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    config,
+    built,
+    rawLog: () => chunks.join(''),
+    logLines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}

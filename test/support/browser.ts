@@ -1,0 +1,24 @@
+/** Headless Debian Chromium driven by playwright-core, with the flags that keep it off the network. */
+import { chromium, type Browser } from 'playwright-core';
+import { testEnv } from './env';
+
+export async function withBrowser<T>(fn: (browser: Browser) => Promise<T>): Promise<T> {
+  const browser = await chromium.launch({
+    executablePath: testEnv.chromiumPath,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+  try {
+    return await fn(browser);
+  } finally {
+    await browser.close();
+  }
+}

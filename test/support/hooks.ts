@@ -1,0 +1,8 @@
+/** Mocha root hooks: shared clean-up of the resources the test support modules open lazily. */
+import { closeSharedResources } from './resources';
+
+export const mochaHooks = {
+  async afterAll(): Promise<void> {
+    await closeSharedResources();
+  },
+};
