@@ -15,11 +15,18 @@ import { notMatched } from './middleware/not-matched';
 import { problemErrors } from './middleware/problem-errors';
 import { requestId } from './middleware/request-id';
 import { requestLog } from './middleware/request-log';
+import { createExecutor } from './execution';
+import { apiKeyGuard } from './guards';
+import { createKeyAuthenticator } from './key-auth';
+import { createMetrics, type ApiMetrics } from './metrics';
 import { buildOpenApiDocument } from './openapi';
+import { createRateLimiter } from './rate-limit';
 import type { ApiState, RouteDefinition } from './route';
 import { buildRouter } from './router';
 import { discoveryRoutes } from './routes/discovery';
 import { healthRoutes } from './routes/health';
+import { metricsRoutes } from './routes/metrics';
+import { organizationRoutes } from './routes/organization';
 
 export interface AppDeps {
   config: Config;
@@ -30,12 +37,17 @@ export interface AppDeps {
   checkTemporal: () => Promise<void>;
   /** Where the Markdown guides live; defaults to the repository's docs/. */
   docsDir?: string;
+  /** Defaults to a fresh registry per app. */
+  metrics?: ApiMetrics;
+  /** Extra route declarations (tests use this to exercise the machinery, e.g. deprecation). */
+  extraRoutes?: RouteDefinition[];
 }
 
 export const DEFAULT_DOCS_DIR = path.resolve(__dirname, '..', 'docs');
 
 export interface BuiltApp {
   app: Koa<ApiState>;
+  metrics: ApiMetrics;
   routes: RouteDefinition[];
   openApiDocument: Record<string, unknown>;
 }
@@ -43,6 +55,7 @@ export interface BuiltApp {
 export function createApp(deps: AppDeps): BuiltApp {
   const { config, logger } = deps;
   const docs = loadDocsSite(deps.docsDir ?? DEFAULT_DOCS_DIR);
+  const metrics = deps.metrics ?? createMetrics();
   let openApiJson = '';
   const routes: RouteDefinition[] = [
     ...healthRoutes({
@@ -50,11 +63,18 @@ export function createApp(deps: AppDeps): BuiltApp {
       checks: { database: () => pingDb(deps.db), redis: () => pingRedis(deps.redis), temporal: deps.checkTemporal },
     }),
     ...discoveryRoutes({ openApiJson: () => openApiJson, docs }),
+    ...metricsRoutes(metrics.registry),
+    ...organizationRoutes(),
+    ...(deps.extraRoutes ?? []),
   ];
   const openApiDocument = buildOpenApiDocument(routes, config);
   openApiJson = JSON.stringify(openApiDocument);
 
-  const router = buildRouter(routes);
+  const authenticator = createKeyAuthenticator({ db: deps.db, mode: config.mode, logger });
+  const rateLimiter = createRateLimiter({ redis: deps.redis, mode: config.mode, logger, metrics });
+  const router = buildRouter(routes, createExecutor({ db: deps.db, errorBaseUrl: config.errorBaseUrl }), [
+    apiKeyGuard(authenticator, rateLimiter),
+  ]);
   const app = new Koa<ApiState>({ proxy: false });
   app.silent = true; // every error is rendered and logged by problemErrors; Koa's own stderr logging would double it
   app.use(requestId());
@@ -63,5 +83,5 @@ export function createApp(deps: AppDeps): BuiltApp {
   app.use(jsonBody());
   app.use(notMatched(router));
   app.use(router.routes());
-  return { app, routes, openApiDocument };
+  return { app, metrics, routes, openApiDocument };
 }

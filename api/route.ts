@@ -4,7 +4,10 @@
  * without being documented, and the documented schemas are the ones that validate requests.
  */
 import type { ParameterizedContext } from 'koa';
+import type { AuthContext } from '../core/auth-context';
+import type { Db } from '../core/db';
 import type { ErrorCode } from '../core/errors';
+import type { Scope } from '../core/scopes';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -29,14 +32,33 @@ export interface Deprecation {
   link: string;
 }
 
-/** What a route needs from the caller. `none` is for unauthenticated routes (health, discovery, docs). */
-export type RouteAuth = { kind: 'none' } | { kind: 'key'; scope: string | null };
+/**
+ * What a route needs from the caller. `none` is for unauthenticated routes (health, discovery, docs);
+ * `key` needs a valid API key of this host's mode and, unless `scope` is null, that scope.
+ */
+export type RouteAuth = { kind: 'none' } | { kind: 'key'; scope: Scope | null };
 
 export interface RouteInput<TBody = unknown, TQuery = Record<string, unknown>, TParams = Record<string, string>> {
   body: TBody;
   query: TQuery;
   params: TParams;
+  /** The database to use: inside a transaction for mutations (with the idempotency record), the pool for reads. */
+  db: Db;
+  /** Set on every `kind: 'key'` route. */
+  auth?: AuthContext;
+  /**
+   * Registers work to run after the transaction commits and before the response is sent (e.g. invalidating a
+   * cache of what was just written). If it fails, the client gets a 500 and may safely retry.
+   */
+  afterCommit: (task: () => Promise<void>) => void;
 }
+
+/** The input of an authenticated route, where `auth` is always present. */
+export type ApiRouteInput<
+  TBody = unknown,
+  TQuery = Record<string, unknown>,
+  TParams = Record<string, string>,
+> = RouteInput<TBody, TQuery, TParams> & { auth: AuthContext };
 
 export interface HandlerResult {
   status: number;
@@ -50,6 +72,7 @@ export interface ApiState {
   requestId: string;
   startedAt: bigint;
   organizationId?: string;
+  auth?: AuthContext;
   route?: RouteDefinition;
 }
 
@@ -80,6 +103,21 @@ export interface RouteDefinition<TInput extends RouteInput = RouteInput> {
 /** Identity helper that keeps the handler's input type tied to the declaration. */
 export function defineRoute<TInput extends RouteInput = RouteInput>(route: RouteDefinition<TInput>): RouteDefinition {
   return route as unknown as RouteDefinition;
+}
+
+/** A `/v1` route: needs an API key (and `scope`, unless null); its handler always gets the caller's `auth`. */
+export function defineApiRoute<TInput extends ApiRouteInput = ApiRouteInput>(
+  route: Omit<RouteDefinition<TInput>, 'auth'> & { scope: Scope | null },
+): RouteDefinition {
+  const { scope, handler, ...rest } = route;
+  return {
+    ...rest,
+    auth: { kind: 'key', scope },
+    handler: async (ctx, input) => {
+      if (!input.auth) throw new Error(`route ${route.operationId} ran without authentication`);
+      return handler(ctx, input as TInput);
+    },
+  };
 }
 
 /** `/v1/debts/{id}` → `/v1/debts/:id` for the Koa router. */

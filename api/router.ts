@@ -6,13 +6,14 @@ import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { ApiError } from '../core/errors';
+import type { Executor } from './execution';
 import { toKoaPath, type ApiContext, type ApiState, type HandlerResult, type RouteDefinition } from './route';
 import { compileValidator, type Validator } from './validation';
 
 /** Guards run before validation, in order; each decides from the route's declaration whether it applies. */
 export type RouteGuard = (route: RouteDefinition) => Middleware<ApiState> | undefined;
 
-export function buildRouter(routes: RouteDefinition[], guards: RouteGuard[] = []): Router<ApiState> {
+export function buildRouter(routes: RouteDefinition[], execute: Executor, guards: RouteGuard[] = []): Router<ApiState> {
   // strict: '/docs' and '/docs/' are different routes (the first redirects to the second).
   const router = new Router<ApiState>({ strict: true });
   const seen = new Set<string>();
@@ -23,7 +24,7 @@ export function buildRouter(routes: RouteDefinition[], guards: RouteGuard[] = []
     const chain = [
       markRoute(route),
       ...guards.map((guard) => guard(route)).filter((m): m is Middleware<ApiState> => m !== undefined),
-      runHandler(route),
+      runHandler(route, execute),
     ];
     router[route.method](route.operationId, toKoaPath(route.path), ...(chain as Middleware[]));
   }
@@ -45,7 +46,7 @@ function setDeprecationHeaders(ctx: ApiContext, deprecation: NonNullable<RouteDe
   ctx.set('Link', `<${deprecation.link}>; rel="deprecation"; type="text/html"`);
 }
 
-function runHandler(route: RouteDefinition): Middleware<ApiState> {
+function runHandler(route: RouteDefinition, execute: Executor): Middleware<ApiState> {
   const validators: Partial<Record<'params' | 'query' | 'body', Validator>> = {
     params: route.params ? compileValidator('params', route.params) : undefined,
     query: route.query ? compileValidator('query', route.query) : undefined,
@@ -61,7 +62,7 @@ function runHandler(route: RouteDefinition): Middleware<ApiState> {
       throw new ApiError('invalid_request', `Unknown query parameter: ${Object.keys(query).join(', ')}.`);
     }
     if (validators.body) validators.body(body);
-    writeResult(ctx, await route.handler(ctx, { body, query, params }));
+    writeResult(ctx, await execute(ctx, route, { body, query, params }));
   };
 }
 

@@ -1,0 +1,47 @@
+/** GET /v1/organization: the caller's organisation, for any valid key (spec §5.7). */
+import { getOrganization } from '../../core/organizations';
+import { errors } from '../../core/errors';
+import { defineApiRoute, type RouteDefinition } from '../route';
+
+export const organizationSchema = {
+  type: 'object',
+  required: ['id', 'name', 'mode', 'createdAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    mode: { type: 'string', enum: ['production', 'sandbox'] },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+export function organizationRoutes(): RouteDefinition[] {
+  return [
+    defineApiRoute({
+      method: 'get',
+      path: '/v1/organization',
+      operationId: 'getOrganization',
+      summary: 'Your organisation',
+      description: 'The organisation that owns the calling key. Any valid key may call it; no scope is needed.',
+      tags: ['Organization'],
+      scope: null,
+      errors: ['not_found'],
+      responses: {
+        200: {
+          description: 'The organisation.',
+          schema: organizationSchema,
+          example: {
+            id: '01936f1e-8a52-7c1d-9a5e-3f0b6c2d4e71',
+            name: 'Acme Lending',
+            mode: 'production',
+            createdAt: '2026-11-22T07:00:00.000Z',
+          },
+        },
+      },
+      handler: async (_ctx, { db, auth }) => {
+        const organization = await getOrganization(db, auth.organizationId);
+        if (!organization) throw errors.notFound('organization');
+        return { status: 200, body: organization };
+      },
+    }),
+  ];
+}

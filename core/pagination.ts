@@ -1,0 +1,89 @@
+/**
+ * Keyset pagination over (created_at, id), newest first (DECISIONS.md §2). Cursors are opaque base64url JSON
+ * naming the list they belong to, so a cursor of one list used on another is rejected, not misread.
+ */
+import type { Knex } from 'knex';
+import { errors } from './errors';
+import { isUuid } from './ids';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 200;
+
+export interface PageRequest {
+  limit: number;
+  cursor?: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+interface Position {
+  createdAt: Date;
+  id: string;
+}
+
+export function encodeCursor(list: string, position: Position): string {
+  return Buffer.from(JSON.stringify({ l: list, t: position.createdAt.toISOString(), i: position.id })).toString(
+    'base64url',
+  );
+}
+
+export function decodeCursor(list: string, cursor: string): Position {
+  const invalid = () =>
+    errors.invalidRequest('The cursor is not valid for this list.', [
+      { path: 'query.cursor', message: 'is not a cursor of this list' },
+    ]);
+  let parsed: unknown;
+  try {
+    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  const { l, t, i } = (parsed ?? {}) as { l?: unknown; t?: unknown; i?: unknown };
+  if (l !== list || typeof t !== 'string' || typeof i !== 'string' || !isUuid(i)) throw invalid();
+  const createdAt = new Date(t);
+  if (Number.isNaN(createdAt.getTime())) throw invalid();
+  return { createdAt, id: i };
+}
+
+export interface PageOptions<Row> {
+  /** Names the list inside its cursors, e.g. "debts". */
+  list: string;
+  page: PageRequest;
+  /** Qualified column names, e.g. `debts.created_at`. */
+  createdAtColumn: string;
+  idColumn: string;
+  position: (row: Row) => Position;
+}
+
+/**
+ * Applies the keyset condition, order and limit to `query` and shapes the page. Fetches one row more than asked
+ * to know whether another page exists, so the last page's `nextCursor` is null without a second query.
+ */
+export async function fetchPage<Row, Item>(
+  query: Knex.QueryBuilder,
+  options: PageOptions<Row>,
+  toItem: (row: Row) => Item,
+): Promise<Page<Item>> {
+  const { list, page, createdAtColumn, idColumn } = options;
+  if (page.cursor) {
+    const after = decodeCursor(list, page.cursor);
+    void query.whereRaw(`(??, ??) < (?, ?)`, [createdAtColumn, idColumn, after.createdAt, after.id]);
+  }
+  const rows = (await query
+    .orderBy([
+      { column: createdAtColumn, order: 'desc' },
+      { column: idColumn, order: 'desc' },
+    ])
+    .limit(page.limit + 1)) as Row[];
+  const hasMore = rows.length > page.limit;
+  const items = hasMore ? rows.slice(0, page.limit) : rows;
+  const last = items[items.length - 1];
+  return {
+    data: items.map(toItem),
+    nextCursor: hasMore && last ? encodeCursor(list, options.position(last)) : null,
+  };
+}
