@@ -5,9 +5,22 @@
  * Every variable has a development default except where a wrong default would be dangerous in production.
  * A bad value stops start-up with a message that names the variable (see `ConfigError`).
  */
-import { cleanEnv, str, port, url, makeValidator, EnvMissingError } from 'envalid';
+import { bool, cleanEnv, str, port, url, makeValidator, EnvMissingError } from 'envalid';
 
 export type Mode = 'production' | 'sandbox';
+
+/** Webhook settings shared by the API (configuration checks) and the webhooks worker (delivery). */
+export interface WebhookConfig {
+  /** 32-byte AES-256-GCM key that encrypts signing secrets at rest. */
+  secretEncryptionKey: Buffer;
+  /** Hosts exempt from the public-address check (local development and tests only). */
+  allowHosts: string[];
+  /** Allow `http://` receivers (local development and tests only). */
+  allowHttp: boolean;
+}
+
+/** Development-only key, public in this repository: every real deployment sets WEBHOOK_SECRET_KEY. */
+const DEV_WEBHOOK_SECRET_KEY = Buffer.alloc(32, 'client-api-dev-only-webhook-key!').toString('base64');
 
 export interface Config {
   mode: Mode;
@@ -25,6 +38,7 @@ export interface Config {
   logLevel: string;
   /** Where `temporal server start-dev` serves its Web UI; printed for operators. */
   temporalUiUrl: string;
+  webhooks: WebhookConfig;
 }
 
 const DEFAULT_PORTS: Record<Mode, number> = { production: 3000, sandbox: 3001 };
@@ -47,6 +61,38 @@ const postgresUrl = makeValidator<string>((input) => {
   if (!/^postgres(ql)?:\/\//.test(input)) throw new Error('expected a postgres:// URL');
   return input;
 });
+
+const base64Key32 = makeValidator<string>((input) => {
+  if (Buffer.from(input, 'base64').length !== 32)
+    throw new Error('expected 32 bytes, base64-encoded (openssl rand -base64 32)');
+  return input;
+});
+
+const hostList = makeValidator<string>((input) => {
+  if (!/^[A-Za-z0-9.:\-\[\]]*(,[A-Za-z0-9.:\-\[\]]+)*$/.test(input))
+    throw new Error('expected a comma-separated host list');
+  return input;
+});
+
+const WEBHOOK_ENV = {
+  WEBHOOK_SECRET_KEY: base64Key32({ default: DEV_WEBHOOK_SECRET_KEY, desc: 'AES-256-GCM key for webhook secrets' }),
+  WEBHOOK_ALLOW_HOSTS: hostList({ default: '', desc: 'hosts exempt from the public-address check (dev only)' }),
+  WEBHOOK_ALLOW_HTTP: bool({ default: false, desc: 'allow http:// receivers (dev only)' }),
+};
+
+function webhookConfig(e: {
+  WEBHOOK_SECRET_KEY: string;
+  WEBHOOK_ALLOW_HOSTS: string;
+  WEBHOOK_ALLOW_HTTP: boolean;
+}): WebhookConfig {
+  return {
+    secretEncryptionKey: Buffer.from(e.WEBHOOK_SECRET_KEY, 'base64'),
+    allowHosts: e.WEBHOOK_ALLOW_HOSTS.split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+    allowHttp: e.WEBHOOK_ALLOW_HTTP,
+  };
+}
 
 const redisUrl = makeValidator<string>((input) => {
   if (!/^rediss?:\/\//.test(input)) throw new Error('expected a redis:// URL');
@@ -89,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       TEMPORAL_NAMESPACE: str({ default: defaultNamespace(mode) }),
       TEMPORAL_UI_URL: url({ default: 'http://localhost:8233' }),
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
+      ...WEBHOOK_ENV,
     },
     { reporter: ({ errors }) => collect(errors, problems) },
   );
@@ -107,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE },
     logLevel: e.LOG_LEVEL,
     temporalUiUrl: stripSlash(e.TEMPORAL_UI_URL),
+    webhooks: webhookConfig(e),
   };
 }
 
@@ -144,6 +192,7 @@ export interface WorkerConfig {
   redisUrl: string;
   temporalAddress: string;
   logLevel: string;
+  webhooks: WebhookConfig;
 }
 
 function parseModeList(input: string): Mode[] {
@@ -177,6 +226,7 @@ export function loadWorkerConfig(
       REDIS_URL: redisUrl({ default: 'redis://127.0.0.1:6379' }),
       TEMPORAL_ADDRESS: hostPort({ default: '127.0.0.1:7233' }),
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
+      ...WEBHOOK_ENV,
     },
     { reporter: ({ errors }) => collect(errors, problems) },
   );
@@ -196,5 +246,6 @@ export function loadWorkerConfig(
     redisUrl: e.REDIS_URL,
     temporalAddress: e.TEMPORAL_ADDRESS,
     logLevel: e.LOG_LEVEL,
+    webhooks: webhookConfig(e),
   };
 }
