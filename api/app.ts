@@ -78,7 +78,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   const app = new Koa<ApiState>({ proxy: false });
   app.silent = true; // every error is rendered and logged by problemErrors; Koa's own stderr logging would double it
   app.use(requestId());
-  app.use(requestLog(logger));
+  app.use(requestLog(logger, metrics));
   app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));
   app.use(jsonBody());
   app.use(notMatched(router));

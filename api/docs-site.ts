@@ -74,10 +74,26 @@ function readGuides(docsDir: string): Guide[] {
   };
   slugs.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   return slugs.map((slug) => {
-    const markdown = readFileSync(path.join(docsDir, `${slug}.md`), 'utf8');
+    const markdown = expandGeneratedSections(readFileSync(path.join(docsDir, `${slug}.md`), 'utf8'));
     const title = /^#\s+(.+)$/m.exec(markdown)?.[1] ?? slug;
     return { slug, title, html: marked.parse(markdown, { async: false }) };
   });
+}
+
+/**
+ * `<!-- generated:error-codes -->` in a guide becomes the table of every error code, built from the catalogue that
+ * also drives the responses and the OpenAPI document, so the guide cannot drift from the behaviour.
+ */
+export function expandGeneratedSections(markdown: string): string {
+  return markdown.replace('<!-- generated:error-codes -->', errorCodesTable());
+}
+
+function errorCodesTable(): string {
+  const rows = ERROR_CODES.map((code) => {
+    const def = ERROR_CATALOGUE[code];
+    return `| [\`${code}\`](/docs/errors/${code}) | ${def.status} | ${def.when} | ${def.action} |`;
+  });
+  return ['| Code (`title`) | Status | When | What to do |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 function errorBody(code: ErrorCode): string {

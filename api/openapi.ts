@@ -13,6 +13,21 @@ const REQUEST_ID_HEADER = {
   schema: { type: 'string' },
 };
 
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Size of the window closest to running out.', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Calls left in that window.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Unix time (seconds) when that window refills.', schema: { type: 'integer' } },
+};
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry: the same key with the same request within 24 hours replays the saved response.',
+  schema: { type: 'string', minLength: 1, maxLength: 200 },
+};
+
 const PROBLEM_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['type', 'title', 'status', 'detail', 'requestId'],
@@ -94,7 +109,10 @@ function operation(route: RouteDefinition, config: Config): Record<string, unkno
     operationId: route.operationId,
     summary: route.summary,
     tags: route.tags,
-    responses: { ...successResponses(route.responses), ...errorResponses(route, config) },
+    responses: withHeaders(
+      { ...successResponses(route.responses), ...errorResponses(route, config) },
+      route.auth.kind === 'key' ? RATE_LIMIT_HEADERS : {},
+    ),
   };
   if (route.description) op.description = route.description;
   if (route.deprecated) {
@@ -105,11 +123,21 @@ function operation(route: RouteDefinition, config: Config): Record<string, unkno
   op.security = route.auth.kind === 'key' ? [{ bearerApiKey: [] }] : [];
   if (route.auth.kind === 'key') op['x-required-scope'] = route.auth.scope;
   const parameters = [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')];
+  if (route.auth.kind === 'key' && route.method !== 'get') parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   if (parameters.length > 0) op.parameters = parameters;
   if (route.body) {
     op.requestBody = { required: true, content: { 'application/json': { schema: route.body } } };
   }
   return op;
+}
+
+function withHeaders(responses: Record<string, unknown>, headers: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const r = response as { headers?: Record<string, unknown> };
+      return [status, { ...r, headers: { ...r.headers, ...headers } }];
+    }),
+  );
 }
 
 function parametersOf(schema: JsonSchema | undefined, location: 'path' | 'query'): unknown[] {

@@ -4,7 +4,7 @@ import { loadConfigOrExit } from '../core/config';
 import { createDb } from '../core/db';
 import { createLogger } from '../core/logger';
 import { createRedis } from '../core/redis';
-import { checkTemporal, createTemporalClient } from '../core/temporal/connection';
+import { checkTemporal, closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { createApp } from './app';
 
 async function main(): Promise<void> {
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'api shutting down');
     server.close(() => {
-      void Promise.allSettled([db.destroy(), redis.quit(), temporal.connection.close()]).then(() => {
+      void Promise.allSettled([db.destroy(), redis.quit(), closeTemporalClient(temporal)]).then(() => {
         logger.info('api shutdown complete');
         process.exit(0);
       });

@@ -35,3 +35,10 @@ export async function getOrganization(db: Db, organizationId: string): Promise<O
     .first('id', 'name', 'mode', 'created_at');
   return row ? toOrganization(row) : undefined;
 }
+
+export async function listOrganizations(db: Db): Promise<Organization[]> {
+  const rows = await db<OrganizationRow>('organizations')
+    .select('id', 'name', 'mode', 'created_at')
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  return rows.map(toOrganization);
+}

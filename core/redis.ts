@@ -14,7 +14,28 @@ export function createRedis(redisUrl: string): Redis {
   });
 }
 
+/** Resolves once the client is connected (commands fail fast until then: the offline queue is off). */
+export async function redisReady(redis: Redis, timeoutMs = 2_000): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      redis.off('end', onEnd);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onReady = () => done();
+    const onEnd = () => done(new Error('redis connection ended'));
+    const timer = setTimeout(() => done(new Error(`redis not ready after ${timeoutMs} ms`)), timeoutMs);
+    redis.once('ready', onReady);
+    redis.once('end', onEnd);
+  });
+}
+
+/** Liveness probe for /healthz; callers bound it with their own timeout. */
 export async function pingRedis(redis: Redis): Promise<void> {
+  await redisReady(redis);
   const answer = await redis.ping();
   if (answer !== 'PONG') throw new Error(`unexpected PING answer: ${String(answer)}`);
 }

@@ -4,14 +4,17 @@
  */
 import type { Middleware } from 'koa';
 import type { Logger } from '../../core/logger';
+import type { ApiMetrics } from '../metrics';
 import type { ApiState } from '../route';
 
-export function requestLog(logger: Logger): Middleware<ApiState> {
+export function requestLog(logger: Logger, metrics: ApiMetrics): Middleware<ApiState> {
   return async (ctx, next) => {
     try {
       await next();
     } finally {
       const latencyMs = Number(process.hrtime.bigint() - ctx.state.startedAt) / 1e6;
+      const route = ctx.state.route?.path ?? 'unmatched';
+      metrics.requests.observe({ method: ctx.method, route, status: String(ctx.status) }, latencyMs / 1000);
       logger.info(
         {
           requestId: ctx.state.requestId,

@@ -1,0 +1,49 @@
+/**
+ * Operator CLI: organisations and API keys. `--mode` picks the database (production or sandbox).
+ *   npm run cli -- org create --name "Acme Lending"
+ *   npm run cli -- key create --org <id> --name "CI" --scopes all
+ */
+import { loadConfig, ConfigError, type Mode } from '../core/config';
+import { createDb } from '../core/db';
+import { runCommand, USAGE } from './cli/commands';
+
+function takeMode(argv: string[]): { mode: Mode; rest: string[] } {
+  const rest = [...argv];
+  const at = rest.findIndex((a) => a === '--mode' || a.startsWith('--mode='));
+  if (at === -1) return { mode: 'production', rest };
+  const value = rest[at]!.includes('=') ? rest[at]!.split('=')[1] : rest[at + 1];
+  rest.splice(at, rest[at]!.includes('=') ? 1 : 2);
+  if (value !== 'production' && value !== 'sandbox') {
+    process.stderr.write(`error: --mode must be production or sandbox\n${USAGE}\n`);
+    process.exit(64);
+  }
+  return { mode: value, rest };
+}
+
+async function main(): Promise<void> {
+  const { mode, rest } = takeMode(process.argv.slice(2));
+  let config;
+  try {
+    config = loadConfig({ ...process.env, API_MODE: mode });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(78);
+  }
+  const db = createDb(config.databaseUrl, { pool: { min: 0, max: 2 } });
+  try {
+    process.exitCode = await runCommand(rest, {
+      db,
+      mode,
+      out: (line) => process.stdout.write(`${line}\n`),
+      err: (line) => process.stderr.write(`${line}\n`),
+    });
+  } finally {
+    await db.destroy();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`cli failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,141 @@
+/**
+ * The operator CLI's commands, separate from process concerns so tests run them in-process against the real
+ * database. Each returns an exit code; output goes through `out`/`err`. Bad arguments → exit 64 with a usage line.
+ */
+import { parseArgs } from 'node:util';
+import { listApiKeys, mintApiKey, revokeApiKey } from '../../core/api-keys';
+import type { Mode } from '../../core/config';
+import type { Db } from '../../core/db';
+import { isUuid } from '../../core/ids';
+import { createOrganization, getOrganization, listOrganizations } from '../../core/organizations';
+import { isScope, SCOPES, type Scope } from '../../core/scopes';
+
+export interface CliIo {
+  db: Db;
+  mode: Mode;
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+export const USAGE = `usage: npm run cli -- <command> [options]   (every command takes --mode production|sandbox; default production)
+  org create --name <name>
+  org list
+  key create --org <organizationId> --name <name> --scopes all|<scope,scope,…> [--read-only]
+             [--hourly-limit <n>] [--daily-limit <n>]
+  key list [--org <organizationId>]
+  key revoke --id <keyId>
+scopes: ${SCOPES.join(', ')}`;
+
+export class UsageError extends Error {}
+
+const EX_USAGE = 64;
+
+export async function runCommand(args: string[], io: CliIo): Promise<number> {
+  try {
+    const [noun, verb, ...rest] = args;
+    const command = COMMANDS[`${noun} ${verb}`];
+    if (!command)
+      throw new UsageError(noun ? `unknown command: ${[noun, verb].filter(Boolean).join(' ')}` : 'no command given');
+    return await command(rest, io);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`error: ${error.message}\n${USAGE}`);
+    return EX_USAGE;
+  }
+}
+
+type Command = (args: string[], io: CliIo) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  'org create': async (args, io) => {
+    const { name } = options(args, { name: { type: 'string' } });
+    const organization = await createOrganization(io.db, { name: required('name', name), mode: io.mode });
+    io.out(JSON.stringify(organization, null, 2));
+    return 0;
+  },
+  'org list': async (args, io) => {
+    options(args, {});
+    for (const o of await listOrganizations(io.db)) io.out(`${o.id}  ${o.mode}  ${o.createdAt}  ${o.name}`);
+    return 0;
+  },
+  'key create': async (args, io) => {
+    const v = options(args, {
+      org: { type: 'string' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      'read-only': { type: 'boolean' },
+      'hourly-limit': { type: 'string' },
+      'daily-limit': { type: 'string' },
+    });
+    const organizationId = uuid('org', required('org', v.org));
+    if (!(await getOrganization(io.db, organizationId)))
+      throw new UsageError(`no organisation ${organizationId} in ${io.mode}`);
+    const { apiKey, secret } = await mintApiKey(io.db, {
+      organizationId,
+      mode: io.mode,
+      name: required('name', v.name),
+      scopes: parseScopes(required('scopes', v.scopes)),
+      readOnly: v['read-only'] ?? false,
+      hourlyLimit: positiveInt('hourly-limit', v['hourly-limit']),
+      dailyLimit: positiveInt('daily-limit', v['daily-limit']),
+    });
+    io.out(`API key (shown once; store it now): ${secret}`);
+    io.out(JSON.stringify(apiKey, null, 2));
+    return 0;
+  },
+  'key list': async (args, io) => {
+    const { org } = options(args, { org: { type: 'string' } });
+    for (const k of await listApiKeys(io.db, org ? uuid('org', org) : undefined)) {
+      const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
+      io.out(
+        `${k.id}  ${k.prefix}…  org=${k.organizationId}  ${state}  last-used=${k.lastUsedAt ?? 'never'}  ` +
+          `read-only=${k.readOnly}  scopes=${k.scopes.join(',') || '(none)'}  "${k.name}"`,
+      );
+    }
+    return 0;
+  },
+  'key revoke': async (args, io) => {
+    const { id } = options(args, { id: { type: 'string' } });
+    const keyId = uuid('id', required('id', id));
+    if (!(await revokeApiKey(io.db, keyId))) throw new UsageError(`no active key ${keyId} in ${io.mode}`);
+    io.out(`revoked ${keyId}`);
+    return 0;
+  },
+};
+
+type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
+
+function options<T extends OptionSpec>(args: string[], spec: T) {
+  try {
+    return parseArgs({ args, options: spec, allowPositionals: false, strict: true }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function required(name: string, value: string | undefined): string {
+  if (value === undefined || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value.trim();
+}
+
+function uuid(name: string, value: string): string {
+  if (!isUuid(value)) throw new UsageError(`--${name} must be a UUID (got "${value}")`);
+  return value;
+}
+
+function positiveInt(name: string, value: string | undefined): number | null {
+  if (value === undefined) return null;
+  if (!/^[1-9]\d{0,8}$/.test(value)) throw new UsageError(`--${name} must be a positive whole number (got "${value}")`);
+  return Number(value);
+}
+
+export function parseScopes(value: string): Scope[] {
+  if (value === 'all') return [...SCOPES];
+  const scopes = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length > 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}`);
+  return [...new Set(scopes)] as Scope[];
+}

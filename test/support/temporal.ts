@@ -1,0 +1,99 @@
+/**
+ * Temporal for tests, from the binaries the bootstrap installs (the SDK's own download cannot reach its host here):
+ * a dev server for everything a real server does, a time-skipping test server for business durations.
+ * Both listen on ephemeral ports; callers `await env.teardown()`.
+ */
+import { existsSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { defaultNamespace } from '../../core/config';
+import { SEARCH_ATTRIBUTES } from '../../core/temporal/names';
+import { testEnv } from './env';
+
+/** The mode namespaces the dev server creates: the first is `env.namespace`, the one `env.client` uses. */
+export const DEV_SERVER_NAMESPACES = [defaultNamespace('production'), defaultNamespace('sandbox')] as const;
+
+/** The configured path (`<cache>/bin/<name>`), else the same binary inside the bootstrap's venv (`<cache>/venv/bin`). */
+function binaryPath(configured: string): string {
+  if (existsSync(configured)) return configured;
+  const inVenv = join(dirname(dirname(configured)), 'venv', 'bin', basename(configured));
+  if (existsSync(inVenv)) return inVenv;
+  throw new Error(`${configured} not found (nor ${inVenv}): run \`npm run bootstrap\` first`);
+}
+
+export function temporalCliPath(): string {
+  return binaryPath(testEnv.temporalCliPath);
+}
+
+export function testServerPath(): string {
+  return binaryPath(testEnv.temporalTestServerPath);
+}
+
+let sdkLogsQuieted = false;
+
+/** SDK logs at WARN and above: a test worker's every state change logged at INFO would bury the test report. */
+function quietSdkLogs(): void {
+  if (sdkLogsQuieted) return;
+  sdkLogsQuieted = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // Something created the runtime before the harness did: keep its logger.
+  }
+}
+
+/** A dev server with one namespace per mode and our search attributes registered in each. */
+export async function startDevServer(): Promise<TestWorkflowEnvironment> {
+  quietSdkLogs();
+  const [namespace, ...others] = DEV_SERVER_NAMESPACES;
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: temporalCliPath() },
+      namespace,
+      searchAttributes: SEARCH_ATTRIBUTES.map((name) => defineSearchAttributeKey(name, SearchAttributeType.KEYWORD)),
+      log: { format: 'json', level: 'error' },
+      extraArgs: others.flatMap((other) => ['--namespace', other]),
+    },
+  });
+}
+
+/** The time-skipping test server (namespace `default`), with our search attributes added: it only has Custom*. */
+export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
+  quietSdkLogs();
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: testServerPath() } },
+  });
+  try {
+    const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+    await env.connection.operatorService.addSearchAttributes({
+      namespace: env.namespace ?? 'default',
+      searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((name) => [name, keyword])),
+    });
+  } catch (err) {
+    await env.teardown();
+    throw err;
+  }
+  return env;
+}
+
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
+
+/** Bundling takes seconds: each workflows path is bundled once per test run and the bundle shared. */
+export function bundleWorkflows(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
+  let bundle = bundles.get(workflowsPath);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+    bundles.set(workflowsPath, bundle);
+    // A failed bundle is not cached: the next caller retries and sees the error itself.
+    bundle.catch(() => bundles.delete(workflowsPath));
+  }
+  return bundle;
+}
+
+/** Task queues unique to one test, so workers of different tests never steal each other's tasks. */
+export function uniqueTaskQueue(prefix: string): string {
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}

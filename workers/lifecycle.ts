@@ -1,0 +1,11 @@
+/** Worker process for the `lifecycle` task queue (debt state machines), serving production and sandbox by default. */
+import { createDiagnosticsActivities } from '../activities/diagnostics';
+import { TASK_QUEUES } from '../core/temporal/names';
+import { runWorker } from './run-worker';
+
+void runWorker({
+  taskQueue: TASK_QUEUES.lifecycle,
+  workflowsPath: require.resolve('../workflows/bundles/lifecycle'),
+  defaultModes: 'production,sandbox',
+  createActivities: ({ db }) => ({ ...createDiagnosticsActivities({ db }) }),
+});

@@ -1,0 +1,146 @@
+/**
+ * The shared body of every worker process: one process per task queue, serving that queue in each configured mode's
+ * namespace with that mode's database. Started by the tiny entry files next to this one.
+ */
+import { NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import type { LogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
+import { ConfigError, loadWorkerConfig, type Mode, type WorkerConfig } from '../core/config';
+import { createDb, type Db } from '../core/db';
+import { createLogger, type Logger } from '../core/logger';
+import type { TaskQueueName } from '../core/temporal/names';
+
+export interface WorkerDeps {
+  mode: Mode;
+  db: Db;
+}
+
+export interface RunWorkerOptions {
+  taskQueue: TaskQueueName;
+  /** `require.resolve` of the queue's bundle entry in workflows/bundles/. */
+  workflowsPath: string;
+  /** `WORKER_MODES` when the variable is unset, e.g. `production,sandbox`. */
+  defaultModes: string;
+  /** Called once per mode: activities are built from injected deps (STYLE.md §7). */
+  createActivities: (deps: WorkerDeps) => object;
+}
+
+/** Drain time for in-flight activities after a stop signal; at least the webhook attempt timeout (10 s). */
+const SHUTDOWN_GRACE_TIME = '15s';
+/** After this the SDK gives up on a graceful stop and the process exits non-zero. */
+const SHUTDOWN_FORCE_TIME = '30s';
+
+/** Runs the worker process to its end: exits 0 after a graceful stop, 1 on failure, 78 on bad configuration. */
+export async function runWorker(options: RunWorkerOptions): Promise<never> {
+  const config = loadWorkerConfigOrExit(options.defaultModes);
+  const logger = createLogger({ level: config.logLevel, name: `worker-${options.taskQueue}` });
+  const stopRequested = onStopSignal(logger);
+  try {
+    await serve(options, config, logger, stopRequested);
+    logger.info({ taskQueue: options.taskQueue }, 'shutdown complete');
+    process.exit(0);
+  } catch (err) {
+    logger.fatal({ err, taskQueue: options.taskQueue }, 'worker failed');
+    process.exit(1);
+  }
+}
+
+async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Logger, stop: Promise<void>) {
+  const { taskQueue } = options;
+  installSdkRuntime(logger);
+  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const modes = config.modes.map((modeConfig) => ({ ...modeConfig, db: createDb(modeConfig.databaseUrl) }));
+  try {
+    const workflowBundle = await bundleOnce(options.workflowsPath, taskQueue, logger);
+    const workers = await Promise.all(
+      modes.map(({ mode, namespace, db }) =>
+        Worker.create({
+          connection,
+          namespace,
+          taskQueue,
+          workflowBundle,
+          activities: options.createActivities({ mode, db }),
+          shutdownGraceTime: SHUTDOWN_GRACE_TIME,
+          shutdownForceTime: SHUTDOWN_FORCE_TIME,
+        }),
+      ),
+    );
+    const running = workers.map((worker) => worker.runUntil(stop));
+    for (const { mode, namespace } of modes) {
+      logger.info({ taskQueue, namespace, mode }, `polling task queue ${taskQueue} in namespace ${namespace}`);
+    }
+    await Promise.all(running);
+    // Only once every worker has stopped: closing under a live worker throws and would hide the first error.
+    await connection.close();
+  } finally {
+    await Promise.allSettled(modes.map(({ db }) => db.destroy()));
+  }
+}
+
+/** SDK, workflow and activity logs through our pino logger; our own signal handler decides when to drain. */
+function installSdkRuntime(logger: Logger): void {
+  Runtime.install({
+    logger: toSdkLogger(logger.child({ component: 'temporal-sdk' })),
+    shutdownSignals: [],
+    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
+  });
+}
+
+/** Bundling takes seconds: done once per process, and the bundle is shared by the modes' workers. */
+async function bundleOnce(workflowsPath: string, taskQueue: string, logger: Logger) {
+  const startedAt = Date.now();
+  const bundle = await bundleWorkflowCode({
+    workflowsPath,
+    // webpack's multi-line build stats are noise in a JSON log; keep its warnings and errors.
+    logger: toSdkLogger(logger.child({ component: 'workflow-bundler' }, { level: 'warn' })),
+  });
+  logger.info({ taskQueue, durationMs: Date.now() - startedAt }, 'workflow bundle ready');
+  return bundle;
+}
+
+function loadWorkerConfigOrExit(defaultModes: string): WorkerConfig {
+  try {
+    return loadWorkerConfig(process.env, defaultModes);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\nSee docs/configuration.md for every variable and its default.\n`);
+      process.exit(78); // EX_CONFIG, as loadConfigOrExit
+    }
+    throw err;
+  }
+}
+
+/**
+ * Resolves on the first SIGINT/SIGTERM. Later signals are ignored rather than cutting the drain short: Ctrl-C in a
+ * terminal reaches the whole process group while an orchestrator may forward its own; shutdownForceTime bounds it.
+ */
+function onStopSignal(logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    let requested = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, requested ? 'already draining' : 'shutdown requested: draining in-flight tasks');
+      requested = true;
+      resolve();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+const PINO_LEVELS = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
+
+/** The SDK's logger interface over pino, so worker, workflow and activity logs share one JSON stream. */
+function toSdkLogger(logger: Logger): SdkLogger {
+  const log = (level: LogLevel, message: string, meta: LogMetadata = {}) => {
+    // pino serialises errors under `err`; the SDK passes them as `error`.
+    const { error, ...rest } = meta;
+    logger[PINO_LEVELS[level]](error === undefined ? rest : { ...rest, err: error }, message);
+  };
+  return {
+    log,
+    trace: (message, meta) => log('TRACE', message, meta),
+    debug: (message, meta) => log('DEBUG', message, meta),
+    info: (message, meta) => log('INFO', message, meta),
+    warn: (message, meta) => log('WARN', message, meta),
+    error: (message, meta) => log('ERROR', message, meta),
+  };
+}

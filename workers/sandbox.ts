@@ -1,0 +1,11 @@
+/** Worker process for the `sandbox` task queue (sandbox resets): sandbox mode only, production has none. */
+import { createDiagnosticsActivities } from '../activities/diagnostics';
+import { TASK_QUEUES } from '../core/temporal/names';
+import { runWorker } from './run-worker';
+
+void runWorker({
+  taskQueue: TASK_QUEUES.sandbox,
+  workflowsPath: require.resolve('../workflows/bundles/sandbox'),
+  defaultModes: 'sandbox',
+  createActivities: ({ db }) => ({ ...createDiagnosticsActivities({ db }) }),
+});
