@@ -27,6 +27,9 @@ import { discoveryRoutes } from './routes/discovery';
 import { healthRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
 import { organizationRoutes } from './routes/organization';
+import { eventRoutes } from './routes/events';
+import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
+import { webhookRoutes } from './routes/webhooks';
 
 export interface AppDeps {
   config: Config;
@@ -65,6 +68,9 @@ export function createApp(deps: AppDeps): BuiltApp {
     ...discoveryRoutes({ openApiJson: () => openApiJson, docs }),
     ...metricsRoutes(metrics.registry),
     ...organizationRoutes(),
+    ...webhookRoutes(config.webhooks),
+    ...webhookDeliveryRoutes(),
+    ...eventRoutes(),
     ...(deps.extraRoutes ?? []),
   ];
   const openApiDocument = buildOpenApiDocument(routes, config);

@@ -52,7 +52,7 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string }): Execu
         [{ path: 'header.Idempotency-Key', message: `must be 1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable characters` }],
       );
     }
-    const fingerprint = requestFingerprint(ctx.method, ctx.originalUrl, rawBody(ctx.request.body));
+    const fingerprint = requestFingerprint(ctx.method, ctx.originalUrl, rawBody(ctx.request));
     return db.transaction(async (trx) => {
       if (!(await tryLockIdempotencyKey(trx, auth.organizationId, key))) throw new ApiError('idempotency_in_progress');
       const saved = await findIdempotencyRecord(trx, auth.organizationId, key);

@@ -30,7 +30,7 @@ export function encodeCursor(list: string, position: Position): string {
   );
 }
 
-export function decodeCursor(list: string, cursor: string): Position {
+export function decodeCursor(list: string, cursor: string, isValidId: (id: string) => boolean = isUuid): Position {
   const invalid = () =>
     errors.invalidRequest('The cursor is not valid for this list.', [
       { path: 'query.cursor', message: 'is not a cursor of this list' },
@@ -43,7 +43,7 @@ export function decodeCursor(list: string, cursor: string): Position {
     throw invalid();
   }
   const { l, t, i } = (parsed ?? {}) as { l?: unknown; t?: unknown; i?: unknown };
-  if (l !== list || typeof t !== 'string' || typeof i !== 'string' || !isUuid(i)) throw invalid();
+  if (l !== list || typeof t !== 'string' || typeof i !== 'string' || !isValidId(i)) throw invalid();
   const createdAt = new Date(t);
   if (Number.isNaN(createdAt.getTime())) throw invalid();
   return { createdAt, id: i };
@@ -57,6 +57,8 @@ export interface PageOptions<Row> {
   createdAtColumn: string;
   idColumn: string;
   position: (row: Row) => Position;
+  /** Checks a cursor's id before it reaches SQL; defaults to UUIDs. */
+  isValidId?: (id: string) => boolean;
 }
 
 /**
@@ -70,7 +72,7 @@ export async function fetchPage<Row, Item>(
 ): Promise<Page<Item>> {
   const { list, page, createdAtColumn, idColumn } = options;
   if (page.cursor) {
-    const after = decodeCursor(list, page.cursor);
+    const after = decodeCursor(list, page.cursor, options.isValidId);
     void query.whereRaw(`(??, ??) < (?, ?)`, [createdAtColumn, idColumn, after.createdAt, after.id]);
   }
   const rows = (await query

@@ -37,11 +37,8 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
   return Number(headers['content-length'] ?? 0) > 0 || headers['transfer-encoding'] !== undefined;
 }
 
-/** The body exactly as received, for fingerprinting. */
-export function rawBody(body: unknown): string {
-  if (body && typeof body === 'object') {
-    const raw = (body as Record<symbol, unknown>)[Symbol.for('unparsedBody')];
-    if (typeof raw === 'string') return raw;
-  }
-  return '';
+/** The body exactly as received (koa-body keeps it as `request.rawBody`), for fingerprinting. */
+export function rawBody(request: unknown): string {
+  const raw = (request as { rawBody?: unknown }).rawBody;
+  return typeof raw === 'string' ? raw : '';
 }

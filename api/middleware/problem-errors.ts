@@ -32,10 +32,10 @@ export function problemErrors(options: { logger: Logger; errorBaseUrl: string })
 function toApiError(err: unknown, requestId: string, logger: Logger): ApiError {
   if (err instanceof ApiError) return err;
   const status = typeof err === 'object' && err !== null ? (err as { status?: unknown }).status : undefined;
-  const expose = typeof err === 'object' && err !== null && (err as { expose?: unknown }).expose === true;
-  if (typeof status === 'number' && expose && HTTP_STATUS_CODES[status]) {
+  if (typeof status === 'number' && status < 500 && HTTP_STATUS_CODES[status]) {
     const code = HTTP_STATUS_CODES[status];
-    // http-errors raised by body parsing: the message is meant for clients (e.g. "Unexpected token } in JSON").
+    // Client errors raised by body parsing (http-errors, or co-body's SyntaxError for bad JSON): their message
+    // describes the client's input, e.g. "Unexpected end of JSON input".
     return new ApiError(code, code === 'invalid_request' ? `Malformed request: ${(err as Error).message}` : undefined);
   }
   logger.error({ err, requestId }, 'unhandled error');

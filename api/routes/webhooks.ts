@@ -1,0 +1,158 @@
+/**
+ * Webhook configuration (spec §4 PUT /v1/webhooks, DECISIONS §2/§4): read it, set the URL, rotate the secret, clear
+ * it, and send a `test.ping` through the real delivery path. The full secret appears only in the response that minted
+ * it, as `newSecret`.
+ */
+import type { WebhookConfig } from '../../core/config';
+import { ApiError, errors } from '../../core/errors';
+import { assertPublicWebhookUrl, UnsafeUrlError } from '../../core/ssrf';
+import { createTestPing } from '../../core/webhook-dispatch';
+import {
+  clearWebhookConfig,
+  getWebhookConfig,
+  rotateWebhookSecret,
+  setWebhookUrl,
+  type WebhookConfigChange,
+} from '../../core/webhooks';
+import type { Db } from '../../core/db';
+import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../route';
+
+const configSchema = {
+  type: 'object',
+  required: ['url', 'enabled', 'secretPrefix'],
+  properties: {
+    url: { type: ['string', 'null'], description: 'The receiver; null when none is configured.' },
+    enabled: { type: 'boolean', description: 'True when a URL and a secret are set and events are delivered.' },
+    secretPrefix: {
+      type: ['string', 'null'],
+      description: 'First 12 characters of the signing secret, to tell secrets apart.',
+    },
+    newSecret: {
+      type: 'string',
+      description: 'The full signing secret (`whsec_…`). Only in the response that minted it: store it now.',
+    },
+  },
+};
+
+const putBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    url: { type: 'string', minLength: 1, maxLength: 2048, description: 'Absolute https URL of your receiver.' },
+    rotateSecret: { type: 'boolean', description: 'Mint a new secret; the old one stops signing at once.' },
+    clear: { type: 'boolean', description: 'Forget URL and secret; no new events are enqueued.' },
+  },
+  example: { url: 'https://hooks.example.com/debt-events' },
+};
+
+type PutBody = { url?: string; rotateSecret?: boolean; clear?: boolean };
+
+async function checkedUrl(url: string, webhooks: WebhookConfig): Promise<string> {
+  try {
+    await assertPublicWebhookUrl(url, webhooks);
+    return url;
+  } catch (err) {
+    if (!(err instanceof UnsafeUrlError)) throw err;
+    throw new ApiError('invalid_url', err.message, { errors: [{ path: 'body.url', message: err.message }] });
+  }
+}
+
+/** The three operations of one body shape; `url` with `rotateSecret` sets the URL and rotates in one call. */
+async function applyPut(db: Db, organizationId: string, body: PutBody, webhooks: WebhookConfig) {
+  const key = webhooks.secretEncryptionKey;
+  if (body.clear === true) {
+    if (body.url !== undefined || body.rotateSecret === true) {
+      throw errors.invalidRequest('`clear` cannot be combined with `url` or `rotateSecret`.');
+    }
+    return clearWebhookConfig(db, key, organizationId);
+  }
+  if (body.url !== undefined) {
+    const url = await checkedUrl(body.url, webhooks);
+    return setWebhookUrl(db, key, organizationId, url, body.rotateSecret === true);
+  }
+  if (body.rotateSecret === true) return rotateWebhookSecret(db, key, organizationId);
+  throw errors.invalidRequest('Send `url`, `rotateSecret: true` or `clear: true`.');
+}
+
+const EXAMPLE_URL = 'https://hooks.example.com/debt-events';
+
+export function webhookRoutes(webhooks: WebhookConfig): RouteDefinition[] {
+  return [
+    defineApiRoute({
+      method: 'get',
+      path: '/v1/webhooks',
+      operationId: 'getWebhookConfig',
+      summary: 'Webhook configuration',
+      description: 'Your receiver URL, whether delivery is enabled, and the secret’s prefix (never the secret).',
+      tags: ['Webhooks'],
+      scope: 'webhooks:read',
+      responses: {
+        200: {
+          description: 'The configuration.',
+          schema: configSchema,
+          example: { url: EXAMPLE_URL, enabled: true, secretPrefix: 'whsec_Zk3Rt0' },
+        },
+      },
+      handler: async (_ctx, { db, auth }) => ({ status: 200, body: await getWebhookConfig(db, auth.organizationId) }),
+    }),
+    defineApiRoute<ApiRouteInput<PutBody>>({
+      method: 'put',
+      path: '/v1/webhooks',
+      operationId: 'putWebhookConfig',
+      summary: 'Set the URL, rotate the secret, or clear',
+      description:
+        'One body, three operations. `url`: set the receiver (the first time, a signing secret is minted and ' +
+        'returned once as `newSecret`). `rotateSecret: true`: mint a new secret; the old one stops signing at once, ' +
+        'retries of deliveries in flight included. `clear: true`: forget URL and secret; deliveries in flight ' +
+        'continue with the URL and secret they were enqueued with, and no new events are enqueued.',
+      tags: ['Webhooks'],
+      scope: 'webhooks:write',
+      body: putBodySchema,
+      errors: ['invalid_url', 'no_webhook_configured'],
+      responses: {
+        200: {
+          description: 'The configuration after the change; `newSecret` when a secret was minted.',
+          schema: configSchema,
+          example: {
+            url: EXAMPLE_URL,
+            enabled: true,
+            secretPrefix: 'whsec_Zk3Rt0',
+            newSecret: 'whsec_Zk3Rt0pQ1xW8nV5bL2cJ7hG4fD9sA6mK0eY3uT1iO8r',
+          },
+        },
+      },
+      handler: async (_ctx, { db, auth, body }) => {
+        const result: WebhookConfigChange = await applyPut(db, auth.organizationId, body, webhooks);
+        return { status: 200, body: result };
+      },
+    }),
+    defineApiRoute({
+      method: 'post',
+      path: '/v1/webhooks/test',
+      operationId: 'sendTestWebhook',
+      summary: 'Send a test.ping',
+      description:
+        'Raises a `test.ping` event (with `data: {}`) and delivers it to your receiver through the same path as ' +
+        'every event: signed, retried, and listed in the delivery log.',
+      tags: ['Webhooks'],
+      scope: 'webhooks:write',
+      errors: ['no_webhook_configured'],
+      responses: {
+        202: {
+          description: 'The event and its delivery were created; the delivery is under way.',
+          schema: {
+            type: 'object',
+            required: ['eventId', 'deliveryId'],
+            properties: { eventId: { type: 'string' }, deliveryId: { type: 'string', format: 'uuid' } },
+          },
+          example: {
+            eventId: 'evt_0193a1b2c3d47e8f9a0b1c2d3e4f5a6b',
+            deliveryId: '0193a1b2-c3d4-7e8f-9a0b-1c2d3e4f5a6c',
+          },
+        },
+      },
+      handler: async (_ctx, { db, auth }) => ({ status: 202, body: await createTestPing(db, auth.organizationId) }),
+    }),
+  ];
+}

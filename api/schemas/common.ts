@@ -1,0 +1,79 @@
+/** Schema pieces shared by the debt, debtor, transaction and branding routes. */
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../core/pagination';
+import type { JsonSchema } from '../route';
+
+/** `limit` and `cursor`, the query of every list (spec §4). */
+export const pageQueryProperties: Record<string, JsonSchema> = {
+  limit: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PAGE_SIZE,
+    default: DEFAULT_PAGE_SIZE,
+    description: `Page size, 1 to ${MAX_PAGE_SIZE}; default ${DEFAULT_PAGE_SIZE}.`,
+    example: 50,
+  },
+  cursor: {
+    type: 'string',
+    maxLength: 512,
+    description: 'The `nextCursor` of the previous page; omit for the first page.',
+  },
+};
+
+export interface PageQuery {
+  limit: number;
+  cursor?: string;
+}
+
+export const uuidSchema: JsonSchema = { type: 'string', format: 'uuid' };
+export const timestampSchema: JsonSchema = { type: 'string', format: 'date-time', description: 'ISO 8601, UTC.' };
+
+/** Path `{id}`: any string, so that an id of the wrong form is simply not found (404), like an unknown one. */
+export const idParams: JsonSchema = {
+  type: 'object',
+  required: ['id'],
+  additionalProperties: false,
+  properties: { id: { type: 'string', description: 'The resource id (a UUID).' } },
+};
+
+/** Deliberately simple: one @, no spaces, a dot in the domain. Deliverability is the messaging system's concern. */
+export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$';
+/** E.164: +, a country code that does not start with 0, at most 15 digits in all. */
+export const E164_PATTERN = '^\\+[1-9][0-9]{1,14}$';
+
+/** The same patterns, also accepting "" (which clears the field in a PATCH). */
+export const EMAIL_OR_EMPTY_PATTERN = `^$|${EMAIL_PATTERN}`;
+export const E164_OR_EMPTY_PATTERN = `^$|${E164_PATTERN}`;
+
+/** An amount sent by the client: a JSON number or a decimal string; its rules are checked with the spec's code. */
+export function moneyInputSchema(description: string, example: number): JsonSchema {
+  return {
+    anyOf: [{ type: 'number' }, { type: 'string', maxLength: 64 }],
+    description:
+      `${description} A JSON number (read exactly as written) or a decimal string, greater than zero, with no ` +
+      'more decimal places than the currency has and at most 15 significant digits; else `invalid_principal`.',
+    example,
+  };
+}
+
+/** An amount in a response: a JSON number with no more decimal places than the currency has. */
+export function moneySchema(description: string): JsonSchema {
+  return { type: 'number', description: `${description} Exact; at most the currency's minor-unit decimals.` };
+}
+
+/** `{ data: [...], nextCursor }` (DECISIONS.md §2). */
+export function pagedListSchema(item: JsonSchema): JsonSchema {
+  return {
+    type: 'object',
+    required: ['data', 'nextCursor'],
+    properties: {
+      data: { type: 'array', items: item },
+      nextCursor: {
+        type: ['string', 'null'],
+        description: 'Pass as `cursor` for the next page; null on the last page.',
+      },
+    },
+  };
+}
+
+export const EXAMPLE_CURSOR =
+  'eyJsIjoiZGVidHMiLCJ0IjoiMjAyNi0xMS0yMlQwODowMDowMC4wMDBaIiwiaSI6IjAxOTM2ZjFlLThhNTItN2MxZC05YTVlLTNmMGI2YzJkNGU3MSJ9';

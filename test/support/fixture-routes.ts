@@ -1,0 +1,65 @@
+/**
+ * Routes that exist only in tests, to exercise the request machinery (idempotency, errors, deprecation) with a
+ * countable side effect: each successful call writes one row to the real `events` table.
+ */
+import { ApiError } from '../../core/errors';
+import { recordEvent } from '../../core/events';
+import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../../api/route';
+
+export interface FixtureBody {
+  note: string;
+  outcome?: 'ok' | 'business_error' | 'crash';
+  delayMs?: number;
+}
+
+export function fixtureRoutes(): RouteDefinition[] {
+  return [
+    noteRoute('/v1/test-fixtures/notes', 'createFixtureNote'),
+    noteRoute('/v1/test-fixtures/other-notes', 'createOtherFixtureNote'),
+    defineApiRoute({
+      method: 'get',
+      path: '/v1/test-fixtures/old',
+      operationId: 'getFixtureOld',
+      summary: 'Test fixture: a deprecated route',
+      tags: ['Test fixtures'],
+      scope: null,
+      deprecated: { since: '2026-06-01', sunset: '2027-01-01', link: 'https://example.test/docs/migrate-old' },
+      responses: { 200: { description: 'Still works.', schema: { type: 'object' } } },
+      handler: async () => ({ status: 200, body: { ok: true } }),
+    }),
+  ];
+}
+
+function noteRoute(path: string, operationId: string): RouteDefinition {
+  return defineApiRoute<ApiRouteInput<FixtureBody>>({
+    method: 'post',
+    path,
+    operationId,
+    summary: 'Test fixture: records one event per call',
+    tags: ['Test fixtures'],
+    scope: 'debts:write',
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['note'],
+      properties: {
+        note: { type: 'string', minLength: 1 },
+        outcome: { type: 'string', enum: ['ok', 'business_error', 'crash'] },
+        delayMs: { type: 'integer', minimum: 0, maximum: 5000 },
+      },
+    },
+    errors: ['invalid_state'],
+    responses: { 201: { description: 'Recorded.', schema: { type: 'object' } } },
+    handler: async (_ctx, { body, db, auth }) => {
+      const event = await recordEvent(db, auth.organizationId, 'test.ping', { note: body.note });
+      if (body.delayMs) await new Promise((resolve) => setTimeout(resolve, body.delayMs));
+      if (body.outcome === 'business_error') throw new ApiError('invalid_state', 'Fixture refused the note.');
+      if (body.outcome === 'crash') throw new Error('fixture crash with secret internals');
+      return {
+        status: 201,
+        body: { eventId: event.id, note: body.note },
+        headers: { Location: `/v1/events/${event.id}` },
+      };
+    },
+  });
+}
