@@ -27,6 +27,10 @@ import { discoveryRoutes } from './routes/discovery';
 import { healthRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
 import { organizationRoutes } from './routes/organization';
+import { debtRoutes } from './routes/debts';
+import { debtorRoutes } from './routes/debtors';
+import { transactionRoutes } from './routes/transactions';
+import { brandingRoutes } from './routes/branding';
 import { eventRoutes } from './routes/events';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
 import { webhookRoutes } from './routes/webhooks';
@@ -65,9 +69,13 @@ export function createApp(deps: AppDeps): BuiltApp {
       mode: config.mode,
       checks: { database: () => pingDb(deps.db), redis: () => pingRedis(deps.redis), temporal: deps.checkTemporal },
     }),
-    ...discoveryRoutes({ openApiJson: () => openApiJson, docs }),
+    ...discoveryRoutes({ openApiJson: () => openApiJson, docs, mode: config.mode }),
     ...metricsRoutes(metrics.registry),
     ...organizationRoutes(),
+    ...debtRoutes(),
+    ...debtorRoutes(),
+    ...transactionRoutes(),
+    ...brandingRoutes({ redis: deps.redis }),
     ...webhookRoutes(config.webhooks),
     ...webhookDeliveryRoutes(),
     ...eventRoutes(),

@@ -7,6 +7,8 @@ export function createRedis(redisUrl: string): Redis {
   return new Redis(redisUrl, {
     lazyConnect: false,
     enableOfflineQueue: false,
+    // Commands issued in the same tick by concurrent requests share one round trip.
+    enableAutoPipelining: true,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     // Keep trying to reconnect in the background, at most every 2 s.

@@ -19,11 +19,39 @@ const SWAGGER_ASSETS: Record<string, string> = {
 const SCALAR_BUNDLE = path.join(path.dirname(require.resolve('@scalar/api-reference')), 'browser', 'standalone.js');
 
 const HTML = 'text/html; charset=utf-8';
+const LINKS = { openapi: '/openapi/v1.json', reference: '/reference', swagger: '/swagger', docs: '/docs/' };
 const htmlResponse = { description: 'HTML page.', schema: { type: 'string' }, contentType: 'text/html' };
 
-export function discoveryRoutes(options: { openApiJson: () => string; docs: DocsSite }): RouteDefinition[] {
+export function discoveryRoutes(options: {
+  openApiJson: () => string;
+  docs: DocsSite;
+  mode: string;
+}): RouteDefinition[] {
   const { docs } = options;
+  const index = { name: 'Debt Recovery Client Public API', version: '1.0.0', mode: options.mode, ...LINKS };
   return [
+    defineRoute({
+      method: 'get',
+      path: '/',
+      operationId: 'getApiIndex',
+      summary: 'Where to start: links to the reference, the guides and the OpenAPI document',
+      tags: ['Discovery'],
+      auth: { kind: 'none' },
+      responses: {
+        200: {
+          description: 'Links.',
+          schema: {
+            type: 'object',
+            required: ['name', 'version', 'mode', 'openapi', 'reference', 'swagger', 'docs'],
+            properties: Object.fromEntries(
+              ['name', 'version', 'mode', ...Object.keys(LINKS)].map((k) => [k, { type: 'string' }]),
+            ),
+          },
+          example: { ...index, mode: 'production' },
+        },
+      },
+      handler: async () => ({ status: 200, body: index }),
+    }),
     defineRoute({
       method: 'get',
       path: '/openapi/v1.json',

@@ -1,0 +1,34 @@
+/**
+ * `npm run bench`: starts the real API process against the bootstrapped PostgreSQL and Redis, runs each scenario
+ * and prints requests/s, p50/p99 latency, ratios and each process's peak memory.
+ *   BENCH_DURATION=10 (seconds per scenario)
+ */
+import { createDb } from '../../core/db';
+import { testEnv } from '../support/env';
+import { benchApiContract } from './api.bench';
+import { peakMemoryMiB, startApiProcess } from './support';
+
+async function main(): Promise<void> {
+  const duration = Number(process.env.BENCH_DURATION ?? 10);
+  const db = createDb(testEnv.databaseUrl);
+  const api = await startApiProcess({
+    API_MODE: 'production',
+    DATABASE_URL: testEnv.databaseUrl,
+    REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14',
+  });
+  try {
+    console.log(`bench: ${duration}s per scenario, 20 connections, API pid ${api.pid} at ${api.baseUrl}`);
+    await benchApiContract(db, api, duration);
+    console.log('\npeak memory (VmHWM):');
+    console.log(`  api process:   ${peakMemoryMiB(api.pid)} MiB`);
+    console.log(`  bench process: ${peakMemoryMiB(process.pid)} MiB (autocannon client)`);
+  } finally {
+    await api.stop();
+    await db.destroy();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

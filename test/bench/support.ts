@@ -1,0 +1,129 @@
+/**
+ * Benchmark plumbing: run the real API as its own OS process, drive it with autocannon, and read each process's
+ * peak memory (VmHWM) so the report can show it. Nothing here asserts timings: benchmarks print, tests assert.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+
+export interface LoadResult {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface ApiProcess {
+  baseUrl: string;
+  pid: number;
+  stop: () => Promise<void>;
+}
+
+/** Starts `api/server.ts` in its own node process and waits until it answers. */
+export async function startApiProcess(env: NodeJS.ProcessEnv): Promise<ApiProcess> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL ?? 'info' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${baseUrl}/`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) throw new Error(`api exited with ${child.exitCode} before answering`);
+    if (Date.now() > deadline) throw new Error('api did not answer within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    baseUrl,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export async function load(
+  name: string,
+  options: {
+    url: string;
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: string;
+    connections?: number;
+    duration?: number;
+    requests?: autocannon.Request[];
+  },
+): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? 'GET',
+    headers: options.headers,
+    body: options.body,
+    connections: options.connections ?? 20,
+    duration: options.duration ?? 10,
+    requests: options.requests,
+  });
+  return {
+    name,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+/** Peak resident set size of a process, in MiB, from /proc (Linux). */
+export function peakMemoryMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+  return Math.round((kb / 1024) * 10) / 10;
+}
+
+export function printTable(title: string, rows: LoadResult[], baseline: LoadResult): void {
+  console.log(`\n${title}`);
+  console.log(
+    'scenario'.padEnd(58) +
+      'req/s'.padStart(10) +
+      'p50 ms'.padStart(9) +
+      'p99 ms'.padStart(9) +
+      'ratio'.padStart(8) +
+      '  non2xx/errors',
+  );
+  for (const r of rows) {
+    const ratio = r.requestsPerSecond / baseline.requestsPerSecond;
+    console.log(
+      r.name.padEnd(58) +
+        r.requestsPerSecond.toFixed(0).padStart(10) +
+        r.p50.toFixed(1).padStart(9) +
+        r.p99.toFixed(1).padStart(9) +
+        ratio.toFixed(2).padStart(8) +
+        `  ${r.non2xx}/${r.errors}`,
+    );
+  }
+}
