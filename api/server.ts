@@ -2,14 +2,17 @@
 import type { Server } from 'node:http';
 import { loadConfigOrExit } from '../core/config';
 import { createDb } from '../core/db';
-import { createLogger } from '../core/logger';
+import { deleteExpiredIdempotencyRecords } from '../core/idempotency';
+import { asyncStdout, createLogger } from '../core/logger';
 import { createRedis } from '../core/redis';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { createApp } from './app';
 
+const IDEMPOTENCY_CLEANUP_INTERVAL_MS = 10 * 60_000;
+
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const logger = createLogger({ level: config.logLevel, name: `api-${config.mode}` });
+  const logger = createLogger({ level: config.logLevel, name: `api-${config.mode}`, destination: asyncStdout() });
   const db = createDb(config.databaseUrl);
   const redis = createRedis(config.redisUrl);
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));
@@ -21,15 +24,24 @@ async function main(): Promise<void> {
   });
   server.keepAliveTimeout = 65_000;
 
+  // Expired idempotency records are ignored on read; this only reclaims their space, so any API process may do it.
+  const cleanup = setInterval(() => {
+    deleteExpiredIdempotencyRecords(db)
+      .then((deleted) => deleted > 0 && logger.info({ deleted }, 'expired idempotency records deleted'))
+      .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'idempotency clean-up failed'));
+  }, IDEMPOTENCY_CLEANUP_INTERVAL_MS);
+  cleanup.unref();
+
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    clearInterval(cleanup);
     logger.info({ signal }, 'api shutting down');
     server.close(() => {
       void Promise.allSettled([db.destroy(), redis.quit(), closeTemporalClient(temporal)]).then(() => {
         logger.info('api shutdown complete');
-        process.exit(0);
+        logger.flush(() => process.exit(0));
       });
     });
     server.closeIdleConnections();

@@ -4,9 +4,11 @@
  */
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { defineRoute, type RouteDefinition } from '../route';
 import type { DocsSite } from '../docs-site';
+
+// Resolve the package's folder without `require('swagger-ui-dist')`, which would load its 1.5 MB bundle into the API.
+const SWAGGER_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 
 const SWAGGER_ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -88,7 +90,7 @@ export function discoveryRoutes(options: {
       responses: { 200: { description: 'Asset.' } },
       handler: async (_ctx, { params }) => ({
         status: 200,
-        body: createReadStream(path.join(getAbsoluteFSPath(), params.file!)),
+        body: createReadStream(path.join(SWAGGER_DIR, params.file!)),
         contentType: SWAGGER_ASSETS[params.file!],
         headers: { 'Cache-Control': 'public, max-age=86400' },
       }),

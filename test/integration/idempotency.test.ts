@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { deleteExpiredIdempotencyRecords } from '../../core/idempotency';
 import { startTestServer, type TestServer } from '../support/app';
 import { fixtureRoutes, type FixtureBody } from '../support/fixture-routes';
 import { testDb } from '../support/resources';
@@ -132,5 +133,16 @@ describe('Idempotency-Key on mutations', function () {
     expect(retried.status).to.equal(500);
     expect(retried.headers.get('idempotent-replayed')).to.equal(null);
     expect(await sideEffects()).to.equal(1); // only "valid now": the refused and crashed writes rolled back
+  });
+
+  it('clean-up deletes expired records and keeps live ones', async () => {
+    await post({ note: 'keep' }, 'live-key');
+    await post({ note: 'drop' }, 'dead-key');
+    await testDb()('idempotency_keys')
+      .where({ organization_id: tenant.organization.id, key: 'dead-key' })
+      .update({ expires_at: testDb().raw("now() - interval '1 minute'") });
+    expect(await deleteExpiredIdempotencyRecords(testDb())).to.be.at.least(1);
+    const keys = await testDb()('idempotency_keys').where({ organization_id: tenant.organization.id }).pluck('key');
+    expect(keys).to.deep.equal(['live-key']);
   });
 });
