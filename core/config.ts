@@ -69,7 +69,7 @@ const base64Key32 = makeValidator<string>((input) => {
 });
 
 const hostList = makeValidator<string>((input) => {
-  if (!/^[A-Za-z0-9.:\-\[\]]*(,[A-Za-z0-9.:\-\[\]]+)*$/.test(input))
+  if (!/^[A-Za-z0-9.:[\]-]*(,[A-Za-z0-9.:[\]-]+)*$/.test(input))
     throw new Error('expected a comma-separated host list');
   return input;
 });

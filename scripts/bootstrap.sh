@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# Idempotent set-up of everything the project runs on: Node deps, PostgreSQL, Redis, the Temporal binaries,
+# the databases and their migrations. A re-run only checks, so it takes seconds.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here/.."
+# shellcheck source=lib/common.sh
+source "$here/lib/common.sh"
+# shellcheck source=lib/node.sh
+source "$here/lib/node.sh"
+# shellcheck source=lib/apt.sh
+source "$here/lib/apt.sh"
+# shellcheck source=lib/postgres.sh
+source "$here/lib/postgres.sh"
+# shellcheck source=lib/redis.sh
+source "$here/lib/redis.sh"
+# shellcheck source=lib/temporal.sh
+source "$here/lib/temporal.sh"
+
+mkdir -p "$RUN_DIR"
+# Two bootstraps at once (e.g. `npm start` and `npm test`) would race to start the same services.
+exec 9>"$RUN_DIR/bootstrap.lock"
+flock -n 9 || {
+  info "another bootstrap is running; waiting for it"
+  flock 9
+}
+: >"$STARTED_FILE"
+
+# Knex runs exactly the files missing from knex_migrations; when the recorded names equal the files on disk,
+# starting Node three times would only say "nothing to apply", so skip it (keeps a re-run fast).
+migrations_current() {
+  local url=$1 on_disk recorded
+  on_disk=$(find migrations -maxdepth 1 -name '*.ts' -printf '%f\n' | sort)
+  recorded=$(psql "$url" -tAXc 'select name from knex_migrations order by name' 2>/dev/null) || return 1
+  [[ $on_disk == "$recorded" ]]
+}
+
+run_migrations() {
+  local db url
+  for db in "${PG_DATABASES[@]}"; do
+    step "migrations on $db"
+    url="postgres://$PG_APP_ROLE:$PG_APP_PASSWORD@$PG_HOST:$PG_PORT/$db"
+    if migrations_current "$url"; then
+      info "up to date ($(find migrations -maxdepth 1 -name '*.ts' | wc -l) applied)"
+    else
+      DATABASE_URL=$url npm run --silent migrate
+    fi
+  done
+}
+
+started=$SECONDS
+ensure_node
+ensure_npm_deps
+ensure_apt_packages postgresql redis-server chromium python3-venv
+ensure_temporal_binaries
+ensure_postgres
+ensure_redis
+ensure_pg_role_and_databases
+run_migrations
+step "bootstrap done in $((SECONDS - started))s (cache: $CACHE_DIR)"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# README command 2 (`npm test`): set up (reusing running services), typecheck, lint, then the whole mocha suite.
+# Extra arguments go to mocha, e.g. `npm test -- --grep healthz`.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cache="${CLIENT_API_CACHE:-$HOME/.cache/client-public-api}"
+
+bash scripts/bootstrap.sh
+
+echo '==> npm run typecheck'
+npm run --silent typecheck
+echo '==> npm run lint'
+npm run --silent lint
+
+export TEST_DATABASE_URL=postgres://client_api:client_api@127.0.0.1:5432/client_api_test
+export TEST_REDIS_URL=redis://127.0.0.1:6379/15
+export TEMPORAL_CLI_PATH="$cache/bin/temporal"
+export TEMPORAL_TEST_SERVER_PATH="$cache/bin/temporal-test-server"
+export CHROMIUM_PATH=/usr/bin/chromium
+# The whole suite unless test files were named (`npm test -- test/integration/x.test.ts`).
+if [[ " $* " != *".test.ts"* ]]; then set -- 'test/**/*.test.ts' "$@"; fi
+echo '==> mocha'
+npx mocha "$@"

@@ -1,0 +1,164 @@
+/**
+ * docker-compose.yml must describe what the code really runs: its commands name files and npm scripts that exist,
+ * and every variable it sets for an app container is one that core/config.ts reads (a typo would be silently
+ * ignored at run time and the default used instead).
+ */
+import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { parse } from 'yaml';
+import { defaultNamespace } from '../../core/config';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+
+interface Service {
+  build?: unknown;
+  image?: string;
+  command?: string | string[];
+  environment?: Record<string, string | number | boolean | null> | string[];
+}
+
+const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service> };
+const pkg = JSON.parse(read('package.json')) as {
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+};
+
+/**
+ * Variable names in the `cleanEnv` spec of `functionName` in core/config.ts, read from the syntax tree so that
+ * spreads of shared spec objects (`...WEBHOOK_ENV`) count too.
+ */
+function envNamesReadBy(functionName: string): string[] {
+  const source = ts.createSourceFile('config.ts', read('core/config.ts'), ts.ScriptTarget.Latest, true);
+  const objects = new Map<string, ts.ObjectLiteralExpression>();
+  let fn: ts.FunctionDeclaration | undefined;
+  for (const statement of source.statements) {
+    if (ts.isFunctionDeclaration(statement) && statement.name?.text === functionName) fn = statement;
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const decl of statement.declarationList.declarations) {
+      if (ts.isIdentifier(decl.name) && decl.initializer && ts.isObjectLiteralExpression(decl.initializer)) {
+        objects.set(decl.name.text, decl.initializer);
+      }
+    }
+  }
+  if (!fn) throw new Error(`core/config.ts has no function ${functionName}`);
+  const names: string[] = [];
+  const collect = (spec: ts.ObjectLiteralExpression): void => {
+    for (const prop of spec.properties) {
+      if (ts.isPropertyAssignment(prop) && (ts.isIdentifier(prop.name) || ts.isStringLiteral(prop.name))) {
+        names.push(prop.name.text);
+      } else if (ts.isSpreadAssignment(prop) && ts.isIdentifier(prop.expression)) {
+        const spread = objects.get(prop.expression.text);
+        if (!spread) throw new Error(`cannot resolve ...${prop.expression.text} in core/config.ts`);
+        collect(spread);
+      } else {
+        throw new Error(`unexpected entry in the cleanEnv spec of ${functionName}: ${prop.getText()}`);
+      }
+    }
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'cleanEnv') {
+      const spec = node.arguments[1];
+      if (spec && ts.isObjectLiteralExpression(spec)) collect(spec);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(fn);
+  return names;
+}
+
+function environment(service: Service): Record<string, string> {
+  const env = service.environment ?? {};
+  if (Array.isArray(env)) return Object.fromEntries(env.map((e) => [e.split('=')[0] ?? e, e.split('=')[1] ?? '']));
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v ?? '')]));
+}
+
+function commandOf(name: string): string[] {
+  const { command } = compose.services[name] ?? {};
+  if (command === undefined) throw new Error(`service ${name} has no command`);
+  return Array.isArray(command) ? command : command.split(/\s+/);
+}
+
+const API_SERVICES = { 'api-production': 'production', 'api-sandbox': 'sandbox' } as const;
+const MIGRATE_SERVICES = { 'migrate-production': 'production', 'migrate-sandbox': 'sandbox' } as const;
+const WORKER_SERVICES = { 'worker-webhooks': 'webhooks', 'worker-lifecycle': 'lifecycle', 'worker-sandbox': 'sandbox' };
+const APP_SERVICES = [...Object.keys(API_SERVICES), ...Object.keys(MIGRATE_SERVICES), ...Object.keys(WORKER_SERVICES)];
+
+describe('docker-compose.yml', function () {
+  const configVars = envNamesReadBy('loadConfig');
+  const workerVars = envNamesReadBy('loadWorkerConfig');
+
+  it('reads the variable names of both loaders from core/config.ts', function () {
+    expect(configVars).to.include.members(['API_MODE', 'PORT', 'DATABASE_URL', 'TEMPORAL_NAMESPACE', 'REDIS_URL']);
+    expect(workerVars).to.include.members(['WORKER_MODES', 'PRODUCTION_DATABASE_URL', 'SANDBOX_TEMPORAL_NAMESPACE']);
+  });
+
+  it('documents every variable of both loaders in docs/configuration.md', function () {
+    const guide = read('docs/configuration.md');
+    const undocumented = [...new Set([...configVars, ...workerVars])].filter((v) => !guide.includes(`| \`${v}\` |`));
+    expect(undocumented).to.deep.equal([]);
+  });
+
+  it('has every service of the production-like topology', function () {
+    const infrastructure = ['postgres', 'redis', 'temporal', 'temporal-ui', 'temporal-setup'];
+    expect(Object.keys(compose.services)).to.include.members([...infrastructure, ...APP_SERVICES]);
+    expect(compose.services.temporal?.image).to.match(/^temporalio\/(auto-setup|server):/);
+    expect(environment(compose.services.temporal ?? {}).DB).to.equal('postgres12');
+    expect(compose.services['temporal-setup']?.image).to.match(/^temporalio\/admin-tools:/);
+  });
+
+  it('runs app commands on files that exist and that a package.json script also runs', function () {
+    expect(pkg.dependencies, 'the image installs production dependencies only').to.have.property('tsx');
+    for (const name of APP_SERVICES) {
+      const command = commandOf(name);
+      if (command[0] === 'npm' && command[1] === 'run') {
+        expect(pkg.scripts, `${name}: npm script`).to.have.property(command[2] ?? '');
+        continue;
+      }
+      expect(command.slice(0, 2), `${name}: command`).to.deep.equal(['npx', 'tsx']);
+      const file = command[2] ?? '';
+      expect(fs.existsSync(path.join(ROOT, file)), `${name}: ${file} exists`).to.equal(true);
+      const scripts = Object.values(pkg.scripts);
+      expect(
+        scripts.some((s) => s === `tsx ${file}`),
+        `${name}: a package.json script runs tsx ${file}`,
+      ).to.equal(true);
+    }
+  });
+
+  it('sets only variables that the config of each app reads', function () {
+    for (const name of [...Object.keys(API_SERVICES), ...Object.keys(MIGRATE_SERVICES)]) {
+      const unknown = Object.keys(environment(compose.services[name] ?? {})).filter((v) => !configVars.includes(v));
+      expect(unknown, `${name}: variables loadConfig does not read`).to.deep.equal([]);
+    }
+    for (const name of Object.keys(WORKER_SERVICES)) {
+      const unknown = Object.keys(environment(compose.services[name] ?? {})).filter((v) => !workerVars.includes(v));
+      expect(unknown, `${name}: variables loadWorkerConfig does not read`).to.deep.equal([]);
+    }
+  });
+
+  it('gives each API and migrate job its own mode, database and namespace', function () {
+    for (const [name, mode] of Object.entries({ ...API_SERVICES, ...MIGRATE_SERVICES })) {
+      const env = environment(compose.services[name] ?? {});
+      expect(env.API_MODE, name).to.equal(mode);
+      expect(env.DATABASE_URL, name).to.match(new RegExp(`/client_api_${mode}$`));
+    }
+    for (const [name, mode] of Object.entries(API_SERVICES)) {
+      expect(environment(compose.services[name] ?? {}).TEMPORAL_NAMESPACE, name).to.equal(defaultNamespace(mode));
+    }
+    expect(environment(compose.services['worker-sandbox'] ?? {}).WORKER_MODES).to.equal('sandbox');
+  });
+
+  it('builds the app services from a Dockerfile that copies every folder their commands use', function () {
+    const dockerfile = read('Dockerfile');
+    expect(dockerfile).to.match(/^FROM node:20-bookworm-slim$/m);
+    expect(dockerfile).to.match(/RUN npm ci\b/);
+    for (const name of APP_SERVICES) {
+      expect(compose.services[name]?.build, `${name} builds the Dockerfile`).to.equal('.');
+      const folder = (commandOf(name)[2] ?? '').split('/')[0];
+      expect(dockerfile, `${name}: Dockerfile copies ${folder}/`).to.match(new RegExp(`^COPY ${folder} `, 'm'));
+    }
+  });
+});

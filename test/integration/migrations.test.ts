@@ -1,0 +1,89 @@
+/**
+ * The knex migrations on a scratch database of the test server: up, down (all), up again. Proves each migration's
+ * `down` undoes its `up` completely, so the second `up` builds exactly the schema of the first.
+ */
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { createDb, type Db } from '../../core/db';
+import { migrate, migrationConfig } from '../../scripts/migrate';
+import { testEnv } from '../support/env';
+
+/** Objects knex keeps for its own bookkeeping; the only ones allowed to survive a full rollback. */
+const KNEX_OWN = /^public\.knex_migrations(_lock)?(_\w+_seq)?$/;
+
+/** Tables, views, sequences and enum types outside the system schemas, as `schema.name kind`. */
+async function schemaObjects(db: Db): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { name: string }[] }>(`
+    select n.nspname || '.' || c.relname || ' ' || c.relkind::text as name
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where c.relkind in ('r', 'p', 'v', 'm', 'S')
+       and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg_toast%'
+    union all
+    select n.nspname || '.' || t.typname || ' enum'
+      from pg_type t join pg_namespace n on n.oid = t.typnamespace
+     where t.typtype = 'e'
+     order by 1`);
+  return rows.map((r) => r.name);
+}
+
+/** Every column with its type, nullability and default: a second `up` must reproduce them exactly. */
+async function columns(db: Db): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { col: string }[] }>(`
+    select table_schema || '.' || table_name || '.' || column_name || ' ' || data_type || ' '
+           || is_nullable || ' ' || coalesce(column_default, '') as col
+      from information_schema.columns
+     where table_schema not in ('pg_catalog', 'information_schema')
+     order by 1`);
+  return rows.map((r) => r.col);
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+describe('knex migrations', function () {
+  const scratchName = `client_api_migration_check_${randomBytes(6).toString('hex')}`;
+  const files = fs
+    .readdirSync(migrationConfig.directory as string)
+    .filter((f) => f.endsWith('.ts'))
+    .sort();
+  let admin: Db;
+  let scratch: Db;
+
+  before(async function () {
+    admin = createDb(testEnv.databaseUrl, { pool: { min: 0, max: 1 } });
+    await admin.raw('create database ??', [scratchName]);
+    scratch = createDb(withDatabase(testEnv.databaseUrl, scratchName), { pool: { min: 0, max: 2 } });
+  });
+
+  after(async function () {
+    await scratch?.destroy();
+    await admin?.raw('drop database if exists ?? with (force)', [scratchName]);
+    await admin?.destroy();
+  });
+
+  it('names every migration file YYYYMMDDHHMMSS_verb_object.ts', function () {
+    for (const file of files) expect(file).to.match(/^\d{14}_[a-z]+(_[a-z0-9]+)+\.ts$/);
+  });
+
+  it('applies every migration, rolls all of them back to no tables but knex’s own, and re-applies the same schema', async function () {
+    const firstUp = await migrate(scratch, 'up');
+    expect(firstUp).to.deep.equal(files);
+    const objectsAfterUp = await schemaObjects(scratch);
+    const columnsAfterUp = await columns(scratch);
+    expect(objectsAfterUp).to.include.members(['public.knex_migrations r', 'public.knex_migrations_lock r']);
+
+    const down = await migrate(scratch, 'down');
+    expect([...down].sort()).to.deep.equal(files);
+    const leftovers = (await schemaObjects(scratch)).filter((o) => !KNEX_OWN.test(o.split(' ')[0] ?? ''));
+    expect(leftovers, 'objects left after rolling back every migration').to.deep.equal([]);
+
+    const secondUp = await migrate(scratch, 'up');
+    expect(secondUp).to.deep.equal(files);
+    expect(await schemaObjects(scratch)).to.deep.equal(objectsAfterUp);
+    expect(await columns(scratch)).to.deep.equal(columnsAfterUp);
+  });
+});
