@@ -19,10 +19,10 @@ export const pageQueryProperties: Record<string, JsonSchema> = {
   },
 };
 
-export interface PageQuery {
+export type PageQuery = {
   limit: number;
   cursor?: string;
-}
+};
 
 export const uuidSchema: JsonSchema = { type: 'string', format: 'uuid' };
 export const timestampSchema: JsonSchema = { type: 'string', format: 'date-time', description: 'ISO 8601, UTC.' };

@@ -1,15 +1,19 @@
 /**
  * `npm run bench`: starts the real API process against the bootstrapped PostgreSQL and Redis, runs each scenario
  * and prints requests/s, p50/p99 latency, ratios and each process's peak memory.
- *   BENCH_DURATION=10 (seconds per scenario)
+ *   BENCH_DURATION=10 (seconds per HTTP scenario); BENCH_ONLY=api,debts,webhooks (default: all)
  */
 import { createDb } from '../../core/db';
 import { testEnv } from '../support/env';
+import { closeSharedResources } from '../support/resources';
 import { benchApiContract } from './api.bench';
+import { benchDebts } from './debts.bench';
+import { benchWebhooks } from './webhooks.bench';
 import { peakMemoryMiB, startApiProcess } from './support';
 
 async function main(): Promise<void> {
   const duration = Number(process.env.BENCH_DURATION ?? 10);
+  const only = new Set((process.env.BENCH_ONLY ?? 'api,debts,webhooks').split(','));
   const db = createDb(testEnv.databaseUrl);
   const api = await startApiProcess({
     API_MODE: 'production',
@@ -18,13 +22,19 @@ async function main(): Promise<void> {
   });
   try {
     console.log(`bench: ${duration}s per scenario, 20 connections, API pid ${api.pid} at ${api.baseUrl}`);
-    await benchApiContract(db, api, duration);
+    const [trivial] = await benchApiContract(db, api, duration);
+    if (only.has('debts')) await benchDebts(db, api, duration, trivial!);
     console.log('\npeak memory (VmHWM):');
     console.log(`  api process:   ${peakMemoryMiB(api.pid)} MiB`);
-    console.log(`  bench process: ${peakMemoryMiB(process.pid)} MiB (autocannon client)`);
+    console.log(`  bench process: ${peakMemoryMiB(process.pid)} MiB (autocannon client, seeding)`);
   } finally {
     await api.stop();
     await db.destroy();
+  }
+  if (only.has('webhooks')) {
+    await benchWebhooks();
+    console.log(`  bench process after webhooks (relay + worker in-process): ${peakMemoryMiB(process.pid)} MiB`);
+    await closeSharedResources();
   }
 }
 

@@ -1,0 +1,46 @@
+/**
+ * Organisation branding (spec §4). PATCH merges, commits, and invalidates the debtor portal's cache before it
+ * answers (afterCommit), so a portal read after the answer sees the new branding.
+ */
+import { getBranding, updateBranding, type BrandingPatch } from '../../core/branding';
+import { invalidatePortalBranding } from '../../core/branding-cache';
+import type { Redis } from '../../core/redis';
+import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../route';
+import { brandingExample, brandingSchema, patchBrandingBody } from '../schemas/branding';
+
+export function brandingRoutes(deps: { redis: Redis }): RouteDefinition[] {
+  return [
+    defineApiRoute({
+      method: 'get',
+      path: '/v1/organization/branding',
+      operationId: 'getBranding',
+      summary: 'Your branding',
+      description: 'The debtor portal’s branding. Until it is first set every field is null (the portal’s defaults).',
+      tags: ['Organization'],
+      scope: 'branding:read',
+      responses: { 200: { description: 'The branding.', schema: brandingSchema, example: brandingExample } },
+      handler: async (_ctx, { db, auth }) => ({ status: 200, body: await getBranding(db, auth.organizationId) }),
+    }),
+    defineApiRoute<ApiRouteInput<BrandingPatch>>({
+      method: 'patch',
+      path: '/v1/organization/branding',
+      operationId: 'updateBranding',
+      summary: 'Update your branding',
+      description:
+        'Merges the fields sent (null leaves a field alone, "" clears a clearable one). Every debtor portal shows ' +
+        'the new branding by the time this answers.',
+      tags: ['Organization'],
+      scope: 'branding:write',
+      body: patchBrandingBody,
+      errors: ['invalid_color', 'invalid_url'],
+      responses: {
+        200: { description: 'The branding after the change.', schema: brandingSchema, example: brandingExample },
+      },
+      handler: async (_ctx, { db, auth, body, afterCommit }) => {
+        const { branding, changed } = await updateBranding(db, auth.organizationId, body);
+        if (changed) afterCommit(() => invalidatePortalBranding(deps.redis, auth.organizationId));
+        return { status: 200, body: branding };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,126 @@
+/** Debts: raise, list, read and amend (spec §4, DECISIONS.md §2). Rules live in core/; handlers shape answers. */
+import { createDebt, type CreateDebtInput } from '../../core/debt-creation';
+import type { DebtStatus } from '../../core/debt-status';
+import { updateDebt, type DebtPatch } from '../../core/debt-updates';
+import { getDebt, listDebts } from '../../core/debts';
+import { errors } from '../../core/errors';
+import { numberSourceText } from '../../core/json-numbers';
+import { rawBody } from '../middleware/json-body';
+import { defineApiRoute, type ApiContext, type ApiRouteInput, type RouteDefinition } from '../route';
+import { idParams, type PageQuery } from '../schemas/common';
+import {
+  createDebtBody,
+  debtExample,
+  debtListExample,
+  debtListSchema,
+  debtSchema,
+  listDebtsQuery,
+  patchDebtBody,
+} from '../schemas/debts';
+
+type ListQuery = PageQuery & { status?: DebtStatus; debtorId?: string };
+
+/** The principal as the client wrote it: JSON.parse has already turned a number into a binary double. */
+function exactPrincipal(ctx: ApiContext, body: { originalPrincipal?: unknown }): unknown {
+  const raw = rawBody(ctx.request);
+  return numberSourceText(raw, 'originalPrincipal', body.originalPrincipal) ?? body.originalPrincipal;
+}
+
+export function debtRoutes(): RouteDefinition[] {
+  return [
+    defineApiRoute<ApiRouteInput<undefined, ListQuery>>({
+      method: 'get',
+      path: '/v1/debts',
+      operationId: 'listDebts',
+      summary: 'List debts',
+      description: 'Your organisation’s debts, newest first, optionally filtered by `status` and `debtorId`.',
+      tags: ['Debts'],
+      scope: 'debts:read',
+      query: listDebtsQuery,
+      responses: { 200: { description: 'A page of debts.', schema: debtListSchema, example: debtListExample } },
+      handler: async (_ctx, { db, auth, query }) => {
+        const { limit, cursor, status, debtorId } = query;
+        const page = await listDebts(db, auth.organizationId, { page: { limit, cursor }, status, debtorId });
+        return { status: 200, body: page };
+      },
+    }),
+    defineApiRoute<ApiRouteInput<undefined, Record<string, never>, { id: string }>>({
+      method: 'get',
+      path: '/v1/debts/{id}',
+      operationId: 'getDebt',
+      summary: 'Get a debt',
+      tags: ['Debts'],
+      scope: 'debts:read',
+      params: idParams,
+      errors: ['not_found'],
+      responses: { 200: { description: 'The debt.', schema: debtSchema, example: debtExample } },
+      handler: async (_ctx, { db, auth, params }) => {
+        const debt = await getDebt(db, auth.organizationId, params.id);
+        if (!debt) throw errors.notFound('debt');
+        return { status: 200, body: debt };
+      },
+    }),
+    defineApiRoute<ApiRouteInput<CreateDebtInput>>({
+      method: 'post',
+      path: '/v1/debts',
+      operationId: 'createDebt',
+      summary: 'Raise a debt',
+      description:
+        'Raises a debt against an existing debtor (`debtorId`) or an inline one; an inline `debtorReferenceId` ' +
+        'already in use reuses that debtor. The debt starts `PendingAssignment` and `debt.created` is emitted. ' +
+        'Send an `Idempotency-Key` so that a retry cannot raise the debt twice.',
+      tags: ['Debts'],
+      scope: 'debts:write',
+      body: createDebtBody,
+      errors: ['missing_debtor', 'debtor_not_found', 'invalid_principal', 'missing_external_account_id'],
+      responses: {
+        201: {
+          description: 'The debt raised.',
+          schema: debtSchema,
+          example: debtExample,
+          headers: { Location: { description: 'The new debt’s URL.', schema: { type: 'string' } } },
+        },
+      },
+      handler: async (ctx, { db, auth, body }) => {
+        const input = { ...body, originalPrincipal: exactPrincipal(ctx, body) };
+        const debt = await createDebt(db, auth.organizationId, input);
+        return { status: 201, body: debt, headers: { Location: `/v1/debts/${debt.id}` } };
+      },
+    }),
+    defineApiRoute<ApiRouteInput<DebtPatch, Record<string, never>, { id: string }>>({
+      method: 'patch',
+      path: '/v1/debts/{id}',
+      operationId: 'updateDebt',
+      summary: 'Amend or recall a debt',
+      description:
+        'Changes `externalAccountId`, `clientReference`, `originalPrincipal` (only while `PendingAssignment`) or ' +
+        'recalls the debt with `status: "Closed"`. Each change emits `debt.updated`; a request that changes ' +
+        'nothing emits nothing.',
+      tags: ['Debts'],
+      scope: 'debts:write',
+      params: idParams,
+      body: patchDebtBody,
+      errors: ['not_found', 'invalid_principal', 'missing_external_account_id', 'invalid_state'],
+      responses: {
+        200: {
+          description: 'The debt after the change.',
+          schema: debtSchema,
+          example: {
+            ...debtExample,
+            externalAccountId: 'ACCT-0001-B',
+            originalPrincipal: 1300,
+            outstandingPrincipal: 1300,
+            updatedAt: '2026-11-22T09:15:00.000Z',
+          },
+        },
+      },
+      handler: async (ctx, { db, auth, params, body }) => {
+        const patch =
+          body.originalPrincipal === undefined ? body : { ...body, originalPrincipal: exactPrincipal(ctx, body) };
+        const debt = await updateDebt(db, auth.organizationId, params.id, patch);
+        if (!debt) throw errors.notFound('debt');
+        return { status: 200, body: debt };
+      },
+    }),
+  ];
+}

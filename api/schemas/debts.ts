@@ -1,0 +1,154 @@
+/** JSON Schemas and examples of the debt routes; the same objects validate requests and build /openapi/v1.json. */
+import { CLIENT_SETTABLE_STATUSES, DEBT_STATUSES, PLAN_FREQUENCIES, PLAN_STATUSES } from '../../core/debt-status';
+import type { JsonSchema } from '../route';
+import {
+  E164_OR_EMPTY_PATTERN,
+  EMAIL_OR_EMPTY_PATTERN,
+  EXAMPLE_CURSOR,
+  moneyInputSchema,
+  moneySchema,
+  pagedListSchema,
+  pageQueryProperties,
+  timestampSchema,
+  uuidSchema,
+} from './common';
+
+const planSchema: JsonSchema = {
+  type: ['object', 'null'],
+  description: 'The instalment plan, or null when none was agreed.',
+  required: ['status', 'instalmentAmount', 'frequency', 'instalmentCount', 'instalmentsPaid', 'nextDueDate'],
+  properties: {
+    status: { type: 'string', enum: [...PLAN_STATUSES] },
+    instalmentAmount: moneySchema('Amount of each instalment.'),
+    frequency: { type: 'string', enum: [...PLAN_FREQUENCIES] },
+    instalmentCount: { type: 'integer', minimum: 1 },
+    instalmentsPaid: { type: 'integer', minimum: 0 },
+    nextDueDate: { type: ['string', 'null'], format: 'date', description: 'YYYY-MM-DD; null once the plan ended.' },
+  },
+};
+
+export const debtSchema: JsonSchema = {
+  type: 'object',
+  required: [
+    'id',
+    'debtorId',
+    'externalAccountId',
+    'clientReference',
+    'originalPrincipal',
+    'outstandingPrincipal',
+    'currency',
+    'status',
+    'disputeReason',
+    'plan',
+    'createdAt',
+    'updatedAt',
+  ],
+  properties: {
+    id: uuidSchema,
+    debtorId: uuidSchema,
+    externalAccountId: { type: 'string', description: 'Your own account reference.' },
+    clientReference: { type: ['string', 'null'], description: 'Your own free-form reference.' },
+    originalPrincipal: moneySchema('The principal raised.'),
+    outstandingPrincipal: moneySchema('What remains to be paid.'),
+    currency: { type: 'string', description: 'ISO 4217 code.' },
+    status: { type: 'string', enum: [...DEBT_STATUSES], description: 'See the debt lifecycle in the guide.' },
+    disputeReason: { type: ['string', 'null'], description: 'The debtor’s reason, while or after Disputed.' },
+    plan: planSchema,
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
+  },
+};
+
+export const debtExample = {
+  id: '01936f1e-8a52-7c1d-9a5e-3f0b6c2d4e71',
+  debtorId: '01936f1e-7b10-7aa2-8c11-5d2e9f0a1b23',
+  externalAccountId: 'ACCT-0001',
+  clientReference: 'INV-2026-0042',
+  originalPrincipal: 1250.5,
+  outstandingPrincipal: 1250.5,
+  currency: 'AUD',
+  status: 'PendingAssignment',
+  disputeReason: null,
+  plan: null,
+  createdAt: '2026-11-22T08:00:00.000Z',
+  updatedAt: '2026-11-22T08:00:00.000Z',
+};
+
+const text = (description: string, maxLength = 200): JsonSchema => ({ type: 'string', maxLength, description });
+
+/** Required-ness of the debtor and `externalAccountId` is checked by the handler, so the spec's codes answer. */
+export const createDebtBody: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description:
+    'Send either `debtorId` or the inline debtor (`debtorReferenceId`, `debtorFirstName`, `debtorLastName` and ' +
+    '`debtorEmail` and/or `debtorPhone`); neither is `missing_debtor`. `originalPrincipal` and ' +
+    '`externalAccountId` are required (`invalid_principal`, `missing_external_account_id`).',
+  properties: {
+    debtorId: text('An existing debtor of your organisation; else `debtor_not_found`.', 64),
+    debtorReferenceId: text(
+      'Inline debtor: your reference for the debtor. If one of your debtors has it, that debtor is used as it is.',
+    ),
+    debtorFirstName: text('Inline debtor: first name.'),
+    debtorLastName: text('Inline debtor: last name.'),
+    debtorEmail: {
+      ...text('Inline debtor: email address (this or `debtorPhone`).', 320),
+      pattern: EMAIL_OR_EMPTY_PATTERN,
+    },
+    debtorPhone: {
+      ...text('Inline debtor: phone number in E.164 form, e.g. +61412345678.', 16),
+      pattern: E164_OR_EMPTY_PATTERN,
+    },
+    originalPrincipal: moneyInputSchema('Required. The principal owed.', 1250.5),
+    currency: {
+      type: 'string',
+      pattern: '^[A-Z]{3}$',
+      description: 'ISO 4217 code; default `AUD`. An unknown code is `invalid_request`.',
+    },
+    externalAccountId: text('Required. Your own account reference for the debt.'),
+    clientReference: text('Optional free-form reference of yours.'),
+  },
+  example: {
+    debtorReferenceId: 'DBR-001',
+    debtorFirstName: 'Ava',
+    debtorLastName: 'Harris',
+    debtorEmail: 'ava.harris@example.com',
+    originalPrincipal: 1250.5,
+    currency: 'AUD',
+    externalAccountId: 'ACCT-0001',
+  },
+};
+
+export const patchDebtBody: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description:
+    'Only the fields sent change; a field sent with its current value is no change. Each change emits `debt.updated`.',
+  properties: {
+    externalAccountId: text('Your account reference; cannot be emptied (`missing_external_account_id`).'),
+    clientReference: text('Your free-form reference; an empty string clears it.'),
+    originalPrincipal: moneyInputSchema(
+      'Only while `PendingAssignment` (else `invalid_state`); the outstanding principal moves by the same amount.',
+      1300,
+    ),
+    status: {
+      type: 'string',
+      enum: [...CLIENT_SETTABLE_STATUSES],
+      description: '`Closed` recalls the debt; allowed from any non-terminal state, else `invalid_state`.',
+    },
+  },
+  example: { externalAccountId: 'ACCT-0001-B', originalPrincipal: 1300 },
+};
+
+export const listDebtsQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...pageQueryProperties,
+    status: { type: 'string', enum: [...DEBT_STATUSES], description: 'Only debts in this state.' },
+    debtorId: { ...uuidSchema, description: 'Only this debtor’s debts.' },
+  },
+};
+
+export const debtListSchema = pagedListSchema(debtSchema);
+export const debtListExample = { data: [debtExample], nextCursor: EXAMPLE_CURSOR };
