@@ -4,7 +4,7 @@
  */
 import { NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { LogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
-import { ConfigError, loadWorkerConfig, type Mode, type WorkerConfig } from '../core/config';
+import { ConfigError, loadWorkerConfig, type Mode, type WebhookConfig, type WorkerConfig } from '../core/config';
 import { createDb, type Db } from '../core/db';
 import { createLogger, type Logger } from '../core/logger';
 import type { TaskQueueName } from '../core/temporal/names';
@@ -12,7 +12,13 @@ import type { TaskQueueName } from '../core/temporal/names';
 export interface WorkerDeps {
   mode: Mode;
   db: Db;
+  webhooks: WebhookConfig;
 }
+
+/** A mode's service that runs beside its worker (the webhook relay); resolves to the function that stops it. */
+export type WorkerSidecar = (
+  deps: WorkerDeps & { namespace: string; databaseUrl: string; connection: NativeConnection; logger: Logger },
+) => Promise<() => Promise<void>>;
 
 export interface RunWorkerOptions {
   taskQueue: TaskQueueName;
@@ -22,6 +28,8 @@ export interface RunWorkerOptions {
   defaultModes: string;
   /** Called once per mode: activities are built from injected deps (STYLE.md §7). */
   createActivities: (deps: WorkerDeps) => object;
+  /** Started once per mode after its worker is created, stopped after the workers have drained. */
+  startSidecar?: WorkerSidecar;
 }
 
 /** Drain time for in-flight activities after a stop signal; at least the webhook attempt timeout (10 s). */
@@ -58,17 +66,22 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
           namespace,
           taskQueue,
           workflowBundle,
-          activities: options.createActivities({ mode, db }),
+          activities: options.createActivities({ mode, db, webhooks: config.webhooks }),
           shutdownGraceTime: SHUTDOWN_GRACE_TIME,
           shutdownForceTime: SHUTDOWN_FORCE_TIME,
         }),
       ),
     );
+    const { startSidecar } = options;
+    const sidecars = startSidecar
+      ? await Promise.all(modes.map((m) => startSidecar({ ...m, webhooks: config.webhooks, connection, logger })))
+      : [];
     const running = workers.map((worker) => worker.runUntil(stop));
     for (const { mode, namespace } of modes) {
       logger.info({ taskQueue, namespace, mode }, `polling task queue ${taskQueue} in namespace ${namespace}`);
     }
     await Promise.all(running);
+    await Promise.allSettled(sidecars.map((stopSidecar) => stopSidecar()));
     // Only once every worker has stopped: closing under a live worker throws and would hide the first error.
     await connection.close();
   } finally {

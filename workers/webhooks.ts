@@ -1,11 +1,24 @@
-/** Worker process for the `webhooks` task queue (webhook delivery), serving production and sandbox by default. */
+/**
+ * Worker process for the `webhooks` task queue (webhook delivery), serving production and sandbox by default.
+ * Each mode also runs its webhook relay here, which turns that mode's outbox into delivery workflows.
+ */
+import { Client } from '@temporalio/client';
 import { createDiagnosticsActivities } from '../activities/diagnostics';
+import { createWebhookDeliveryActivities } from '../activities/webhook-delivery';
 import { TASK_QUEUES } from '../core/temporal/names';
 import { runWorker } from './run-worker';
+import { startWebhookRelay } from './webhook-relay';
 
 void runWorker({
   taskQueue: TASK_QUEUES.webhooks,
   workflowsPath: require.resolve('../workflows/bundles/webhooks'),
   defaultModes: 'production,sandbox',
-  createActivities: ({ db }) => ({ ...createDiagnosticsActivities({ db }) }),
+  createActivities: ({ db, webhooks }) => ({
+    ...createDiagnosticsActivities({ db }),
+    ...createWebhookDeliveryActivities({ db, webhooks }),
+  }),
+  startSidecar: async ({ mode, db, databaseUrl, namespace, connection, logger }) => {
+    const relay = startWebhookRelay({ mode, db, databaseUrl, logger, client: new Client({ connection, namespace }) });
+    return () => relay.stop();
+  },
 });

@@ -1,5 +1,6 @@
 /**
  * The workflows the `webhooks` task queue serves: the bundle entry of workers/webhooks.ts.
- * Every queue serves the diagnostic probe, so an operator can check it end to end. Add webhook delivery here.
+ * Every queue serves the diagnostic probe, so an operator can check it end to end; webhook delivery is the real work.
  */
 export { diagnosticProbeWorkflow } from '../diagnostics';
+export { webhookDeliveryWorkflow } from '../webhook-delivery';

@@ -1,0 +1,166 @@
+/**
+ * The delivery attempt activity (DECISIONS §4): loads the delivery and its event, picks the receiver (the current
+ * configuration while one is enabled, so a rotation takes effect at once; else the snapshot taken at enqueue, so a
+ * clear does not strand deliveries in flight), signs at send time, POSTs, and records the attempt and the delivery's
+ * new status in one transaction. A receiver's failure is a returned result, not an error: only infrastructure
+ * errors (database down) throw, and those Temporal retries. Inputs and results carry ids and statuses, never the
+ * URL, the secret or the payload, so none of them reach workflow history.
+ */
+import { Context } from '@temporalio/activity';
+import type { WebhookConfig } from '../core/config';
+import type { Db } from '../core/db';
+import { toEventEnvelope, type EventRow } from '../core/events';
+import { openSecret, SecretUnreadableError } from '../core/secret-box';
+import {
+  loadDeliveryWithEvent,
+  recordAttempt,
+  snapshotSecret,
+  type DeliveryRow,
+  type DeliveryStatus,
+} from '../core/webhook-deliveries';
+import { createWebhookHttp, type SendOutcome, type WebhookHttp } from '../core/webhook-http';
+import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../core/webhook-signature';
+import { currentSigningTarget, type SigningTarget } from '../core/webhooks';
+
+export interface DeliverAttemptInput {
+  deliveryId: string;
+  /** The run's generation: a run that is no longer the delivery's current one touches nothing. */
+  generation: number;
+  /** 1-based within this run. */
+  attempt: number;
+  /** Wait before the next attempt if this one fails; null on the run's last attempt, whose failure is final. */
+  retryDelayMs: number | null;
+}
+
+export interface DeliverAttemptResult {
+  /**
+   * `stale`: this run no longer owns the delivery (already final, or retried into a newer run); `gone`: the delivery
+   * was deleted. Either way nothing was sent and the run ends.
+   */
+  outcome: 'sent' | 'stale' | 'gone';
+  succeeded: boolean;
+  httpStatus: number | null;
+  deliveryStatus: DeliveryStatus;
+  /** The attempt's number in the delivery log (across runs), when one was made. */
+  attemptNumber: number | null;
+}
+
+export interface WebhookDeliveryActivityDeps {
+  db: Db;
+  webhooks: WebhookConfig;
+  /** Defaults to one client per activities instance, so connections to receivers are reused. */
+  http?: WebhookHttp;
+}
+
+/** Heartbeats every second while the attempt runs: a killed worker's attempt is retried after the heartbeat timeout. */
+async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+  let context: Context | undefined;
+  try {
+    context = Context.current();
+  } catch {
+    context = undefined; // called outside a worker (unit use): nothing to heartbeat to
+  }
+  const timer = context ? setInterval(() => context.heartbeat(), 1_000) : undefined;
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * The receiver for this attempt. A secret that does not open (WEBHOOK_SECRET_KEY changed) is a configuration fault
+ * no retry of the activity can fix: it is reported as the attempt's error, and the schedule goes on.
+ */
+async function chooseTarget(db: Db, key: Buffer, delivery: DeliveryRow): Promise<SigningTarget | string> {
+  try {
+    const current = await currentSigningTarget(db, key, delivery.organization_id);
+    if (current) return current;
+    return { url: delivery.url, secret: openSecret(key, snapshotSecret(delivery), delivery.organization_id) };
+  } catch (err) {
+    if (err instanceof SecretUnreadableError) return 'configuration error: the signing secret cannot be decrypted';
+    throw err;
+  }
+}
+
+function unsent(error: string): SendOutcome {
+  return { succeeded: false, httpStatus: null, latencyMs: 0, error, responseBody: null };
+}
+
+/** Signs at send time (so `t` is fresh on every attempt) and POSTs the event's envelope. */
+async function send(
+  http: WebhookHttp,
+  delivery: DeliveryRow,
+  event: EventRow,
+  target: SigningTarget,
+  at: Date,
+): Promise<SendOutcome> {
+  const body = JSON.stringify(toEventEnvelope(event));
+  const headers = { [SIGNATURE_HEADER]: signatureHeader(target.secret, body, at), [DELIVERY_ID_HEADER]: delivery.id };
+  return http.send(target.url, body, headers);
+}
+
+/** The delivery was deleted (a sandbox reset wipes deliveries): nothing to send, and nothing a retry could fix. */
+const GONE: DeliverAttemptResult = {
+  outcome: 'gone',
+  succeeded: false,
+  httpStatus: null,
+  deliveryStatus: 'Failed',
+  attemptNumber: null,
+};
+
+function stale(delivery: DeliveryRow): DeliverAttemptResult {
+  return { outcome: 'stale', succeeded: false, httpStatus: null, deliveryStatus: delivery.status, attemptNumber: null };
+}
+
+function statusAfter(outcome: SendOutcome, input: DeliverAttemptInput): DeliveryStatus {
+  if (outcome.succeeded) return 'Succeeded';
+  return input.retryDelayMs === null ? 'Failed' : 'Pending';
+}
+
+export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDeps) {
+  const { db, webhooks } = deps;
+  const http = deps.http ?? createWebhookHttp(webhooks);
+
+  return {
+    // Heartbeats cover the whole attempt (database waits included), so only a dead worker misses them.
+    deliverWebhookAttempt: (input: DeliverAttemptInput) => withHeartbeat(() => attempt(input)),
+  };
+
+  async function attempt(input: DeliverAttemptInput): Promise<DeliverAttemptResult> {
+    const loaded = await loadDeliveryWithEvent(db, input.deliveryId);
+    if (!loaded) return { ...GONE };
+    const { delivery, event } = loaded;
+    if (delivery.status !== 'Pending' || delivery.generation !== input.generation) return stale(delivery);
+
+    const target = await chooseTarget(db, webhooks.secretEncryptionKey, delivery);
+    const startedAt = new Date();
+    const outcome =
+      typeof target === 'string' ? unsent(target) : await send(http, delivery, event as EventRow, target, startedAt);
+    const url = typeof target === 'string' ? delivery.url : target.url;
+
+    const status = statusAfter(outcome, input);
+    const number = delivery.attempt_base + input.attempt;
+    const nextAttemptAt = status === 'Pending' ? new Date(Date.now() + input.retryDelayMs!) : null;
+    const recorded = await recordAttempt(db, {
+      deliveryId: delivery.id,
+      generation: input.generation,
+      number,
+      url,
+      startedAt,
+      ...outcome,
+      status,
+      nextAttemptAt,
+    });
+    if (!recorded) return stale({ ...delivery, status: 'Pending' });
+    return {
+      outcome: 'sent',
+      succeeded: outcome.succeeded,
+      httpStatus: outcome.httpStatus,
+      deliveryStatus: status,
+      attemptNumber: number,
+    };
+  }
+}
+
+export type WebhookDeliveryActivities = ReturnType<typeof createWebhookDeliveryActivities>;

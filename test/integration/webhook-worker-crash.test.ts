@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { workflowIds } from '../../core/temporal/names';
+import { testEnv } from '../support/env';
+import { testDb } from '../support/resources';
+import { DEV_SERVER_NAMESPACES, startDevServer } from '../support/temporal';
+import { createTestTenant } from '../support/tenants';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import {
+  attemptsOf,
+  configureReceiver,
+  deliveryOfEvent,
+  localWebhookConfig,
+  localWebhookEnv,
+  raiseEvent,
+} from '../support/webhooks';
+
+const ROOT = join(__dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+
+interface WorkerProcess {
+  child: ChildProcess;
+  ready: Promise<void>;
+  exited: Promise<void>;
+}
+
+/** `npm run worker:webhooks` in its own process group, production mode only, against the test database. */
+function spawnWebhooksWorker(env: Record<string, string>): WorkerProcess {
+  const child = spawn(TSX, ['workers/webhooks.ts'], { cwd: ROOT, env: { ...process.env, ...env }, detached: true });
+  let output = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.includes('polling task queue webhooks')) resolve();
+    });
+    child.on('close', (code) => reject(new Error(`worker exited (${code}) before polling:\n${output}`)));
+  });
+  child.stderr.resume();
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  return { child, ready, exited };
+}
+
+function killGroup(proc: WorkerProcess | undefined): void {
+  if (proc?.child.pid === undefined || proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  try {
+    process.kill(-proc.child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+describe('webhooks worker process: crash safety', function () {
+  this.timeout(120_000);
+  const webhooks = localWebhookConfig();
+  let temporal: TestWorkflowEnvironment;
+  let receiver: WebhookReceiver;
+  const procs: WorkerProcess[] = [];
+
+  before(async () => {
+    temporal = await startDevServer();
+    receiver = await startWebhookReceiver();
+  });
+  after(async () => {
+    procs.forEach(killGroup);
+    await Promise.all(procs.map((p) => p.exited));
+    await receiver?.close();
+    await temporal?.teardown();
+  });
+
+  function startWorker(): WorkerProcess {
+    const proc = spawnWebhooksWorker({
+      WORKER_MODES: 'production',
+      PRODUCTION_DATABASE_URL: testEnv.databaseUrl,
+      PRODUCTION_TEMPORAL_NAMESPACE: DEV_SERVER_NAMESPACES[0],
+      TEMPORAL_ADDRESS: temporal.address,
+      LOG_LEVEL: 'info',
+      ...localWebhookEnv(webhooks),
+    });
+    procs.push(proc);
+    return proc;
+  }
+
+  it('completes a delivery whose worker was SIGKILLed while the receiver was slow, under the same delivery id', async () => {
+    const tenant = await createTestTenant();
+    await configureReceiver(webhooks, tenant.organization.id, receiver.url);
+    let slowAnswers = 1;
+    receiver.respondWith(() => (slowAnswers-- > 0 ? { status: 200, delayMs: 8_000 } : { status: 200 }));
+
+    const first = startWorker();
+    await first.ready;
+    const eventId = await raiseEvent(tenant.organization.id);
+    const [slow] = await receiver.waitForRequests(1, 30_000);
+    expect(slow!.body.id).to.equal(eventId);
+    killGroup(first); // mid-request: the receiver has not answered yet
+    await first.exited;
+    const row = (await deliveryOfEvent(eventId))!;
+    expect([row.status, row.attempt_count]).to.deep.equal(['Pending', 0]);
+
+    const second = startWorker();
+    await second.ready;
+    const handle = temporal.client.workflow.getHandle(workflowIds.webhookDelivery(row.id));
+    expect((await handle.result()).deliveryStatus).to.equal('Succeeded');
+
+    const forEvent = receiver.requests.filter((r) => r.body.id === eventId);
+    expect(forEvent.length).to.be.at.least(2); // the cut-off request, then the retried one: duplicates are allowed
+    expect(new Set(forEvent.map((r) => r.deliveryId))).to.deep.equal(new Set([row.id]));
+    const final = (await deliveryOfEvent(eventId))!;
+    expect(final.status).to.equal('Succeeded');
+    expect((await attemptsOf(row.id)).map((a) => [a.number, a.http_status])).to.deep.equal([[1, 200]]);
+    await testDb()('webhook_deliveries').where({ organization_id: tenant.organization.id }).delete();
+  });
+});

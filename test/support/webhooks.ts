@@ -1,0 +1,74 @@
+/** Shared steps of the webhook tests: configure a receiver, raise events, dispatch them, read histories. */
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../core/config';
+import { temporal } from '@temporalio/proto';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { Mode, WebhookConfig } from '../../core/config';
+import { recordEvent, type EventType } from '../../core/events';
+import { dispatchEvents, type DeliveryRef } from '../../core/webhook-dispatch';
+import type { DeliveryRow } from '../../core/webhook-deliveries';
+import { setWebhookUrl } from '../../core/webhooks';
+import { testDb } from './resources';
+
+/**
+ * Receivers on 127.0.0.1 over http, as WEBHOOK_ALLOW_HOSTS / WEBHOOK_ALLOW_HTTP allow in development. The secret key
+ * is the development default the test API server also uses, so every secret in the test database opens with it.
+ */
+export function localWebhookConfig(): WebhookConfig {
+  return { ...loadConfig({}).webhooks, allowHosts: ['127.0.0.1'], allowHttp: true };
+}
+
+/** The env that gives API and worker processes the same settings as `localWebhookConfig`-alike. */
+export function localWebhookEnv(config: WebhookConfig): Record<string, string> {
+  return {
+    WEBHOOK_SECRET_KEY: config.secretEncryptionKey.toString('base64'),
+    WEBHOOK_ALLOW_HOSTS: config.allowHosts.join(','),
+    WEBHOOK_ALLOW_HTTP: String(config.allowHttp),
+  };
+}
+
+/** Sets the organisation's receiver and returns the minted secret. */
+export async function configureReceiver(config: WebhookConfig, organizationId: string, url: string): Promise<string> {
+  const change = await testDb().transaction((trx) =>
+    setWebhookUrl(trx, config.secretEncryptionKey, organizationId, url),
+  );
+  if (!change.newSecret) throw new Error('expected a newly minted secret');
+  return change.newSecret;
+}
+
+/** A debt event whose payload carries debtor contact data, as the real ones do. */
+export const DEBTOR_EMAIL = 'ava.harris.webhook-test@example.com';
+export const DEBTOR_PHONE = '+61400987654';
+
+export async function raiseEvent(organizationId: string, type: EventType = 'debt.created'): Promise<string> {
+  const data = {
+    debt: { id: randomBytes(8).toString('hex'), status: 'PendingAssignment', originalPrincipal: 1250, currency: 'AUD' },
+    debtor: { firstName: 'Ava', lastName: 'Harris', email: DEBTOR_EMAIL, phone: DEBTOR_PHONE },
+  };
+  const event = await recordEvent(testDb(), organizationId, type, data);
+  return event.id;
+}
+
+/** Runs the relay's dispatch step until the outbox of this mode is empty; returns every delivery it created. */
+export async function dispatchAll(mode: Mode = 'production'): Promise<DeliveryRef[]> {
+  const created: DeliveryRef[] = [];
+  for (;;) {
+    const { events, deliveries } = await dispatchEvents(testDb(), mode);
+    created.push(...deliveries);
+    if (events === 0) return created;
+  }
+}
+
+export async function deliveryOfEvent(eventId: string): Promise<DeliveryRow | undefined> {
+  return testDb()<DeliveryRow>('webhook_deliveries').where({ event_id: eventId }).first();
+}
+
+export async function attemptsOf(deliveryId: string) {
+  return testDb()('webhook_delivery_attempts').where({ delivery_id: deliveryId }).orderBy('number');
+}
+
+/** The workflow's history as the bytes the server stores, payloads included, for "is X in there" checks. */
+export async function historyBytes(handle: WorkflowHandle): Promise<string> {
+  const history = await handle.fetchHistory();
+  return Buffer.from(temporal.api.history.v1.History.encode(history).finish()).toString('latin1');
+}

@@ -1,0 +1,80 @@
+/**
+ * One webhook delivery (DECISIONS §4): attempt 1 at once; after each failure, a durable timer of 1 min, 5 min,
+ * 30 min, 2 h, 12 h, then 24 h; the delivery is Failed when the sixth retry (seventh attempt) fails. The schedule
+ * lives here as workflow timers, not in an activity retry policy, so it is exact and visible in the history.
+ * Input is ids only; the activity loads everything else.
+ */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineQuery, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import type { DeliverAttemptResult, WebhookDeliveryActivities } from '../activities/webhook-delivery';
+
+/** Waits before retries 1 to 6 (ms). */
+export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000, 86_400_000] as const;
+
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+  organizationId: string;
+  eventType: string;
+  /** Which run of the delivery this is: 0, then one more per manual retry. */
+  generation: number;
+}
+
+export type WebhookDeliveryState = 'Pending' | 'Succeeded' | 'Failed';
+
+export interface WebhookDeliveryStatus {
+  deliveryStatus: WebhookDeliveryState;
+  /** Attempts made by this run. */
+  attempts: number;
+  lastHttpStatus: number | null;
+  /** Workflow time of the next attempt while waiting for it (ISO 8601). */
+  nextAttemptAt: string | null;
+}
+
+export const webhookDeliveryStatusQuery = defineQuery<WebhookDeliveryStatus>('status');
+
+const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
+const EVENT_TYPE = defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD);
+const DELIVERY_STATUS = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
+
+// Retries here are for the activity's own infrastructure failures (database down, worker lost): a receiver's
+// failure is a returned result. The heartbeat timeout notices a killed worker during a slow (≤ 10 s) send.
+const { deliverWebhookAttempt } = proxyActivities<WebhookDeliveryActivities>({
+  startToCloseTimeout: '30 seconds',
+  heartbeatTimeout: '5 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryStatus> {
+  const status: WebhookDeliveryStatus = {
+    deliveryStatus: 'Pending',
+    attempts: 0,
+    lastHttpStatus: null,
+    nextAttemptAt: null,
+  };
+  setHandler(webhookDeliveryStatusQuery, () => status);
+  upsertSearchAttributes([
+    { key: ORGANIZATION_ID, value: input.organizationId },
+    { key: EVENT_TYPE, value: input.eventType },
+    { key: DELIVERY_STATUS, value: 'Pending' },
+  ]);
+
+  for (let attempt = 1; attempt <= RETRY_DELAYS_MS.length + 1; attempt++) {
+    const retryDelayMs = RETRY_DELAYS_MS[attempt - 1] ?? null;
+    const result: DeliverAttemptResult = await deliverWebhookAttempt({ ...input, attempt, retryDelayMs });
+    if (result.outcome !== 'sent') return finish(status, result.deliveryStatus);
+    status.attempts = attempt;
+    status.lastHttpStatus = result.httpStatus;
+    if (result.deliveryStatus !== 'Pending') return finish(status, result.deliveryStatus);
+    status.nextAttemptAt = new Date(Date.now() + retryDelayMs!).toISOString();
+    await sleep(retryDelayMs!);
+    status.nextAttemptAt = null;
+  }
+  return finish(status, 'Failed'); // not reached: the last attempt's result is never Pending
+}
+
+function finish(status: WebhookDeliveryStatus, final: WebhookDeliveryState): WebhookDeliveryStatus {
+  status.deliveryStatus = final;
+  status.nextAttemptAt = null;
+  upsertSearchAttributes([{ key: DELIVERY_STATUS, value: final }]);
+  return status;
+}
