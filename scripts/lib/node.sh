@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Node.js version check and npm dependencies (npm ci only when node_modules is missing or stale).
+# Node.js version check and npm dependencies (installed only when node_modules is missing or stale).
 
 NODE_MIN_MAJOR=20
 NODE_MIN_MINOR=19
@@ -21,7 +21,7 @@ ensure_node() {
 lock_hash() { sha256sum package-lock.json | cut -d' ' -f1; }
 
 # node_modules installed by other means (e.g. by hand) counts as fresh when npm's hidden lockfile lists every
-# non-optional package of package-lock.json at the same version; avoids wiping a good tree with npm ci.
+# non-optional package of package-lock.json at the same version; avoids reinstalling a good tree.
 node_modules_matches_lock() {
   [[ -f node_modules/.package-lock.json ]] || return 1
   node -e '
@@ -45,8 +45,11 @@ ensure_npm_deps() {
   if node_modules_matches_lock; then
     info "node_modules already matches package-lock.json (recording its hash)"
   else
-    info "running npm ci"
-    npm ci --no-audit --no-fund
+    # npm install, not npm ci: the registries reachable here lack some other platforms' optional packages (e.g.
+    # @swc/core-darwin-*), so the lock file cannot list them and npm ci refuses it; npm install installs exactly the
+    # locked versions all the same and leaves package-lock.json unchanged.
+    info "running npm install (locked versions)"
+    npm install --no-audit --no-fund
   fi
   printf '%s\n' "$want" >node_modules/.lock-hash
 }

@@ -2,33 +2,21 @@
  * The API contract's cost: authenticated, rate-limited `GET /v1/organization` against the unauthenticated trivial
  * `GET /` on the same server process, in the same run. Target: the first sustains at least half the second's rate.
  */
-import { mintApiKey } from '../../core/api-keys';
-import { createOrganization } from '../../core/organizations';
-import { SCOPES } from '../../core/scopes';
 import type { Db } from '../../core/db';
-import { load, printTable, type ApiProcess, type LoadResult } from './support';
+import { benchTenant, load, printTable, type ApiProcess, type LoadResult } from './support';
 
 export async function benchApiContract(db: Db, api: ApiProcess, duration: number): Promise<LoadResult[]> {
-  const organization = await createOrganization(db, { name: 'Bench Org', mode: 'production' });
-  const { secret } = await mintApiKey(db, {
-    organizationId: organization.id,
-    mode: 'production',
-    name: 'bench',
-    scopes: [...SCOPES],
-    readOnly: false,
-    hourlyLimit: 100_000_000,
-    dailyLimit: 100_000_000,
-  });
+  const { authorization } = await benchTenant(db, 'Bench Org');
   // Warm both paths (JIT, pools, key cache) before measuring.
   await load('warm-up', {
     url: `${api.baseUrl}/v1/organization`,
-    headers: { authorization: `Bearer ${secret}` },
+    headers: { authorization },
     duration: 2,
   });
   const trivial = await load('GET / (unauthenticated, trivial)', { url: `${api.baseUrl}/`, duration });
   const authenticated = await load('GET /v1/organization (key auth + rate limit + DB read)', {
     url: `${api.baseUrl}/v1/organization`,
-    headers: { authorization: `Bearer ${secret}` },
+    headers: { authorization },
     duration,
   });
   printTable('API contract', [trivial, authenticated], trivial);

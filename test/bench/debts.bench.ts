@@ -4,26 +4,9 @@
  * per request (so every request really writes: debt, event, idempotency record). Ratios are to the trivial route.
  */
 import { randomUUID } from 'node:crypto';
-import { mintApiKey } from '../../core/api-keys';
 import type { Db } from '../../core/db';
-import { createOrganization } from '../../core/organizations';
-import { SCOPES } from '../../core/scopes';
 import { seedDebts } from './seed-debts';
-import { load, printTable, type ApiProcess, type LoadResult } from './support';
-
-async function tenantWithKey(db: Db, name: string): Promise<{ organizationId: string; authorization: string }> {
-  const organization = await createOrganization(db, { name, mode: 'production' });
-  const { secret } = await mintApiKey(db, {
-    organizationId: organization.id,
-    mode: 'production',
-    name: 'bench',
-    scopes: [...SCOPES],
-    readOnly: false,
-    hourlyLimit: 100_000_000,
-    dailyLimit: 100_000_000,
-  });
-  return { organizationId: organization.id, authorization: `Bearer ${secret}` };
-}
+import { benchTenant, load, printTable, type ApiProcess, type BenchTenant, type LoadResult } from './support';
 
 export async function benchDebts(
   db: Db,
@@ -31,8 +14,8 @@ export async function benchDebts(
   duration: number,
   trivial: LoadResult,
 ): Promise<LoadResult[]> {
-  const small = await tenantWithKey(db, 'Bench 1k');
-  const large = await tenantWithKey(db, 'Bench 100k');
+  const small = await benchTenant(db, 'Bench 1k');
+  const large = await benchTenant(db, 'Bench 100k');
   try {
     return await measure(db, api, duration, trivial, small, large);
   } finally {
@@ -46,8 +29,8 @@ async function measure(
   api: ApiProcess,
   duration: number,
   trivial: LoadResult,
-  small: { organizationId: string; authorization: string },
-  large: { organizationId: string; authorization: string },
+  small: BenchTenant,
+  large: BenchTenant,
 ): Promise<LoadResult[]> {
   const seedStarted = Date.now();
   await seedDebts(db, small.organizationId, 1_000);

@@ -7,6 +7,10 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { mintApiKey } from '../../core/api-keys';
+import type { Db } from '../../core/db';
+import { createOrganization } from '../../core/organizations';
+import { SCOPES } from '../../core/scopes';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -126,4 +130,24 @@ export function printTable(title: string, rows: LoadResult[], baseline: LoadResu
         `  ${r.non2xx}/${r.errors}`,
     );
   }
+}
+
+export interface BenchTenant {
+  organizationId: string;
+  authorization: string;
+}
+
+/** A production organisation with an all-scopes key whose rate limits the benchmark cannot reach. */
+export async function benchTenant(db: Db, name: string): Promise<BenchTenant> {
+  const organization = await createOrganization(db, { name, mode: 'production' });
+  const { secret } = await mintApiKey(db, {
+    organizationId: organization.id,
+    mode: 'production',
+    name: 'bench',
+    scopes: [...SCOPES],
+    readOnly: false,
+    hourlyLimit: 100_000_000,
+    dailyLimit: 100_000_000,
+  });
+  return { organizationId: organization.id, authorization: `Bearer ${secret}` };
 }
