@@ -1,10 +1,12 @@
 /**
- * Per-key rate limits (spec §8, DECISIONS.md §5): an hourly and a daily window, each an atomic Redis counter
- * (rate-limiter-flexible's INCR+EXPIRE Lua script). The daily window is only charged when the hourly one admits
- * the request, so a burst rejected by the hour does not eat the day. If Redis does not answer, requests are served
+ * Per-key rate limits (spec §8, DECISIONS.md §5): an hourly and a daily fixed window, checked and charged together
+ * by one Lua script, so the check is atomic (exactly the limit is admitted, however many requests race) and costs
+ * one Redis round trip. A refused request charges neither window. If Redis does not answer, requests are served
  * (fail open), logged and counted.
+ *
+ * Why a script and not rate-limiter-flexible: that library charges one window per call, so two windows would take
+ * two round trips and a request refused by one window would still be charged to the other.
  */
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AuthContext } from '../core/auth-context';
 import type { Mode } from '../core/config';
 import type { Logger } from '../core/logger';
@@ -16,8 +18,41 @@ export const DEFAULT_LIMITS: Record<Mode, { hourly: number; daily: number }> = {
   sandbox: { hourly: 3600, daily: 50000 },
 };
 
-const WINDOWS = { hourly: 3600, daily: 86400 } as const;
-type Window = keyof typeof WINDOWS;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * KEYS: hourly counter, daily counter. ARGV: hourly limit, daily limit, hour ms, day ms.
+ * Returns {admitted (1|0), hourly count, hourly pttl, daily count, daily pttl}; a window starts at its first request.
+ */
+const CHECK_AND_CHARGE = `
+local hourly = tonumber(redis.call('GET', KEYS[1]) or '0')
+local daily = tonumber(redis.call('GET', KEYS[2]) or '0')
+local admitted = 0
+if hourly < tonumber(ARGV[1]) and daily < tonumber(ARGV[2]) then
+  admitted = 1
+  hourly = redis.call('INCR', KEYS[1])
+  if hourly == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+  daily = redis.call('INCR', KEYS[2])
+  if daily == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+end
+return {admitted, hourly, redis.call('PTTL', KEYS[1]), daily, redis.call('PTTL', KEYS[2])}
+`;
+
+type ScriptReply = [number, number, number, number, number];
+
+declare module 'ioredis' {
+  interface RedisCommander {
+    clientApiRateLimit(
+      hourlyKey: string,
+      dailyKey: string,
+      hourlyLimit: number,
+      dailyLimit: number,
+      hourMs: number,
+      dayMs: number,
+    ): Promise<ScriptReply>;
+  }
+}
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -32,9 +67,8 @@ export interface RateLimiter {
 
 interface WindowState {
   limit: number;
-  remaining: number;
-  resetAt: number; // unix seconds
-  msBeforeNext: number;
+  count: number;
+  msBeforeReset: number;
 }
 
 export function createRateLimiter(options: {
@@ -44,46 +78,23 @@ export function createRateLimiter(options: {
   metrics: ApiMetrics;
 }): RateLimiter {
   const { redis, mode, logger, metrics } = options;
-  const limiters = new Map<string, RateLimiterRedis>();
-
-  // One limiter per (window, limit): instances with the same prefix share counters, so keys with overridden limits
-  // and keys with defaults are counted alike.
-  function limiterFor(window: Window, points: number): RateLimiterRedis {
-    const id = `${window}:${points}`;
-    let limiter = limiters.get(id);
-    if (!limiter) {
-      limiter = new RateLimiterRedis({
-        storeClient: redis,
-        keyPrefix: `rl:${mode}:${window}`,
-        points,
-        duration: WINDOWS[window],
-        rejectIfRedisNotReady: true,
-      });
-      limiters.set(id, limiter);
-    }
-    return limiter;
-  }
-
-  async function consume(window: Window, points: number, keyId: string): Promise<{ ok: boolean; state: WindowState }> {
-    try {
-      return { ok: true, state: stateOf(points, await limiterFor(window, points).consume(keyId)) };
-    } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return { ok: false, state: stateOf(points, rejection) };
-      throw rejection;
-    }
-  }
+  // defineCommand loads the script once (EVALSHA), falling back to EVAL after a Redis restart.
+  redis.defineCommand('clientApiRateLimit', { numberOfKeys: 2, lua: CHECK_AND_CHARGE });
 
   return {
     async check(auth) {
       const hourlyLimit = auth.hourlyLimit ?? DEFAULT_LIMITS[mode].hourly;
       const dailyLimit = auth.dailyLimit ?? DEFAULT_LIMITS[mode].daily;
+      let reply: ScriptReply;
       try {
-        const hourly = await consume('hourly', hourlyLimit, auth.keyId);
-        if (!hourly.ok) return refuse(hourly.state);
-        const daily = await consume('daily', dailyLimit, auth.keyId);
-        if (!daily.ok) return refuse(daily.state);
-        const tightest = daily.state.remaining < hourly.state.remaining ? daily.state : hourly.state;
-        return { allowed: true, headers: headersOf(tightest) };
+        reply = await redis.clientApiRateLimit(
+          `rl:${mode}:hourly:${auth.keyId}`,
+          `rl:${mode}:daily:${auth.keyId}`,
+          hourlyLimit,
+          dailyLimit,
+          HOUR_MS,
+          DAY_MS,
+        );
       } catch (err) {
         metrics.rateLimitFailOpen.inc();
         logger.error(
@@ -92,28 +103,36 @@ export function createRateLimiter(options: {
         );
         return { allowed: true, headers: {} };
       }
+      const [admitted, hourlyCount, hourlyPttl, dailyCount, dailyPttl] = reply;
+      const hourly = windowState(hourlyLimit, hourlyCount, hourlyPttl, HOUR_MS);
+      const daily = windowState(dailyLimit, dailyCount, dailyPttl, DAY_MS);
+      if (admitted === 1) {
+        const tightest = remaining(daily) < remaining(hourly) ? daily : hourly;
+        return { allowed: true, headers: headersOf(tightest) };
+      }
+      const refusing = hourly.count >= hourly.limit ? hourly : daily;
+      return {
+        allowed: false,
+        headers: headersOf(refusing),
+        retryAfterSeconds: Math.max(1, Math.ceil(refusing.msBeforeReset / 1000)),
+      };
     },
   };
 }
 
-function stateOf(limit: number, res: RateLimiterRes): WindowState {
-  return {
-    limit,
-    remaining: Math.max(0, limit - res.consumedPoints),
-    resetAt: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
-    msBeforeNext: res.msBeforeNext,
-  };
+/** A missing key (PTTL -2) is a window not yet started: it would reset a full window from now. */
+function windowState(limit: number, count: number, pttl: number, windowMs: number): WindowState {
+  return { limit, count, msBeforeReset: pttl > 0 ? pttl : windowMs };
+}
+
+function remaining(state: WindowState): number {
+  return Math.max(0, state.limit - state.count);
 }
 
 function headersOf(state: WindowState): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(state.limit),
-    'X-RateLimit-Remaining': String(state.remaining),
-    'X-RateLimit-Reset': String(state.resetAt),
+    'X-RateLimit-Remaining': String(remaining(state)),
+    'X-RateLimit-Reset': String(Math.ceil((Date.now() + state.msBeforeReset) / 1000)),
   };
-}
-
-function refuse(state: WindowState): RateLimitDecision {
-  const retryAfterSeconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-  return { allowed: false, headers: headersOf(state), retryAfterSeconds };
 }

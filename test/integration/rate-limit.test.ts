@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createRedis } from '../../core/redis';
 import { startTestServer, type TestServer } from '../support/app';
+import { testRedis } from '../support/resources';
 import { createTestTenant } from '../support/tenants';
 
 describe('Rate limits per key (Redis, hourly and daily windows)', function () {
@@ -47,6 +48,15 @@ describe('Rate limits per key (Redis, hourly and daily windows)', function () {
     expect(statuses).to.deep.equal([200, 200, 200, 429, 429]);
     expect(first!.headers.get('x-ratelimit-limit')).to.equal('3');
     expect(first!.headers.get('x-ratelimit-remaining')).to.equal('2');
+  });
+
+  it('charges neither window for a refused request', async () => {
+    const tenant = await createTestTenant({ hourlyLimit: 2, dailyLimit: 100 });
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await get(server, tenant.headers)).status);
+    expect(statuses).to.deep.equal([200, 200, 429, 429, 429]);
+    expect(await testRedis().get(`rl:production:hourly:${tenant.keyId}`)).to.equal('2');
+    expect(await testRedis().get(`rl:production:daily:${tenant.keyId}`)).to.equal('2');
   });
 
   it('uses the spec defaults per mode: 1000/hour for live keys and 3600/hour for test keys', async () => {
