@@ -1,4 +1,5 @@
 /** Transactions and payments: read-only lists (spec §4). Payments are `Inbound` + `Succeeded` transactions. */
+import type { Scope } from '../../core/scopes';
 import { listTransactions } from '../../core/transactions';
 import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../route';
 import type { PageQuery } from '../schemas/common';
@@ -6,49 +7,49 @@ import { listTransactionsQuery, transactionListExample, transactionListSchema } 
 
 type ListQuery = PageQuery & { debtId?: string };
 
+interface ListSpec extends Pick<RouteDefinition, 'path' | 'operationId' | 'summary' | 'description'> {
+  scope: Scope;
+  pageDescription: string;
+  paymentsOnly: boolean;
+}
+
+/** Payments are a filter of the transactions list, so both take the same query and answer the same page shape. */
+function listRoute({ pageDescription, paymentsOnly, ...doc }: ListSpec): RouteDefinition {
+  return defineApiRoute<ApiRouteInput<undefined, ListQuery>>({
+    method: 'get',
+    ...doc,
+    tags: ['Transactions'],
+    query: listTransactionsQuery,
+    responses: {
+      200: { description: pageDescription, schema: transactionListSchema, example: transactionListExample },
+    },
+    handler: async (_ctx, { db, auth, query }) => {
+      const { limit, cursor, debtId } = query;
+      const page = await listTransactions(db, auth.organizationId, { page: { limit, cursor }, debtId, paymentsOnly });
+      return { status: 200, body: page };
+    },
+  });
+}
+
 export function transactionRoutes(): RouteDefinition[] {
   return [
-    defineApiRoute<ApiRouteInput<undefined, ListQuery>>({
-      method: 'get',
+    listRoute({
       path: '/v1/transactions',
       operationId: 'listTransactions',
       summary: 'List transactions',
       description: 'Money movements on your debts, in every direction and status, newest first.',
-      tags: ['Transactions'],
       scope: 'transactions:read',
-      query: listTransactionsQuery,
-      responses: {
-        200: { description: 'A page of transactions.', schema: transactionListSchema, example: transactionListExample },
-      },
-      handler: async (_ctx, { db, auth, query }) => {
-        const { limit, cursor, debtId } = query;
-        return {
-          status: 200,
-          body: await listTransactions(db, auth.organizationId, { page: { limit, cursor }, debtId }),
-        };
-      },
+      pageDescription: 'A page of transactions.',
+      paymentsOnly: false,
     }),
-    defineApiRoute<ApiRouteInput<undefined, ListQuery>>({
-      method: 'get',
+    listRoute({
       path: '/v1/payments',
       operationId: 'listPayments',
       summary: 'List payments',
       description: 'Payments received: transactions with direction `Inbound` and status `Succeeded`, newest first.',
-      tags: ['Transactions'],
       scope: 'payments:read',
-      query: listTransactionsQuery,
-      responses: {
-        200: { description: 'A page of payments.', schema: transactionListSchema, example: transactionListExample },
-      },
-      handler: async (_ctx, { db, auth, query }) => {
-        const { limit, cursor, debtId } = query;
-        const page = await listTransactions(db, auth.organizationId, {
-          page: { limit, cursor },
-          debtId,
-          paymentsOnly: true,
-        });
-        return { status: 200, body: page };
-      },
+      pageDescription: 'A page of payments.',
+      paymentsOnly: true,
     }),
   ];
 }

@@ -1,4 +1,5 @@
 /** JSON Schemas and examples of the branding routes. */
+import { BRANDING_FIELDS } from '../../core/branding';
 import type { JsonSchema } from '../route';
 import { E164_OR_EMPTY_PATTERN, EMAIL_OR_EMPTY_PATTERN } from './common';
 
@@ -6,17 +7,8 @@ const nullableText = (description: string): JsonSchema => ({ type: ['string', 'n
 
 export const brandingSchema: JsonSchema = {
   type: 'object',
-  required: [
-    'primaryColor',
-    'secondaryColor',
-    'logoUrl',
-    'faviconUrl',
-    'brandTagline',
-    'supportEmail',
-    'supportPhone',
-    'statementFooter',
-    'updatedAt',
-  ],
+  // Every answer carries every field (null when not set): core's list, in its order, and `updatedAt`.
+  required: [...BRANDING_FIELDS, 'updatedAt'],
   description: 'Null fields are not set; the debtor portal then uses its default.',
   properties: {
     primaryColor: nullableText('`#RRGGBB`.'),

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { brandingCacheKey, getPortalBranding } from '../../core/branding-cache';
 import type { Db } from '../../core/db';
-import { startTestServer, type TestServer } from '../support/app';
-import { callerFor, expectProblem, type Caller } from '../support/debt-api';
+import { useApiSuite } from '../support/api-suite';
+import { callerFor, expectProblem } from '../support/debt-api';
 import { testDb, testRedis } from '../support/resources';
-import { createTestTenant, mintKey, type TestTenant } from '../support/tenants';
+import { createTestTenant, mintKey } from '../support/tenants';
 
 type Branding = Record<string, string | null>;
 
@@ -26,22 +26,10 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 
 describe('Branding: GET and PATCH /v1/organization/branding, and the portal cache', () => {
-  let server: TestServer;
-  let tenant: TestTenant;
-  let api: Caller;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(async () => {
-    await server.close();
-  });
-  beforeEach(async () => {
-    tenant = await createTestTenant();
-    api = callerFor(server.baseUrl, tenant);
-  });
+  const ctx = useApiSuite();
 
   it('answers 200 with every field null before branding is first set', async () => {
-    const res = await api<Branding>('GET', '/v1/organization/branding');
+    const res = await ctx.api<Branding>('GET', '/v1/organization/branding');
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.equal({
       primaryColor: null,
@@ -57,16 +45,16 @@ describe('Branding: GET and PATCH /v1/organization/branding, and the portal cach
   });
 
   it('sets every field, and GET returns what PATCH answered', async () => {
-    const res = await api<Branding>('PATCH', '/v1/organization/branding', FULL);
+    const res = await ctx.api<Branding>('PATCH', '/v1/organization/branding', FULL);
     expect(res.status, res.text).to.equal(200);
     expect(res.body).to.include(FULL);
     expect(res.body.updatedAt).to.match(/Z$/);
-    expect((await api('GET', '/v1/organization/branding')).body).to.deep.equal(res.body);
+    expect((await ctx.api('GET', '/v1/organization/branding')).body).to.deep.equal(res.body);
   });
 
   it('merges: absent and null fields keep their values, "" clears logoUrl, faviconUrl and brandTagline', async () => {
-    await api('PATCH', '/v1/organization/branding', FULL);
-    const res = await api<Branding>('PATCH', '/v1/organization/branding', {
+    await ctx.api('PATCH', '/v1/organization/branding', FULL);
+    const res = await ctx.api<Branding>('PATCH', '/v1/organization/branding', {
       primaryColor: '#ff0000',
       secondaryColor: null,
       logoUrl: '',
@@ -83,13 +71,13 @@ describe('Branding: GET and PATCH /v1/organization/branding, and the portal cach
       supportEmail: FULL.supportEmail,
       statementFooter: FULL.statementFooter,
     });
-    const empty = await api<Branding>('PATCH', '/v1/organization/branding', {});
+    const empty = await ctx.api<Branding>('PATCH', '/v1/organization/branding', {});
     expect(empty.body).to.deep.equal(res.body);
   });
 
   it('answers invalid_color for anything but #RRGGBB, colours included when emptied', async () => {
     for (const color of ['#FFF', 'red', '#GGGGGG', '#0B5FFF00', '0B5FFF', '']) {
-      const res = await api('PATCH', '/v1/organization/branding', { secondaryColor: color });
+      const res = await ctx.api('PATCH', '/v1/organization/branding', { secondaryColor: color });
       expect(expectProblem(res, 400, 'invalid_color').errors).to.deep.equal([
         { path: 'body.secondaryColor', message: 'must be a #RRGGBB hex colour' },
       ]);
@@ -104,44 +92,49 @@ describe('Branding: GET and PATCH /v1/organization/branding, and the portal cach
       'https://u:p@cdn.example.com/x',
       'javascript:alert(1)',
     ]) {
-      const res = await api('PATCH', '/v1/organization/branding', { faviconUrl: url });
+      const res = await ctx.api('PATCH', '/v1/organization/branding', { faviconUrl: url });
       expect(expectProblem(res, 400, 'invalid_url').errors).to.deep.equal([
         { path: 'body.faviconUrl', message: 'must be an absolute https URL' },
       ]);
     }
-    const unchanged = await api<Branding>('GET', '/v1/organization/branding');
+    const unchanged = await ctx.api<Branding>('GET', '/v1/organization/branding');
     expect(unchanged.body.faviconUrl).to.equal(null);
   });
 
   it('rejects a tagline over 140 characters and unknown fields, naming them', async () => {
-    const long = await api('PATCH', '/v1/organization/branding', { brandTagline: 'x'.repeat(141) });
+    const long = await ctx.api('PATCH', '/v1/organization/branding', { brandTagline: 'x'.repeat(141) });
     expect((expectProblem(long, 400, 'invalid_request').errors as { path: string }[])[0]!.path).to.equal(
       'body.brandTagline',
     );
-    expect((await api('PATCH', '/v1/organization/branding', { brandTagline: 'x'.repeat(140) })).status).to.equal(200);
-    const unknown = await api('PATCH', '/v1/organization/branding', { accentColor: '#000000' });
+    expect((await ctx.api('PATCH', '/v1/organization/branding', { brandTagline: 'x'.repeat(140) })).status).to.equal(
+      200,
+    );
+    const unknown = await ctx.api('PATCH', '/v1/organization/branding', { accentColor: '#000000' });
     expect(expectProblem(unknown, 400, 'invalid_request').errors).to.deep.equal([
       { path: 'body.accentColor', message: 'is not a recognised field' },
     ]);
   });
 
   it('refuses read-only keys with read_only_key, and needs branding:read to read', async () => {
-    const readOnly = callerFor(server.baseUrl, await mintKey(tenant.organization.id, { readOnly: true }));
+    const readOnly = callerFor(ctx.server.baseUrl, await mintKey(ctx.tenant.organization.id, { readOnly: true }));
     expectProblem(await readOnly('PATCH', '/v1/organization/branding', FULL), 403, 'read_only_key');
     expect((await readOnly('GET', '/v1/organization/branding')).status).to.equal(200);
-    const noScope = callerFor(server.baseUrl, await mintKey(tenant.organization.id, { scopes: ['debts:read'] }));
+    const noScope = callerFor(
+      ctx.server.baseUrl,
+      await mintKey(ctx.tenant.organization.id, { scopes: ['debts:read'] }),
+    );
     expectProblem(await noScope('GET', '/v1/organization/branding'), 403, 'forbidden');
   });
 
   it('serves the portal the new branding through the cache as soon as PATCH has answered, never the old', async () => {
-    const orgId = tenant.organization.id;
-    await api('PATCH', '/v1/organization/branding', FULL);
+    const orgId = ctx.tenant.organization.id;
+    await ctx.api('PATCH', '/v1/organization/branding', FULL);
     for (let round = 0; round < 5; round += 1) {
       const before = await getPortalBranding(testDb(), testRedis(), orgId); // fills the cache
       expect(await testRedis().get(brandingCacheKey(orgId))).to.be.a('string');
       expect(await getPortalBranding(testDb(), testRedis(), orgId)).to.deep.equal(before); // a cache hit
       const tagline = `Round ${round}`;
-      const res = await api<Branding>('PATCH', '/v1/organization/branding', { brandTagline: tagline });
+      const res = await ctx.api<Branding>('PATCH', '/v1/organization/branding', { brandTagline: tagline });
       expect(res.status).to.equal(200);
       const after = await getPortalBranding(testDb(), testRedis(), orgId);
       expect(after.brandTagline).to.equal(tagline);
@@ -150,8 +143,8 @@ describe('Branding: GET and PATCH /v1/organization/branding, and the portal cach
   });
 
   it('does not let a portal read that loaded the old row before the PATCH put it back in the cache after', async () => {
-    const orgId = tenant.organization.id;
-    await api('PATCH', '/v1/organization/branding', { brandTagline: 'old' });
+    const orgId = ctx.tenant.organization.id;
+    await ctx.api('PATCH', '/v1/organization/branding', { brandTagline: 'old' });
     const loaded = deferred();
     const release = deferred();
     // A portal read that has loaded the old row and is slow to store it.
@@ -167,7 +160,7 @@ describe('Branding: GET and PATCH /v1/organization/branding, and the portal cach
     })) as unknown as Db;
     const slowRead = getPortalBranding(slowDb, testRedis(), orgId);
     await loaded.promise;
-    await api('PATCH', '/v1/organization/branding', { brandTagline: 'new' });
+    await ctx.api('PATCH', '/v1/organization/branding', { brandTagline: 'new' });
     release.resolve();
     expect((await slowRead).brandTagline).to.equal('old'); // it began before the PATCH answered
     expect((await getPortalBranding(testDb(), testRedis(), orgId)).brandTagline).to.equal('new');
@@ -175,11 +168,11 @@ describe('Branding: GET and PATCH /v1/organization/branding, and the portal cach
 
   it('keeps each organisation’s branding and cache to itself', async () => {
     const other = await createTestTenant();
-    await api('PATCH', '/v1/organization/branding', FULL);
-    const theirs = await callerFor(server.baseUrl, other)<Branding>('GET', '/v1/organization/branding');
+    await ctx.api('PATCH', '/v1/organization/branding', FULL);
+    const theirs = await callerFor(ctx.server.baseUrl, other)<Branding>('GET', '/v1/organization/branding');
     expect(theirs.body.primaryColor).to.equal(null);
     expect((await getPortalBranding(testDb(), testRedis(), other.organization.id)).primaryColor).to.equal(null);
-    expect((await getPortalBranding(testDb(), testRedis(), tenant.organization.id)).primaryColor).to.equal(
+    expect((await getPortalBranding(testDb(), testRedis(), ctx.tenant.organization.id)).primaryColor).to.equal(
       FULL.primaryColor,
     );
   });

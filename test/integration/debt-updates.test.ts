@@ -1,76 +1,57 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { startTestServer, type TestServer } from '../support/app';
-import { callerFor, expectProblem, inlineDebtBody, type Caller } from '../support/debt-api';
+import { useApiSuite } from '../support/api-suite';
+import { expectProblem, raiseDebt, type Debt } from '../support/debt-api';
 import { testDb } from '../support/resources';
-import { createTestTenant } from '../support/tenants';
-
-type Debt = Record<string, unknown> & { id: string; debtorId: string; updatedAt: string };
 
 describe('PATCH /v1/debts/{id}', () => {
-  let server: TestServer;
-  let api: Caller;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(async () => {
-    await server.close();
-  });
-  beforeEach(async () => {
-    api = callerFor(server.baseUrl, await createTestTenant());
-  });
-
-  async function raise(overrides: Record<string, unknown> = {}): Promise<Debt> {
-    const res = await api<Debt>('POST', '/v1/debts', inlineDebtBody(overrides));
-    expect(res.status, res.text).to.equal(201);
-    return res.body;
-  }
+  const ctx = useApiSuite();
 
   it('changes externalAccountId and clientReference, bumping updatedAt', async () => {
-    const debt = await raise({ clientReference: 'OLD' });
-    const res = await api<Debt>('PATCH', `/v1/debts/${debt.id}`, {
+    const debt = await raiseDebt(ctx.api, { clientReference: 'OLD' });
+    const res = await ctx.api<Debt>('PATCH', `/v1/debts/${debt.id}`, {
       externalAccountId: 'ACCT-NEW',
       clientReference: '',
     });
     expect(res.status, res.text).to.equal(200);
     expect(res.body).to.include({ externalAccountId: 'ACCT-NEW', clientReference: null });
     expect(res.body.updatedAt > debt.updatedAt).to.equal(true);
-    expect((await api('GET', `/v1/debts/${debt.id}`)).body).to.deep.equal(res.body);
+    expect((await ctx.api('GET', `/v1/debts/${debt.id}`)).body).to.deep.equal(res.body);
   });
 
   it('moves the outstanding principal with the original while PendingAssignment', async () => {
-    const debt = await raise({ originalPrincipal: 100 });
+    const debt = await raiseDebt(ctx.api, { originalPrincipal: 100 });
     // As if 40 had been paid already.
     await testDb()('debts').where({ id: debt.id }).update({ outstanding_principal: '60' });
-    const res = await api('PATCH', `/v1/debts/${debt.id}`, { originalPrincipal: '100.1' });
+    const res = await ctx.api('PATCH', `/v1/debts/${debt.id}`, { originalPrincipal: '100.1' });
     expect(res.body).to.include({ originalPrincipal: 100.1, outstandingPrincipal: 60.1 });
-    const tooLow = await api('PATCH', `/v1/debts/${debt.id}`, { originalPrincipal: 40 });
+    const tooLow = await ctx.api('PATCH', `/v1/debts/${debt.id}`, { originalPrincipal: 40 });
     expectProblem(tooLow, 400, 'invalid_principal');
   });
 
   it('refuses a principal change outside PendingAssignment with invalid_state, but accepts the same value', async () => {
-    const debt = await raise({ originalPrincipal: 100 });
+    const debt = await raiseDebt(ctx.api, { originalPrincipal: 100 });
     await testDb()('debts').where({ id: debt.id }).update({ status: 'Accepted' });
-    expectProblem(await api('PATCH', `/v1/debts/${debt.id}`, { originalPrincipal: 120 }), 409, 'invalid_state');
-    const same = await api<Debt>('PATCH', `/v1/debts/${debt.id}`, { originalPrincipal: '100.00' });
+    expectProblem(await ctx.api('PATCH', `/v1/debts/${debt.id}`, { originalPrincipal: 120 }), 409, 'invalid_state');
+    const same = await ctx.api<Debt>('PATCH', `/v1/debts/${debt.id}`, { originalPrincipal: '100.00' });
     expect(same.status).to.equal(200);
     expect(same.body.updatedAt).to.equal(debt.updatedAt);
   });
 
   it('recalls a debt with status Closed from a non-terminal state, and refuses it from a terminal one', async () => {
-    const debt = await raise();
-    const closed = await api('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed' });
+    const debt = await raiseDebt(ctx.api);
+    const closed = await ctx.api('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed' });
     expect(closed.body).to.include({ status: 'Closed' });
-    const again = await api('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed' });
+    const again = await ctx.api('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed' });
     expect(again.status).to.equal(200);
-    const settled = await raise();
+    const settled = await raiseDebt(ctx.api);
     await testDb()('debts').where({ id: settled.id }).update({ status: 'Settled' });
-    expectProblem(await api('PATCH', `/v1/debts/${settled.id}`, { status: 'Closed' }), 409, 'invalid_state');
-    expectProblem(await api('PATCH', `/v1/debts/${debt.id}`, { status: 'Settled' }), 400, 'invalid_request');
+    expectProblem(await ctx.api('PATCH', `/v1/debts/${settled.id}`, { status: 'Closed' }), 409, 'invalid_state');
+    expectProblem(await ctx.api('PATCH', `/v1/debts/${debt.id}`, { status: 'Settled' }), 400, 'invalid_request');
   });
 
   it('cancels an active plan when the debt is recalled', async () => {
-    const debt = await raise({ originalPrincipal: 1200 });
+    const debt = await raiseDebt(ctx.api, { originalPrincipal: 1200 });
     await testDb()('debts').where({ id: debt.id }).update({
       status: 'Active',
       plan_status: 'Active',
@@ -80,7 +61,7 @@ describe('PATCH /v1/debts/{id}', () => {
       plan_instalments_paid: 2,
       plan_next_due_date: '2026-12-31',
     });
-    const before = await api('GET', `/v1/debts/${debt.id}`);
+    const before = await ctx.api('GET', `/v1/debts/${debt.id}`);
     expect(before.body.plan).to.deep.equal({
       status: 'Active',
       instalmentAmount: 100,
@@ -89,21 +70,21 @@ describe('PATCH /v1/debts/{id}', () => {
       instalmentsPaid: 2,
       nextDueDate: '2026-12-31',
     });
-    const closed = await api('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed' });
+    const closed = await ctx.api('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed' });
     expect(closed.body.status).to.equal('Closed');
     expect(closed.body.plan).to.include({ status: 'Cancelled', nextDueDate: null, instalmentsPaid: 2 });
   });
 
   it('answers missing_external_account_id for a blank one, 404 for unknown debts, and names unknown fields', async () => {
-    const debt = await raise();
+    const debt = await raiseDebt(ctx.api);
     expectProblem(
-      await api('PATCH', `/v1/debts/${debt.id}`, { externalAccountId: '' }),
+      await ctx.api('PATCH', `/v1/debts/${debt.id}`, { externalAccountId: '' }),
       400,
       'missing_external_account_id',
     );
-    expectProblem(await api('PATCH', `/v1/debts/${randomUUID()}`, { clientReference: 'x' }), 404, 'not_found');
+    expectProblem(await ctx.api('PATCH', `/v1/debts/${randomUUID()}`, { clientReference: 'x' }), 404, 'not_found');
     const unknown = expectProblem(
-      await api('PATCH', `/v1/debts/${debt.id}`, { currency: 'USD' }),
+      await ctx.api('PATCH', `/v1/debts/${debt.id}`, { currency: 'USD' }),
       400,
       'invalid_request',
     );

@@ -1,31 +1,21 @@
 import { expect } from 'chai';
 import { deleteExpiredIdempotencyRecords } from '../../core/idempotency';
-import { startTestServer, type TestServer } from '../support/app';
+import { useApiSuite } from '../support/api-suite';
 import { fixtureRoutes, type FixtureBody } from '../support/fixture-routes';
 import { testDb } from '../support/resources';
-import { createTestTenant, jsonHeaders, type TestTenant } from '../support/tenants';
+import { createTestTenant, jsonHeaders } from '../support/tenants';
 
 describe('Idempotency-Key on mutations', function () {
   this.timeout(30_000);
-  let server: TestServer;
-  let tenant: TestTenant;
-  before(async () => {
-    server = await startTestServer({ deps: { extraRoutes: fixtureRoutes() } });
-  });
-  beforeEach(async () => {
-    tenant = await createTestTenant();
-  });
-  after(async () => {
-    await server.close();
-  });
+  const ctx = useApiSuite({ deps: { extraRoutes: fixtureRoutes() } });
 
-  const post = (body: FixtureBody | string, key?: string, path = '/v1/test-fixtures/notes', who = tenant) =>
-    fetch(`${server.baseUrl}${path}`, {
+  const post = (body: FixtureBody | string, key?: string, path = '/v1/test-fixtures/notes', who = ctx.tenant) =>
+    fetch(`${ctx.server.baseUrl}${path}`, {
       method: 'POST',
       headers: jsonHeaders(who, key),
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
-  const sideEffects = async (who = tenant) =>
+  const sideEffects = async (who = ctx.tenant) =>
     Number((await testDb()('events').where({ organization_id: who.organization.id }).count({ n: '*' }))[0]!.n);
 
   it('replays the saved response byte for byte, with Idempotent-Replayed: true, and acts once', async () => {
@@ -95,13 +85,16 @@ describe('Idempotency-Key on mutations', function () {
   it('forgets a key after 24 hours', async () => {
     await post({ note: 'old' }, 'key-e');
     await testDb()('idempotency_keys')
-      .where({ organization_id: tenant.organization.id, key: 'key-e' })
+      .where({ organization_id: ctx.tenant.organization.id, key: 'key-e' })
       .update({ expires_at: testDb().raw("now() - interval '1 second'") });
     const later = await post({ note: 'old' }, 'key-e');
     expect(later.status).to.equal(201);
     expect(later.headers.get('idempotent-replayed')).to.equal(null);
     expect(await sideEffects()).to.equal(2);
-    const record = await testDb()('idempotency_keys').where({ organization_id: tenant.organization.id, key: 'key-e' });
+    const record = await testDb()('idempotency_keys').where({
+      organization_id: ctx.tenant.organization.id,
+      key: 'key-e',
+    });
     expect(record).to.have.length(1);
     const ttlHours = (new Date(record[0].expires_at as Date).getTime() - Date.now()) / 3_600_000;
     expect(ttlHours).to.be.within(23.9, 24);
@@ -139,10 +132,10 @@ describe('Idempotency-Key on mutations', function () {
     await post({ note: 'keep' }, 'live-key');
     await post({ note: 'drop' }, 'dead-key');
     await testDb()('idempotency_keys')
-      .where({ organization_id: tenant.organization.id, key: 'dead-key' })
+      .where({ organization_id: ctx.tenant.organization.id, key: 'dead-key' })
       .update({ expires_at: testDb().raw("now() - interval '1 minute'") });
     expect(await deleteExpiredIdempotencyRecords(testDb())).to.be.at.least(1);
-    const keys = await testDb()('idempotency_keys').where({ organization_id: tenant.organization.id }).pluck('key');
+    const keys = await testDb()('idempotency_keys').where({ organization_id: ctx.tenant.organization.id }).pluck('key');
     expect(keys).to.deep.equal(['live-key']);
   });
 });

@@ -2,35 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createDebt } from '../../core/debt-creation';
 import { toEventEnvelope, type EventRow } from '../../core/events';
-import { startTestServer, type TestServer } from '../support/app';
-import { callerFor, expectProblem, inlineDebtBody, type Caller } from '../support/debt-api';
+import { useApiSuite } from '../support/api-suite';
+import { expectProblem, inlineDebtBody } from '../support/debt-api';
 import { testDb } from '../support/resources';
-import { createTestTenant, type TestTenant } from '../support/tenants';
 
 type Debt = Record<string, unknown> & { id: string };
 
 describe('Outbox: debt.created and debt.updated are written with the change, atomically', () => {
-  let server: TestServer;
-  let tenant: TestTenant;
-  let api: Caller;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(async () => {
-    await server.close();
-  });
-  beforeEach(async () => {
-    tenant = await createTestTenant();
-    api = callerFor(server.baseUrl, tenant);
-  });
+  const ctx = useApiSuite();
 
-  async function events(organizationId = tenant.organization.id) {
+  async function events(organizationId = ctx.tenant.organization.id) {
     const rows = await testDb()<EventRow>('events').where({ organization_id: organizationId }).orderBy('id');
     return rows.map(toEventEnvelope);
   }
 
   it('writes debt.created with the spec §6 envelope and the debt exactly as POST returned it', async () => {
-    const res = await api<Debt>('POST', '/v1/debts', inlineDebtBody({ originalPrincipal: '0.3' }));
+    const res = await ctx.api<Debt>('POST', '/v1/debts', inlineDebtBody({ originalPrincipal: '0.3' }));
     expect(res.status).to.equal(201);
     const [event, ...rest] = await events();
     expect(rest).to.deep.equal([]);
@@ -43,13 +30,13 @@ describe('Outbox: debt.created and debt.updated are written with the change, ato
   });
 
   it('writes debt.updated for each PATCH that changes something, and nothing for one that does not', async () => {
-    const debt = (await api<Debt>('POST', '/v1/debts', inlineDebtBody())).body;
-    const changed = await api<Debt>('PATCH', `/v1/debts/${debt.id}`, { clientReference: 'REF-1' });
-    const unchanged = await api('PATCH', `/v1/debts/${debt.id}`, { clientReference: 'REF-1' });
+    const debt = (await ctx.api<Debt>('POST', '/v1/debts', inlineDebtBody())).body;
+    const changed = await ctx.api<Debt>('PATCH', `/v1/debts/${debt.id}`, { clientReference: 'REF-1' });
+    const unchanged = await ctx.api('PATCH', `/v1/debts/${debt.id}`, { clientReference: 'REF-1' });
     expect(unchanged.status).to.equal(200);
-    const refused = await api('PATCH', `/v1/debts/${debt.id}`, { originalPrincipal: 0 });
+    const refused = await ctx.api('PATCH', `/v1/debts/${debt.id}`, { originalPrincipal: 0 });
     expectProblem(refused, 400, 'invalid_principal');
-    const closed = await api<Debt>('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed' });
+    const closed = await ctx.api<Debt>('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed' });
     const list = await events();
     expect(list.map((e) => e.type)).to.deep.equal(['debt.created', 'debt.updated', 'debt.updated']);
     expect(list[1]!.data).to.deep.equal({ debt: changed.body });
@@ -62,10 +49,10 @@ describe('Outbox: debt.created and debt.updated are written with the change, ato
     let created: Debt | undefined;
     const failure = await testDb()
       .transaction(async (trx) => {
-        created = (await createDebt(trx, tenant.organization.id, input)) as unknown as Debt;
+        created = (await createDebt(trx, ctx.tenant.organization.id, input)) as unknown as Debt;
         // The debt and its event are in this transaction, visible to it...
         expect(await trx('debts').where({ id: created.id }).first()).to.not.equal(undefined);
-        expect(await trx('events').where({ organization_id: tenant.organization.id })).to.have.length(1);
+        expect(await trx('events').where({ organization_id: ctx.tenant.organization.id })).to.have.length(1);
         throw new Error('forced failure after the debt insert');
       })
       .catch((err: Error) => err);
@@ -73,12 +60,12 @@ describe('Outbox: debt.created and debt.updated are written with the change, ato
     expect(created).to.not.equal(undefined);
     // ...and gone together once it rolls back.
     expect(await testDb()('debts').where({ id: created!.id }).first()).to.equal(undefined);
-    expect(await testDb()('debtors').where({ organization_id: tenant.organization.id })).to.deep.equal([]);
+    expect(await testDb()('debtors').where({ organization_id: ctx.tenant.organization.id })).to.deep.equal([]);
     expect(await events()).to.deep.equal([]);
   });
 
   it('answers 500 and keeps no debt when the event insert itself fails, and a retry then raises it once', async () => {
-    const orgId = tenant.organization.id;
+    const orgId = ctx.tenant.organization.id;
     const fn = `fail_events_${randomUUID().replace(/-/g, '')}`;
     // Only this test's organisation is affected, so tests running alongside are not.
     await testDb().raw(`create function ${fn}() returns trigger language plpgsql as $$
@@ -90,7 +77,7 @@ describe('Outbox: debt.created and debt.updated are written with the change, ato
     const body = inlineDebtBody();
     const key = `outbox-${randomUUID()}`;
     try {
-      const res = await api('POST', '/v1/debts', body, { 'idempotency-key': key });
+      const res = await ctx.api('POST', '/v1/debts', body, { 'idempotency-key': key });
       expectProblem(res, 500, 'internal_error');
       expect(await testDb()('debts').where({ organization_id: orgId })).to.deep.equal([]);
       expect(await testDb()('debtors').where({ organization_id: orgId })).to.deep.equal([]);
@@ -98,7 +85,7 @@ describe('Outbox: debt.created and debt.updated are written with the change, ato
       await testDb().raw(`drop trigger if exists ${fn} on events`);
       await testDb().raw(`drop function if exists ${fn}()`);
     }
-    const retry = await api<Debt>('POST', '/v1/debts', body, { 'idempotency-key': key });
+    const retry = await ctx.api<Debt>('POST', '/v1/debts', body, { 'idempotency-key': key });
     expect(retry.status, retry.text).to.equal(201);
     expect(await testDb()('debts').where({ organization_id: orgId })).to.have.length(1);
     expect((await events()).map((e) => [e.type, (e.data.debt as Debt).id])).to.deep.equal([

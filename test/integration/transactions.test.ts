@@ -1,37 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { recordTransaction, type NewTransaction } from '../../core/transactions';
-import { startTestServer, type TestServer } from '../support/app';
-import { callerFor, expectProblem, inlineDebtBody, type Caller } from '../support/debt-api';
+import { useApiSuite } from '../support/api-suite';
+import { callerFor, expectProblem, raiseDebt } from '../support/debt-api';
 import { testDb } from '../support/resources';
-import { createTestTenant, mintKey, type TestTenant } from '../support/tenants';
+import { mintKey } from '../support/tenants';
 
 type Transaction = Record<string, unknown> & { id: string; amount: number };
 type Page = { data: Transaction[]; nextCursor: string | null };
 
 describe('Transactions and payments: GET /v1/transactions, GET /v1/payments', () => {
-  let server: TestServer;
-  let tenant: TestTenant;
-  let api: Caller;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(async () => {
-    await server.close();
-  });
-  beforeEach(async () => {
-    tenant = await createTestTenant();
-    api = callerFor(server.baseUrl, tenant);
-  });
-
-  async function raise(overrides: Record<string, unknown> = {}): Promise<string> {
-    const res = await api<{ id: string }>('POST', '/v1/debts', inlineDebtBody(overrides));
-    expect(res.status, res.text).to.equal(201);
-    return res.body.id;
-  }
+  const ctx = useApiSuite();
 
   function record(debtId: string, input: Partial<NewTransaction>): Promise<Transaction> {
-    return recordTransaction(testDb(), tenant.organization.id, {
+    return recordTransaction(testDb(), ctx.tenant.organization.id, {
       debtId,
       direction: 'Inbound',
       status: 'Succeeded',
@@ -42,11 +24,11 @@ describe('Transactions and payments: GET /v1/transactions, GET /v1/payments', ()
   }
 
   it('lists every transaction newest first, in all directions and statuses, with exact amounts', async () => {
-    const debtId = await raise();
+    const debtId = (await raiseDebt(ctx.api)).id;
     const paid = await record(debtId, { amount: 0.1, processorReference: 'pi_1' });
     const failed = await record(debtId, { amount: '0.2', status: 'Failed' });
     const refund = await record(debtId, { amount: '0.3', direction: 'Outbound', type: 'Refund' });
-    const res = await api<Page>('GET', '/v1/transactions');
+    const res = await ctx.api<Page>('GET', '/v1/transactions');
     expect(res.status).to.equal(200);
     expect(res.body.data.map((t) => t.id)).to.deep.equal([refund.id, failed.id, paid.id]);
     expect(res.body.data[2]).to.deep.equal({
@@ -64,13 +46,13 @@ describe('Transactions and payments: GET /v1/transactions, GET /v1/payments', ()
   });
 
   it('lists as payments only the Inbound and Succeeded transactions', async () => {
-    const debtId = await raise();
+    const debtId = (await raiseDebt(ctx.api)).id;
     const payment = await record(debtId, { amount: '25.5' });
     await record(debtId, { status: 'Pending' });
     await record(debtId, { status: 'Failed' });
     await record(debtId, { direction: 'Outbound', type: 'Remittance' });
     const second = await record(debtId, { amount: '74.5' });
-    const res = await api<Page>('GET', '/v1/payments');
+    const res = await ctx.api<Page>('GET', '/v1/payments');
     expect(res.body.data.map((t) => [t.id, t.amount])).to.deep.equal([
       [second.id, 74.5],
       [payment.id, 25.5],
@@ -78,38 +60,38 @@ describe('Transactions and payments: GET /v1/transactions, GET /v1/payments', ()
   });
 
   it('filters both lists by debtId, and an unknown debtId matches nothing', async () => {
-    const one = await raise();
-    const two = await raise();
+    const one = (await raiseDebt(ctx.api)).id;
+    const two = (await raiseDebt(ctx.api)).id;
     const a = await record(one, {});
     const b = await record(two, {});
     for (const path of ['/v1/transactions', '/v1/payments']) {
-      expect((await api<Page>('GET', `${path}?debtId=${one}`)).body.data.map((t) => t.id)).to.deep.equal([a.id]);
-      expect((await api<Page>('GET', `${path}?debtId=${two}`)).body.data.map((t) => t.id)).to.deep.equal([b.id]);
-      expect((await api<Page>('GET', `${path}?debtId=${randomUUID()}`)).body).to.deep.equal({
+      expect((await ctx.api<Page>('GET', `${path}?debtId=${one}`)).body.data.map((t) => t.id)).to.deep.equal([a.id]);
+      expect((await ctx.api<Page>('GET', `${path}?debtId=${two}`)).body.data.map((t) => t.id)).to.deep.equal([b.id]);
+      expect((await ctx.api<Page>('GET', `${path}?debtId=${randomUUID()}`)).body).to.deep.equal({
         data: [],
         nextCursor: null,
       });
-      expectProblem(await api('GET', `${path}?debtId=nope`), 400, 'invalid_request');
+      expectProblem(await ctx.api('GET', `${path}?debtId=nope`), 400, 'invalid_request');
     }
   });
 
   it('pages with cursors, and a payments cursor is not accepted by the transactions list', async () => {
-    const debtId = await raise();
+    const debtId = (await raiseDebt(ctx.api)).id;
     const made = [];
     for (let i = 1; i <= 5; i += 1) made.push(await record(debtId, { amount: String(i) }));
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: Page = (await api<Page>('GET', `/v1/payments?limit=2${cursor ? `&cursor=${cursor}` : ''}`)).body;
+      const page: Page = (await ctx.api<Page>('GET', `/v1/payments?limit=2${cursor ? `&cursor=${cursor}` : ''}`)).body;
       seen.push(...page.data.map((t) => t.id));
       cursor = page.nextCursor;
-      if (cursor) expectProblem(await api('GET', `/v1/transactions?cursor=${cursor}`), 400, 'invalid_request');
+      if (cursor) expectProblem(await ctx.api('GET', `/v1/transactions?cursor=${cursor}`), 400, 'invalid_request');
     } while (cursor);
     expect(seen).to.deep.equal(made.map((t) => t.id).reverse());
   });
 
   it('records transactions in the debt’s currency with its precision', async () => {
-    const debtId = await raise({ currency: 'JPY', originalPrincipal: 50000 });
+    const debtId = (await raiseDebt(ctx.api, { currency: 'JPY', originalPrincipal: 50000 })).id;
     const yen = await record(debtId, { amount: 1500 });
     expect(yen).to.include({ currency: 'JPY', amount: 1500 });
     let failure: unknown;
@@ -119,12 +101,15 @@ describe('Transactions and payments: GET /v1/transactions, GET /v1/payments', ()
 
   it('needs transactions:read and payments:read respectively', async () => {
     const onlyPayments = callerFor(
-      server.baseUrl,
-      await mintKey(tenant.organization.id, { scopes: ['payments:read'] }),
+      ctx.server.baseUrl,
+      await mintKey(ctx.tenant.organization.id, { scopes: ['payments:read'] }),
     );
     expectProblem(await onlyPayments('GET', '/v1/transactions'), 403, 'forbidden');
     expect((await onlyPayments('GET', '/v1/payments')).status).to.equal(200);
-    const onlyTx = callerFor(server.baseUrl, await mintKey(tenant.organization.id, { scopes: ['transactions:read'] }));
+    const onlyTx = callerFor(
+      ctx.server.baseUrl,
+      await mintKey(ctx.tenant.organization.id, { scopes: ['transactions:read'] }),
+    );
     expectProblem(await onlyTx('GET', '/v1/payments'), 403, 'forbidden');
     expect((await onlyTx('GET', '/v1/transactions')).status).to.equal(200);
   });

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { workflowIds } from '../../core/temporal/names';
 import { testEnv } from '../support/env';
+import { killGroup } from '../support/processes';
 import { testDb } from '../support/resources';
 import { DEV_SERVER_NAMESPACES, startDevServer } from '../support/temporal';
 import { createTestTenant } from '../support/tenants';
@@ -40,15 +41,6 @@ function spawnWebhooksWorker(env: Record<string, string>): WorkerProcess {
   child.stderr.resume();
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
   return { child, ready, exited };
-}
-
-function killGroup(proc: WorkerProcess | undefined): void {
-  if (proc?.child.pid === undefined || proc.child.exitCode !== null || proc.child.signalCode !== null) return;
-  try {
-    process.kill(-proc.child.pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
 }
 
 describe('webhooks worker process: crash safety', function () {

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
+import { useApiSuite } from '../support/api-suite';
 import { startTestServer, type TestServer } from '../support/app';
 import { testDb } from '../support/resources';
-import { createTestTenant, jsonHeaders, mintKey, type TestTenant } from '../support/tenants';
+import { jsonHeaders, mintKey } from '../support/tenants';
 
 const PUBLIC_URL = 'https://93.184.215.14/hooks'; // a public address literal: no DNS needed
 
@@ -20,32 +21,21 @@ async function get(server: TestServer, tenant: { headers: Record<string, string>
 }
 
 describe('webhook configuration API (GET/PUT /v1/webhooks, POST /v1/webhooks/test)', () => {
-  let server: TestServer;
-  let tenant: TestTenant;
-
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(async () => {
-    await server.close();
-  });
-  beforeEach(async () => {
-    tenant = await createTestTenant();
-  });
+  const ctx = useApiSuite();
   // No relay runs here; leave no Pending delivery for a later test's relay to start.
   afterEach(async () => {
-    await testDb()('webhook_deliveries').where({ organization_id: tenant.organization.id }).delete();
+    await testDb()('webhook_deliveries').where({ organization_id: ctx.tenant.organization.id }).delete();
   });
 
   it('answers url null, enabled false and no prefix before anything is configured', async () => {
-    expect(await get(server, tenant)).to.deep.equal({
+    expect(await get(ctx.server, ctx.tenant)).to.deep.equal({
       status: 200,
       body: { url: null, enabled: false, secretPrefix: null },
     });
   });
 
   it('mints a whsec_ secret on first configure, returns it once, and shows only its 12-character prefix after', async () => {
-    const first = await put(server, tenant, { url: PUBLIC_URL });
+    const first = await put(ctx.server, ctx.tenant, { url: PUBLIC_URL });
     expect(first.status).to.equal(200);
     const secret = first.body.newSecret as string;
     expect(secret).to.match(/^whsec_[A-Za-z0-9_-]{43}$/);
@@ -57,12 +47,12 @@ describe('webhook configuration API (GET/PUT /v1/webhooks, POST /v1/webhooks/tes
     });
     expect((first.body.secretPrefix as string).length).to.equal(12);
 
-    expect((await get(server, tenant)).body).to.deep.equal({
+    expect((await get(ctx.server, ctx.tenant)).body).to.deep.equal({
       url: PUBLIC_URL,
       enabled: true,
       secretPrefix: secret.slice(0, 12),
     });
-    const moved = await put(server, tenant, { url: 'https://93.184.215.15/other' });
+    const moved = await put(ctx.server, ctx.tenant, { url: 'https://93.184.215.15/other' });
     expect(moved.body).to.deep.equal({
       url: 'https://93.184.215.15/other',
       enabled: true,
@@ -71,39 +61,39 @@ describe('webhook configuration API (GET/PUT /v1/webhooks, POST /v1/webhooks/tes
   });
 
   it('stores the secret encrypted and never logs it', async () => {
-    const { body } = await put(server, tenant, { url: PUBLIC_URL });
+    const { body } = await put(ctx.server, ctx.tenant, { url: PUBLIC_URL });
     const secret = body.newSecret as string;
-    const row = await testDb()('webhook_configs').where({ organization_id: tenant.organization.id }).first();
+    const row = await testDb()('webhook_configs').where({ organization_id: ctx.tenant.organization.id }).first();
     const stored =
       JSON.stringify(row) + Buffer.concat([row.secret_ciphertext, row.secret_iv, row.secret_tag]).toString('latin1');
     expect(stored).not.to.contain(secret.slice(6));
     expect(row.secret_ciphertext.length).to.equal(secret.length);
-    expect(server.rawLog()).not.to.contain(secret.slice(6));
+    expect(ctx.server.rawLog()).not.to.contain(secret.slice(6));
   });
 
   it('rotates: a new secret is returned once and the prefix follows it', async () => {
-    const first = await put(server, tenant, { url: PUBLIC_URL });
-    const rotated = await put(server, tenant, { rotateSecret: true });
+    const first = await put(ctx.server, ctx.tenant, { url: PUBLIC_URL });
+    const rotated = await put(ctx.server, ctx.tenant, { rotateSecret: true });
     expect(rotated.status).to.equal(200);
     expect(rotated.body.newSecret)
       .to.match(/^whsec_/)
       .and.not.equal(first.body.newSecret);
     expect(rotated.body.secretPrefix).to.equal((rotated.body.newSecret as string).slice(0, 12));
-    expect((await get(server, tenant)).body.secretPrefix).to.equal(rotated.body.secretPrefix);
+    expect((await get(ctx.server, ctx.tenant)).body.secretPrefix).to.equal(rotated.body.secretPrefix);
   });
 
   it('clears: disabled with no URL or prefix; rotating then is 409 no_webhook_configured; setting a URL mints anew', async () => {
-    const first = await put(server, tenant, { url: PUBLIC_URL });
-    expect((await put(server, tenant, { clear: true })).body).to.deep.equal({
+    const first = await put(ctx.server, ctx.tenant, { url: PUBLIC_URL });
+    expect((await put(ctx.server, ctx.tenant, { clear: true })).body).to.deep.equal({
       url: null,
       enabled: false,
       secretPrefix: null,
     });
-    expect((await get(server, tenant)).body).to.deep.equal({ url: null, enabled: false, secretPrefix: null });
-    const rotate = await put(server, tenant, { rotateSecret: true });
+    expect((await get(ctx.server, ctx.tenant)).body).to.deep.equal({ url: null, enabled: false, secretPrefix: null });
+    const rotate = await put(ctx.server, ctx.tenant, { rotateSecret: true });
     expect(rotate.status).to.equal(409);
     expect(rotate.body.title).to.equal('no_webhook_configured');
-    const again = await put(server, tenant, { url: PUBLIC_URL });
+    const again = await put(ctx.server, ctx.tenant, { url: PUBLIC_URL });
     expect(again.body.newSecret)
       .to.match(/^whsec_/)
       .and.not.equal(first.body.newSecret);
@@ -117,7 +107,7 @@ describe('webhook configuration API (GET/PUT /v1/webhooks, POST /v1/webhooks/tes
       { clear: false },
       { secret: 'x' },
     ]) {
-      const res = await put(server, tenant, body);
+      const res = await put(ctx.server, ctx.tenant, body);
       expect(res.status, JSON.stringify(body)).to.equal(400);
       expect(res.body.title).to.equal('invalid_request');
     }
@@ -148,10 +138,10 @@ describe('webhook configuration API (GET/PUT /v1/webhooks, POST /v1/webhooks/tes
   ];
   for (const url of refused) {
     it(`refuses ${url} with 400 invalid_url`, async () => {
-      const res = await put(server, tenant, { url });
+      const res = await put(ctx.server, ctx.tenant, { url });
       expect(res.status).to.equal(400);
       expect(res.body.title).to.equal('invalid_url');
-      expect((await get(server, tenant)).body.enabled).to.equal(false);
+      expect((await get(ctx.server, ctx.tenant)).body.enabled).to.equal(false);
     });
   }
 
@@ -161,9 +151,9 @@ describe('webhook configuration API (GET/PUT /v1/webhooks, POST /v1/webhooks/tes
     });
     try {
       for (const url of ['http://127.0.0.1:4000/hooks', 'http://localhost:4000/hooks']) {
-        expect((await put(dev, tenant, { url })).status, url).to.equal(200);
+        expect((await put(dev, ctx.tenant, { url })).status, url).to.equal(200);
       }
-      const stillPrivate = await put(dev, tenant, { url: 'http://10.1.2.3/hooks' });
+      const stillPrivate = await put(dev, ctx.tenant, { url: 'http://10.1.2.3/hooks' });
       expect(stillPrivate.body.title).to.equal('invalid_url');
     } finally {
       await dev.close();
@@ -171,32 +161,32 @@ describe('webhook configuration API (GET/PUT /v1/webhooks, POST /v1/webhooks/tes
   });
 
   it('refuses writes with a read-only key (403 read_only_key) but lets it read', async () => {
-    const readOnly = await mintKey(tenant.organization.id, { readOnly: true });
-    expect((await put(server, readOnly, { url: PUBLIC_URL })).body.title).to.equal('read_only_key');
-    const test = await fetch(`${server.baseUrl}/v1/webhooks/test`, { method: 'POST', headers: readOnly.headers });
+    const readOnly = await mintKey(ctx.tenant.organization.id, { readOnly: true });
+    expect((await put(ctx.server, readOnly, { url: PUBLIC_URL })).body.title).to.equal('read_only_key');
+    const test = await fetch(`${ctx.server.baseUrl}/v1/webhooks/test`, { method: 'POST', headers: readOnly.headers });
     expect(test.status).to.equal(403);
-    expect((await get(server, readOnly)).status).to.equal(200);
+    expect((await get(ctx.server, readOnly)).status).to.equal(200);
   });
 
   it('needs webhooks:read to read and webhooks:write to change (403 forbidden)', async () => {
-    const reader = await mintKey(tenant.organization.id, { scopes: ['webhooks:read'] });
-    const other = await mintKey(tenant.organization.id, { scopes: ['debts:read'] });
-    const denied = await put(server, reader, { url: PUBLIC_URL });
+    const reader = await mintKey(ctx.tenant.organization.id, { scopes: ['webhooks:read'] });
+    const other = await mintKey(ctx.tenant.organization.id, { scopes: ['debts:read'] });
+    const denied = await put(ctx.server, reader, { url: PUBLIC_URL });
     expect([denied.status, denied.body.title]).to.deep.equal([403, 'forbidden']);
-    expect((await get(server, reader)).status).to.equal(200);
-    const hidden = await get(server, other);
+    expect((await get(ctx.server, reader)).status).to.equal(200);
+    const hidden = await get(ctx.server, other);
     expect([hidden.status, hidden.body.title]).to.deep.equal([403, 'forbidden']);
   });
 
   it('POST /v1/webhooks/test is 409 no_webhook_configured without a receiver', async () => {
-    const res = await fetch(`${server.baseUrl}/v1/webhooks/test`, { method: 'POST', headers: tenant.headers });
+    const res = await fetch(`${ctx.server.baseUrl}/v1/webhooks/test`, { method: 'POST', headers: ctx.tenant.headers });
     expect(res.status).to.equal(409);
     expect(((await res.json()) as { title: string }).title).to.equal('no_webhook_configured');
   });
 
   it('POST /v1/webhooks/test answers 202 with the test.ping event and its Pending delivery', async () => {
-    await put(server, tenant, { url: PUBLIC_URL });
-    const res = await fetch(`${server.baseUrl}/v1/webhooks/test`, { method: 'POST', headers: tenant.headers });
+    await put(ctx.server, ctx.tenant, { url: PUBLIC_URL });
+    const res = await fetch(`${ctx.server.baseUrl}/v1/webhooks/test`, { method: 'POST', headers: ctx.tenant.headers });
     expect(res.status).to.equal(202);
     const { eventId, deliveryId } = (await res.json()) as { eventId: string; deliveryId: string };
     expect(eventId).to.match(/^evt_/);

@@ -8,6 +8,7 @@ import type { Mode } from '../../core/config';
 import { TASK_QUEUES, type TaskQueueName } from '../../core/temporal/names';
 import { diagnosticProbeWorkflow } from '../../workflows/diagnostics';
 import { testEnv } from '../support/env';
+import { killGroup } from '../support/processes';
 import { DEV_SERVER_NAMESPACES, startDevServer } from '../support/temporal';
 
 const ROOT = join(__dirname, '..', '..');
@@ -42,15 +43,6 @@ function spawnWorker(queue: TaskQueueName, vars: Record<string, string>): Worker
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return { child, stdoutLines: () => stdout.split('\n').filter(Boolean), stderr: () => stderr, exited };
-}
-
-function killGroup(worker: WorkerProcess | undefined): void {
-  if (worker?.child.pid === undefined || worker.child.exitCode !== null || worker.child.signalCode !== null) return;
-  try {
-    process.kill(-worker.child.pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
 }
 
 describe('worker processes', function () {

@@ -31,6 +31,9 @@ export function callerFor(baseUrl: string, tenant: Pick<TestTenant, 'headers'>):
   };
 }
 
+/** A debt as the API answers it; the fields the tests read are typed. */
+export type Debt = Record<string, unknown> & { id: string; debtorId: string; updatedAt: string };
+
 /** A valid inline-debtor body; each call gets fresh references so tests never collide. */
 export function inlineDebtBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const ref = randomUUID().slice(0, 8);
@@ -43,6 +46,13 @@ export function inlineDebtBody(overrides: Record<string, unknown> = {}): Record<
     externalAccountId: `ACCT-${ref}`,
     ...overrides,
   };
+}
+
+/** Raises a debt with a valid inline debtor (`overrides` change its body) and returns it, asserting 201. */
+export async function raiseDebt(api: Caller, overrides: Record<string, unknown> = {}): Promise<Debt> {
+  const res = await api<Debt>('POST', '/v1/debts', inlineDebtBody(overrides));
+  expect(res.status, res.text).to.equal(201);
+  return res.body;
 }
 
 /** Asserts a problem document with this code and status, and returns it. */
