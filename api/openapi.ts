@@ -13,6 +13,18 @@ const REQUEST_ID_HEADER = {
   schema: { type: 'string' },
 };
 
+/** Tags in reading order, with what each groups; a tag not listed here follows, alphabetically. */
+const TAGS: { name: string; description: string }[] = [
+  { name: 'Organization', description: 'Your organisation and the branding of its debtor portal.' },
+  { name: 'Debts', description: 'Raise debts against debtors, read and amend them.' },
+  { name: 'Debtors', description: 'The people your debts are owed by.' },
+  { name: 'Transactions', description: 'Money movements on your debts; payments are the inbound, succeeded ones.' },
+  { name: 'Webhooks', description: 'Your receiver, its signed deliveries, and the events they carry.' },
+  { name: 'Health', description: 'Whether this host and its dependencies answer.' },
+  { name: 'Discovery', description: 'This description, the interactive references and the guides.' },
+  { name: 'Operations', description: 'For operators.' },
+];
+
 const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Limit': { description: 'Size of the window closest to running out.', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Calls left in that window.', schema: { type: 'integer' } },
@@ -75,7 +87,12 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Config):
     paths[route.path] ??= {};
     paths[route.path]![route.method] = operation(route, config);
   }
-  const tags = [...new Set(routes.filter((r) => !r.internal).flatMap((r) => r.tags))].map((name) => ({ name }));
+  const production = { url: config.productionBaseUrl, description: 'Production: accepts `ak_live_` keys only' };
+  const sandbox = { url: config.sandboxBaseUrl, description: 'Sandbox: accepts `ak_test_` keys only' };
+  const used = new Set(routes.filter((r) => !r.internal).flatMap((r) => r.tags));
+  const known = TAGS.filter((t) => used.has(t.name));
+  const others = [...used].filter((name) => !TAGS.some((t) => t.name === name)).sort();
+  const tags = [...known, ...others.map((name) => ({ name }))];
   return {
     openapi: '3.1.1',
     info: {
@@ -85,10 +102,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Config):
         'Raise debts against debtors, read the debts, debtors, payments and transactions your organisation owns, ' +
         'brand the debtor portal, and receive signed webhooks. Guides: `/docs/`.',
     },
-    servers: [
-      { url: config.productionBaseUrl, description: 'Production: accepts `ak_live_` keys only' },
-      { url: config.sandboxBaseUrl, description: 'Sandbox: accepts `ak_test_` keys only' },
-    ],
+    // This host first, so "try it" in the references calls the host the reader is on.
+    servers: config.mode === 'production' ? [production, sandbox] : [sandbox, production],
     tags,
     paths,
     components: {

@@ -37,8 +37,11 @@ describe('Interactive references in a real browser', function () {
         if (!r.url().startsWith(server.baseUrl) && !r.url().startsWith('data:')) offHost.push(r.url());
       });
       await page.goto(`${server.baseUrl}/reference`);
-      await page.getByText('Health of this host').first().waitFor({ timeout: 30_000 });
-      expect(await page.getByText('Debt Recovery Client Public API').count()).to.be.greaterThan(0);
+      await page.getByRole('heading', { name: 'Debt Recovery Client Public API' }).first().waitFor({ timeout: 30_000 });
+      // Tags start collapsed: open Debts in the sidebar, as a reader would, and its operations appear.
+      await page.getByText('Debts', { exact: true }).first().click();
+      await page.getByText('Raise a debt').first().waitFor({ timeout: 30_000 });
+      expect(await page.getByText('List debts').count()).to.be.greaterThan(0);
       await page.screenshot({ path: '/tmp/client-api-reference.png', fullPage: false });
       expect(offHost).to.deep.equal([]);
     });

@@ -154,7 +154,7 @@ describe('docker-compose.yml', function () {
   it('builds the app services from a Dockerfile that copies every folder their commands use', function () {
     const dockerfile = read('Dockerfile');
     expect(dockerfile).to.match(/^FROM node:20-bookworm-slim$/m);
-    expect(dockerfile).to.match(/RUN npm ci\b/);
+    expect(dockerfile).to.match(/RUN npm install --omit=dev\b/);
     for (const name of APP_SERVICES) {
       expect(compose.services[name]?.build, `${name} builds the Dockerfile`).to.equal('.');
       const folder = (commandOf(name)[2] ?? '').split('/')[0];

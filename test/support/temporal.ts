@@ -8,7 +8,13 @@ import { basename, dirname, join } from 'node:path';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  Runtime,
+  bundleWorkflowCode,
+  makeTelemetryFilterString,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { defaultNamespace } from '../../core/config';
 import { SEARCH_ATTRIBUTES } from '../../core/temporal/names';
 import { testEnv } from './env';
@@ -34,12 +40,19 @@ export function testServerPath(): string {
 
 let sdkLogsQuieted = false;
 
-/** SDK logs at WARN and above: a test worker's every state change logged at INFO would bury the test report. */
+/**
+ * SDK logs at WARN and above, the Rust core's at ERROR: a test worker's every state change logged at INFO would
+ * bury the test report, and the core warns on every worker start that the Java time-skipping test server does not
+ * advertise a capability newer servers have.
+ */
 function quietSdkLogs(): void {
   if (sdkLogsQuieted) return;
   sdkLogsQuieted = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({
+      logger: new DefaultLogger('WARN'),
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
+    });
   } catch {
     // Something created the runtime before the harness did: keep its logger.
   }
