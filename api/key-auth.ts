@@ -4,6 +4,7 @@
  * while a busy key costs one lookup a second, not one a request.
  */
 import { findApiKeyBySecret, hashKeySecret, modeOfKeySecret, recordKeyUse, type ApiKey } from '../core/api-keys';
+import type { Organization } from '../core/organizations';
 import type { AuthContext } from '../core/auth-context';
 import type { Mode } from '../core/config';
 import type { Db } from '../core/db';
@@ -21,19 +22,20 @@ export interface KeyAuthenticator {
 
 export function createKeyAuthenticator(options: { db: Db; mode: Mode; logger: Logger }): KeyAuthenticator {
   const { db, mode, logger } = options;
-  const cache = new Map<string, { key: ApiKey | undefined; expiresAt: number }>();
+  type Credential = { apiKey: ApiKey; organization: Organization };
+  const cache = new Map<string, { credential: Credential | undefined; expiresAt: number }>();
   const lastUseRecorded = new Map<string, number>();
   const expectedPrefix = mode === 'production' ? 'ak_live_' : 'ak_test_';
 
-  async function lookup(secret: string): Promise<ApiKey | undefined> {
+  async function lookup(secret: string): Promise<Credential | undefined> {
     const cacheKey = hashKeySecret(secret);
     const now = Date.now();
     const hit = cache.get(cacheKey);
-    if (hit && hit.expiresAt > now) return hit.key;
-    const key = await findApiKeyBySecret(db, secret);
+    if (hit && hit.expiresAt > now) return hit.credential;
+    const credential = await findApiKeyBySecret(db, secret);
     if (cache.size >= KEY_CACHE_MAX_ENTRIES) cache.clear();
-    cache.set(cacheKey, { key, expiresAt: now + KEY_CACHE_TTL_MS });
-    return key;
+    cache.set(cacheKey, { credential, expiresAt: now + KEY_CACHE_TTL_MS });
+    return credential;
   }
 
   function noteUse(key: ApiKey): void {
@@ -57,12 +59,14 @@ export function createKeyAuthenticator(options: { db: Db; mode: Mode; logger: Lo
       if (keyMode !== mode) {
         throw errors.unauthenticated(`This host accepts only ${expectedPrefix} keys.`);
       }
-      const key = await lookup(secret);
-      if (!key || key.mode !== mode) throw errors.unauthenticated('Unknown API key.');
+      const credential = await lookup(secret);
+      const key = credential?.apiKey;
+      if (!credential || !key || key.mode !== mode) throw errors.unauthenticated('Unknown API key.');
       if (key.revokedAt) throw errors.unauthenticated('This API key has been revoked.');
       noteUse(key);
       return {
         organizationId: key.organizationId,
+        organization: credential.organization,
         keyId: key.id,
         mode: key.mode,
         scopes: new Set(key.scopes),

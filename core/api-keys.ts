@@ -6,6 +6,7 @@ import { createHash, randomInt } from 'node:crypto';
 import type { Mode } from './config';
 import type { Db } from './db';
 import { newId } from './ids';
+import type { Organization } from './organizations';
 import type { Scope } from './scopes';
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -124,11 +125,38 @@ export async function mintApiKey(db: Db, input: MintKeyInput): Promise<{ apiKey:
   return { apiKey: toApiKey(row as ApiKeyRow), secret };
 }
 
-export async function findApiKeyBySecret(db: Db, secret: string): Promise<ApiKey | undefined> {
+/**
+ * The key with its organisation, in one query: authentication needs both, and GET /v1/organization is answered
+ * from what authentication already loaded.
+ */
+export async function findApiKeyBySecret(
+  db: Db,
+  secret: string,
+): Promise<{ apiKey: ApiKey; organization: Organization } | undefined> {
   const row = await db<ApiKeyRow>('api_keys')
-    .where('secret_hash', hashKeySecret(secret))
-    .first(...COLUMNS);
-  return row ? toApiKey(row) : undefined;
+    .join('organizations', 'organizations.id', 'api_keys.organization_id')
+    .where('api_keys.secret_hash', hashKeySecret(secret))
+    .first(
+      ...COLUMNS.map((c) => `api_keys.${c}`),
+      'organizations.name as organization_name',
+      'organizations.mode as organization_mode',
+      'organizations.created_at as organization_created_at',
+    );
+  if (!row) return undefined;
+  const joined = row as ApiKeyRow & {
+    organization_name: string;
+    organization_mode: Mode;
+    organization_created_at: Date;
+  };
+  return {
+    apiKey: toApiKey(joined),
+    organization: {
+      id: joined.organization_id,
+      name: joined.organization_name,
+      mode: joined.organization_mode,
+      createdAt: joined.organization_created_at.toISOString(),
+    },
+  };
 }
 
 export async function listApiKeys(db: Db, organizationId?: string): Promise<ApiKey[]> {

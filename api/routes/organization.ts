@@ -1,6 +1,4 @@
 /** GET /v1/organization: the caller's organisation, for any valid key (spec §5.7). */
-import { getOrganization } from '../../core/organizations';
-import { errors } from '../../core/errors';
 import { defineApiRoute, type RouteDefinition } from '../route';
 
 export const organizationSchema = {
@@ -24,7 +22,6 @@ export function organizationRoutes(): RouteDefinition[] {
       description: 'The organisation that owns the calling key. Any valid key may call it; no scope is needed.',
       tags: ['Organization'],
       scope: null,
-      errors: ['not_found'],
       responses: {
         200: {
           description: 'The organisation.',
@@ -37,11 +34,8 @@ export function organizationRoutes(): RouteDefinition[] {
           },
         },
       },
-      handler: async (_ctx, { db, auth }) => {
-        const organization = await getOrganization(db, auth.organizationId);
-        if (!organization) throw errors.notFound('organization');
-        return { status: 200, body: organization };
-      },
+      // Authentication loaded the organisation with the key; a deleted organisation takes its keys with it (401).
+      handler: async (_ctx, { auth }) => ({ status: 200, body: auth.organization }),
     }),
   ];
 }

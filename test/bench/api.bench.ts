@@ -14,7 +14,7 @@ export async function benchApiContract(db: Db, api: ApiProcess, duration: number
     duration: 2,
   });
   const trivial = await load('GET / (unauthenticated, trivial)', { url: `${api.baseUrl}/`, duration });
-  const authenticated = await load('GET /v1/organization (key auth + rate limit + DB read)', {
+  const authenticated = await load('GET /v1/organization (key auth + rate limit; org loaded with key)', {
     url: `${api.baseUrl}/v1/organization`,
     headers: { authorization },
     duration,
