@@ -1,0 +1,28 @@
+/** The OpenAPI document as the code generates it under the default configuration, formatted for committing. */
+import { createApp } from '../api/app';
+import { loadConfig } from '../core/config';
+import { createDb } from '../core/db';
+import { createLogger } from '../core/logger';
+import { createRedis } from '../core/redis';
+
+export function generatedOpenApiJson(): string {
+  // Building the app connects nothing until a request arrives: the pool and Redis client are created lazily here
+  // and closed right after.
+  const config = loadConfig({});
+  const db = createDb(config.databaseUrl);
+  const redis = createRedis('redis://127.0.0.1:1');
+  redis.on('error', () => undefined);
+  try {
+    const { openApiDocument } = createApp({
+      config,
+      logger: createLogger({ level: 'silent', name: 'openapi' }),
+      db,
+      redis,
+      checkTemporal: async () => undefined,
+    });
+    return `${JSON.stringify(openApiDocument, null, 2)}\n`;
+  } finally {
+    redis.disconnect();
+    void db.destroy();
+  }
+}
