@@ -33,7 +33,6 @@ async function main(): Promise<void> {
   }
   if (only.has('webhooks')) {
     await benchWebhooks();
-    console.log(`  bench process after webhooks (relay + worker in-process): ${peakMemoryMiB(process.pid)} MiB`);
     await closeSharedResources();
   }
 }

@@ -3,7 +3,7 @@
  * peak memory (VmHWM) so the report can show it. Nothing here asserts timings: benchmarks print, tests assert.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -100,6 +100,22 @@ export async function load(
     non2xx: result.non2xx,
     errors: result.errors,
   };
+}
+
+/** Ids of this process's direct children whose command line contains `fragment` (e.g. the Temporal dev server). */
+export function childPids(fragment: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(fragment);
+      } catch {
+        return false; // exited meanwhile
+      }
+    });
 }
 
 /** Peak resident set size of a process, in MiB, from /proc (Linux). */

@@ -19,7 +19,7 @@ import { bundleWorkflows, startDevServer, uniqueTaskQueue } from '../support/tem
 import { createTestTenant, type TestTenant } from '../support/tenants';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { configureReceiver, localWebhookConfig, localWebhookEnv } from '../support/webhooks';
-import { startApiProcess, type ApiProcess } from './support';
+import { childPids, peakMemoryMiB, startApiProcess, type ApiProcess } from './support';
 
 export interface WebhooksBenchResult {
   events: number;
@@ -203,6 +203,11 @@ export async function benchWebhooks(
       ratio: deliveriesPerSecond / floorWorkflowsPerSecond,
     };
     printResult(result);
+    console.log(
+      `  peak memory: api process ${peakMemoryMiB(rig.api.pid)} MiB, Temporal dev server ${childPids('start-dev')
+        .map((pid) => `${peakMemoryMiB(pid)} MiB`)
+        .join(', ')}, bench process (relay + worker) ${peakMemoryMiB(process.pid)} MiB`,
+    );
     return result;
   } finally {
     await rig.close();
