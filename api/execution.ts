@@ -36,7 +36,8 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string }): Execu
       afterCommit: (task: () => Promise<void>) => void tasks.push(task),
     };
     const result = await run(ctx, route, input);
-    for (const task of tasks) await task();
+    // A saved business error (4xx) rolled its writes back: what they registered must not run either.
+    if (result.status < 400) for (const task of tasks) await task();
     return result;
   };
 

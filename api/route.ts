@@ -48,7 +48,8 @@ export interface RouteInput<TBody = unknown, TQuery = Record<string, unknown>, T
   auth?: AuthContext;
   /**
    * Registers work to run after the transaction commits and before the response is sent (e.g. invalidating a
-   * cache of what was just written). If it fails, the client gets a 500 and may safely retry.
+   * cache of what was just written); it runs only when the operation succeeds. If it fails, the client gets a 500
+   * and may safely retry.
    */
   afterCommit: (task: () => Promise<void>) => void;
 }

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { deleteExpiredIdempotencyRecords } from '../../core/idempotency';
 import { useApiSuite } from '../support/api-suite';
-import { fixtureRoutes, type FixtureBody } from '../support/fixture-routes';
+import { afterCommitRuns, fixtureRoutes, type FixtureBody } from '../support/fixture-routes';
 import { testDb } from '../support/resources';
 import { createTestTenant, jsonHeaders } from '../support/tenants';
 
@@ -137,5 +137,15 @@ describe('Idempotency-Key on mutations', function () {
     expect(await deleteExpiredIdempotencyRecords(testDb())).to.be.at.least(1);
     const keys = await testDb()('idempotency_keys').where({ organization_id: ctx.tenant.organization.id }).pluck('key');
     expect(keys).to.deep.equal(['live-key']);
+  });
+
+  it('runs after-commit work only for operations that succeeded, never for a saved business error', async () => {
+    const note = `after-commit-${Date.now()}`;
+    expect((await post({ note, outcome: 'business_error' }, 'key-ac-1')).status).to.equal(409);
+    expect((await post({ note, outcome: 'business_error' })).status).to.equal(409);
+    expect(afterCommitRuns.filter((n) => n === note)).to.deep.equal([]);
+    expect((await post({ note }, 'key-ac-2')).status).to.equal(201);
+    expect((await post({ note }, 'key-ac-2')).headers.get('idempotent-replayed')).to.equal('true');
+    expect(afterCommitRuns.filter((n) => n === note)).to.deep.equal([note]);
   });
 });

@@ -6,6 +6,9 @@ import { ApiError } from '../../core/errors';
 import { recordEvent } from '../../core/events';
 import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../../api/route';
 
+/** Notes whose after-commit task ran, in order: proves such tasks run only after a successful operation. */
+export const afterCommitRuns: string[] = [];
+
 export interface FixtureBody {
   note: string;
   outcome?: 'ok' | 'business_error' | 'crash';
@@ -50,8 +53,9 @@ function noteRoute(path: string, operationId: string): RouteDefinition {
     },
     errors: ['invalid_state'],
     responses: { 201: { description: 'Recorded.', schema: { type: 'object' } } },
-    handler: async (_ctx, { body, db, auth }) => {
+    handler: async (_ctx, { body, db, auth, afterCommit }) => {
       const event = await recordEvent(db, auth.organizationId, 'test.ping', { note: body.note });
+      afterCommit(async () => void afterCommitRuns.push(body.note));
       if (body.delayMs) await new Promise((resolve) => setTimeout(resolve, body.delayMs));
       if (body.outcome === 'business_error') throw new ApiError('invalid_state', 'Fixture refused the note.');
       if (body.outcome === 'crash') throw new Error('fixture crash with secret internals');
