@@ -19,7 +19,8 @@ ensure_apt_packages() {
   fi
   have_root || die "missing packages: ${missing[*]}. As root run: apt-get install -y ${missing[*]}"
   info "installing ${missing[*]}"
-  # A fresh machine or container may have no package lists yet.
-  if ! compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; then as_root apt-get update; fi
+  # Package lists may be missing (fresh container) or stale (their versions gone from the mirror): refresh them
+  # whenever something has to be installed.
+  as_root apt-get update
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
 }
