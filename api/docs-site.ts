@@ -31,6 +31,7 @@ const READING_ORDER = [
   'debts',
   'webhooks',
   'sandbox',
+  'product-choices',
   'architecture',
   'configuration',
 ];
