@@ -9,6 +9,10 @@ export function newEventId(): string {
   return `evt_${uuidv7().replace(/-/g, '')}`;
 }
 
+export function isEventId(value: string): boolean {
+  return /^evt_[0-9a-f]{32}$/.test(value);
+}
+
 export function isUuid(value: string): boolean {
   return uuidValidate(value);
 }

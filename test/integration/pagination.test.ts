@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { ApiError } from '../../core/errors';
 import { recordEvent, toEventEnvelope, type EventRow } from '../../core/events';
+import { isEventId } from '../../core/ids';
 import { decodeCursor, encodeCursor, fetchPage, type Page } from '../../core/pagination';
 import { testDb } from '../support/resources';
 import { createTestTenant } from '../support/tenants';
@@ -16,7 +17,7 @@ describe('Keyset pagination (core/pagination)', () => {
         createdAtColumn: 'events.created_at',
         idColumn: 'events.id',
         position: (row: EventRow) => ({ createdAt: row.created_at, id: row.id }),
-        isValidId: (id) => /^evt_[0-9a-f]{32}$/.test(id),
+        isValidId: isEventId,
       },
       (row: EventRow) => toEventEnvelope(row).data.n as string,
     );
