@@ -1,6 +1,6 @@
 /** Activities of the diagnostic probe: one real PostgreSQL round trip, so a probe proves the worker's database too. */
 import { log } from '@temporalio/activity';
-import type { Db } from '../core/db';
+import type { Db } from '../core/platform/db';
 
 export interface ProbeResult {
   /** The database's own clock (ISO 8601 UTC), so the answer cannot come from anywhere but PostgreSQL. */

@@ -7,20 +7,20 @@
  * URL, the secret or the payload, so none of them reach workflow history.
  */
 import { Context } from '@temporalio/activity';
-import type { WebhookConfig } from '../core/config';
-import type { Db } from '../core/db';
-import { toEventEnvelope, type EventRow } from '../core/events';
-import { openSecret, SecretUnreadableError } from '../core/secret-box';
+import type { WebhookConfig } from '../core/platform/config';
+import type { Db } from '../core/platform/db';
+import { toEventEnvelope, type EventRow } from '../core/events/outbox';
+import { openSecret, SecretUnreadableError } from '../core/platform/secret-box';
 import {
   loadDeliveryWithEvent,
   recordAttempt,
   snapshotSecret,
   type DeliveryRow,
   type DeliveryStatus,
-} from '../core/webhook-deliveries';
-import { createWebhookHttp, type SendOutcome, type WebhookHttp } from '../core/webhook-http';
-import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../core/webhook-signature';
-import { currentSigningTarget, type SigningTarget } from '../core/webhooks';
+} from '../core/webhooks/deliveries';
+import { createWebhookHttp, type SendOutcome, type WebhookHttp } from '../core/webhooks/http-sender';
+import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../core/webhooks/signature';
+import { currentSigningTarget, type SigningTarget } from '../core/webhooks/receiver-config';
 
 export interface DeliverAttemptInput {
   deliveryId: string;

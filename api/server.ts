@@ -1,10 +1,10 @@
 /** Process entry point for one API host (production or sandbox): build the app, listen, shut down cleanly. */
 import type { Server } from 'node:http';
-import { loadConfigOrExit } from '../core/config';
-import { createDb } from '../core/db';
-import { deleteExpiredIdempotencyRecords } from '../core/idempotency';
-import { asyncStdout, createLogger } from '../core/logger';
-import { createRedis } from '../core/redis';
+import { loadConfigOrExit } from '../core/platform/config';
+import { createDb } from '../core/platform/db';
+import { deleteExpiredIdempotencyRecords } from '../core/platform/idempotency-store';
+import { asyncStdout, createLogger } from '../core/platform/logger';
+import { createRedis } from '../core/platform/redis';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { createApp } from './app';
 

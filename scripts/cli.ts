@@ -3,8 +3,8 @@
  *   npm run cli -- org create --name "Acme Lending"
  *   npm run cli -- key create --org <id> --name "CI" --scopes all
  */
-import { loadConfig, ConfigError, type Mode } from '../core/config';
-import { createDb } from '../core/db';
+import { loadConfig, ConfigError, type Mode } from '../core/platform/config';
+import { createDb } from '../core/platform/db';
 import { runCommand, USAGE } from './cli/commands';
 
 function takeMode(argv: string[]): { mode: Mode; rest: string[] } {

@@ -12,8 +12,8 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { ConfigError, loadConfigOrExit, loadWorkerConfig, type Mode, type WorkerConfig } from '../core/config';
-import { createDb, pingDb } from '../core/db';
+import { ConfigError, loadConfigOrExit, loadWorkerConfig, type Mode, type WorkerConfig } from '../core/platform/config';
+import { createDb, pingDb } from '../core/platform/db';
 
 const ROOT = path.resolve(__dirname, '..');
 const CACHE = process.env.CLIENT_API_CACHE ?? path.join(os.homedir(), '.cache', 'client-public-api');

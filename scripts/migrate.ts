@@ -6,8 +6,8 @@
  */
 import path from 'node:path';
 import type { Knex } from 'knex';
-import { loadConfigOrExit } from '../core/config';
-import { createDb } from '../core/db';
+import { loadConfigOrExit } from '../core/platform/config';
+import { createDb } from '../core/platform/db';
 
 /** Shared with the migration test so both run the migrations exactly the same way. */
 export const migrationConfig: Knex.MigratorConfig = {

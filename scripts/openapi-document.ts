@@ -1,9 +1,9 @@
 /** The OpenAPI document as the code generates it under the default configuration, formatted for committing. */
 import { createApp } from '../api/app';
-import { loadConfig } from '../core/config';
-import { createDb } from '../core/db';
-import { createLogger } from '../core/logger';
-import { createRedis } from '../core/redis';
+import { loadConfig } from '../core/platform/config';
+import { createDb } from '../core/platform/db';
+import { createLogger } from '../core/platform/logger';
+import { createRedis } from '../core/platform/redis';
 
 export function generatedOpenApiJson(): string {
   // Building the app connects nothing until a request arrives: the pool and Redis client are created lazily here

@@ -4,9 +4,15 @@
  */
 import { NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { LogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
-import { ConfigError, loadWorkerConfig, type Mode, type WebhookConfig, type WorkerConfig } from '../core/config';
-import { createDb, type Db } from '../core/db';
-import { createLogger, type Logger } from '../core/logger';
+import {
+  ConfigError,
+  loadWorkerConfig,
+  type Mode,
+  type WebhookConfig,
+  type WorkerConfig,
+} from '../core/platform/config';
+import { createDb, type Db } from '../core/platform/db';
+import { createLogger, type Logger } from '../core/platform/logger';
 import type { TaskQueueName } from '../core/temporal/names';
 
 export interface WorkerDeps {

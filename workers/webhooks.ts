@@ -7,7 +7,7 @@ import { createDiagnosticsActivities } from '../activities/diagnostics';
 import { createWebhookDeliveryActivities } from '../activities/webhook-delivery';
 import { TASK_QUEUES } from '../core/temporal/names';
 import { runWorker } from './run-worker';
-import { startWebhookRelay } from './webhook-relay';
+import { startWebhookRelay } from '../core/events/relay';
 
 void runWorker({
   taskQueue: TASK_QUEUES.webhooks,

@@ -2,10 +2,10 @@
  * Organisation branding (spec §4). PATCH merges, commits, and invalidates the debtor portal's cache before it
  * answers (afterCommit), so a portal read after the answer sees the new branding.
  */
-import { getBranding, updateBranding, type BrandingPatch } from '../../core/branding';
-import { invalidatePortalBranding } from '../../core/branding-cache';
-import type { Redis } from '../../core/redis';
-import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../route';
+import { getBranding, updateBranding, type BrandingPatch } from '../../core/branding/branding';
+import { invalidatePortalBranding } from '../../core/branding/portal-cache';
+import type { Redis } from '../../core/platform/redis';
+import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
 import { brandingExample, brandingSchema, patchBrandingBody } from '../schemas/branding';
 
 export function brandingRoutes(deps: { redis: Redis }): RouteDefinition[] {

@@ -6,9 +6,9 @@ import {
   updateDebtor,
   type DebtorPatch,
   type NewDebtor,
-} from '../../core/debtors';
-import { errors } from '../../core/errors';
-import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../route';
+} from '../../core/debts/debtors';
+import { errors } from '../../core/platform/errors';
+import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
 import { idParams, type PageQuery } from '../schemas/common';
 import {
   createDebtorBody,

@@ -1,12 +1,12 @@
 /** Debts: raise, list, read and amend (spec §4, DECISIONS.md §2). Rules live in core/; handlers shape answers. */
-import { createDebt, type CreateDebtInput } from '../../core/debt-creation';
-import type { DebtStatus } from '../../core/debt-status';
-import { updateDebt, type DebtPatch } from '../../core/debt-updates';
-import { getDebt, listDebts } from '../../core/debts';
-import { errors } from '../../core/errors';
-import { numberSourceText } from '../../core/json-numbers';
-import { rawBody } from '../middleware/json-body';
-import { defineApiRoute, type ApiContext, type ApiRouteInput, type RouteDefinition } from '../route';
+import { createDebt, type CreateDebtInput } from '../../core/debts/debt-creation';
+import type { DebtStatus } from '../../core/debts/debt-status';
+import { updateDebt, type DebtPatch } from '../../core/debts/debt-updates';
+import { getDebt, listDebts } from '../../core/debts/debts';
+import { errors } from '../../core/platform/errors';
+import { numberSourceText } from '../../core/debts/json-numbers';
+import { rawBody } from '../http/middleware/json-body';
+import { defineApiRoute, type ApiContext, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
 import { idParams, type PageQuery } from '../schemas/common';
 import {
   createDebtBody,

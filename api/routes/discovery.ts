@@ -4,8 +4,8 @@
  */
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import { defineRoute, type RouteDefinition } from '../route';
-import type { DocsSite } from '../docs-site';
+import { defineRoute, type RouteDefinition } from '../http/route-definition';
+import type { DocsSite } from '../discovery/docs-site';
 
 // Resolve the package's folder without `require('swagger-ui-dist')`, which would load its 1.5 MB bundle into the API.
 const SWAGGER_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));

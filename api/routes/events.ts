@@ -1,7 +1,7 @@
 /** GET /v1/events (DECISIONS §4): every event of the organisation, newest first, to recover missed webhooks. */
-import { EVENT_TYPES, type EventType } from '../../core/events';
-import { listEvents } from '../../core/event-log';
-import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../route';
+import { EVENT_TYPES, type EventType } from '../../core/events/outbox';
+import { listEvents } from '../../core/events/event-list';
+import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
 import { pagedSchema, pageQueryProperties } from './webhook-deliveries';
 
 const eventSchema = {

@@ -1,7 +1,7 @@
 /** GET /healthz: the host's mode, and whether PostgreSQL, Redis and Temporal answer. No key needed. */
-import { ApiError } from '../../core/errors';
-import type { Mode } from '../../core/config';
-import { defineRoute, type RouteDefinition } from '../route';
+import { ApiError } from '../../core/platform/errors';
+import type { Mode } from '../../core/platform/config';
+import { defineRoute, type RouteDefinition } from '../http/route-definition';
 
 export type DependencyCheck = () => Promise<void>;
 

@@ -1,6 +1,6 @@
 /** GET /metrics: Prometheus text format for operators' scrapers. Expose it only on the internal network. */
 import type { Registry } from 'prom-client';
-import { defineRoute, type RouteDefinition } from '../route';
+import { defineRoute, type RouteDefinition } from '../http/route-definition';
 
 export function metricsRoutes(registry: Registry): RouteDefinition[] {
   return [

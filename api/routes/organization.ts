@@ -1,5 +1,5 @@
 /** GET /v1/organization: the caller's organisation, for any valid key (spec §5.7). */
-import { defineApiRoute, type RouteDefinition } from '../route';
+import { defineApiRoute, type RouteDefinition } from '../http/route-definition';
 
 export const organizationSchema = {
   type: 'object',

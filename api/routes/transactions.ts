@@ -1,7 +1,7 @@
 /** Transactions and payments: read-only lists (spec §4). Payments are `Inbound` + `Succeeded` transactions. */
-import type { Scope } from '../../core/scopes';
-import { listTransactions } from '../../core/transactions';
-import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../route';
+import type { Scope } from '../../core/access/scopes';
+import { listTransactions } from '../../core/debts/transactions';
+import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
 import type { PageQuery } from '../schemas/common';
 import { listTransactionsQuery, transactionListExample, transactionListSchema } from '../schemas/transactions';
 

@@ -1,15 +1,15 @@
 /** The delivery log (DECISIONS §4): list, inspect with attempts, and retry a Failed delivery. */
-import { errors } from '../../core/errors';
-import { EVENT_TYPES } from '../../core/events';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../core/pagination';
+import { errors } from '../../core/platform/errors';
+import { EVENT_TYPES } from '../../core/events/outbox';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../core/platform/pagination';
 import {
   DELIVERY_STATUSES,
   getDelivery,
   listDeliveries,
   retryDelivery,
   type DeliveryStatus,
-} from '../../core/webhook-deliveries';
-import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../route';
+} from '../../core/webhooks/deliveries';
+import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
 
 export const pageQueryProperties = {
   cursor: { type: 'string', maxLength: 1024, description: '`nextCursor` of the previous page.' },

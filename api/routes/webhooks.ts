@@ -3,19 +3,19 @@
  * it, and send a `test.ping` through the real delivery path. The full secret appears only in the response that minted
  * it, as `newSecret`.
  */
-import type { WebhookConfig } from '../../core/config';
-import { ApiError, errors } from '../../core/errors';
-import { assertPublicWebhookUrl, UnsafeUrlError } from '../../core/ssrf';
-import { createTestPing } from '../../core/webhook-dispatch';
+import type { WebhookConfig } from '../../core/platform/config';
+import { ApiError, errors } from '../../core/platform/errors';
+import { assertPublicWebhookUrl, UnsafeUrlError } from '../../core/webhooks/ssrf-guard';
+import { createTestPing } from '../../core/webhooks/dispatch';
 import {
   clearWebhookConfig,
   getWebhookConfig,
   rotateWebhookSecret,
   setWebhookUrl,
   type WebhookConfigChange,
-} from '../../core/webhooks';
-import type { Db } from '../../core/db';
-import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../route';
+} from '../../core/webhooks/receiver-config';
+import type { Db } from '../../core/platform/db';
+import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
 
 const configSchema = {
   type: 'object',

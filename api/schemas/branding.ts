@@ -1,6 +1,6 @@
 /** JSON Schemas and examples of the branding routes. */
-import { BRANDING_FIELDS } from '../../core/branding';
-import type { JsonSchema } from '../route';
+import { BRANDING_FIELDS } from '../../core/branding/branding';
+import type { JsonSchema } from '../http/route-definition';
 import { E164_OR_EMPTY_PATTERN, EMAIL_OR_EMPTY_PATTERN } from './common';
 
 const nullableText = (description: string): JsonSchema => ({ type: ['string', 'null'], description });

@@ -1,6 +1,6 @@
 /** Schema pieces shared by the debt, debtor, transaction and branding routes. */
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../core/pagination';
-import type { JsonSchema } from '../route';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../core/platform/pagination';
+import type { JsonSchema } from '../http/route-definition';
 
 /** `limit` and `cursor`, the query of every list (spec §4). */
 export const pageQueryProperties: Record<string, JsonSchema> = {

@@ -1,5 +1,5 @@
 /** JSON Schemas and examples of the debtor routes. */
-import type { JsonSchema } from '../route';
+import type { JsonSchema } from '../http/route-definition';
 import {
   E164_OR_EMPTY_PATTERN,
   E164_PATTERN,

@@ -1,6 +1,6 @@
 /** JSON Schemas and examples of the debt routes; the same objects validate requests and build /openapi/v1.json. */
-import { CLIENT_SETTABLE_STATUSES, DEBT_STATUSES, PLAN_FREQUENCIES, PLAN_STATUSES } from '../../core/debt-status';
-import type { JsonSchema } from '../route';
+import { CLIENT_SETTABLE_STATUSES, DEBT_STATUSES, PLAN_FREQUENCIES, PLAN_STATUSES } from '../../core/debts/debt-status';
+import type { JsonSchema } from '../http/route-definition';
 import {
   E164_OR_EMPTY_PATTERN,
   EMAIL_OR_EMPTY_PATTERN,

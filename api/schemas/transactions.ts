@@ -1,6 +1,6 @@
 /** JSON Schemas and examples of the transaction and payment lists. */
-import { TRANSACTION_DIRECTIONS, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../../core/transactions';
-import type { JsonSchema } from '../route';
+import { TRANSACTION_DIRECTIONS, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../../core/debts/transactions';
+import type { JsonSchema } from '../http/route-definition';
 import {
   EXAMPLE_CURSOR,
   moneySchema,

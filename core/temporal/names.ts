@@ -1,7 +1,18 @@
 /**
- * Every Temporal name in one place (STYLE.md §9): task queues, workflow ids, search attributes.
- * Workflow code may import this module: it has no Node dependencies.
+ * Every Temporal name in one place (STYLE.md §9): namespaces, task queues, workflow types, workflow ids and search
+ * attributes. Workflows, workers, the relay, the dev orchestrator and the tests take them from here; a test fails when
+ * one of these literals appears anywhere else (test/unit/temporal-names.test.ts).
+ * Workflow code imports this module, so it must stay deterministic: no Node built-ins, no I/O.
  */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { Mode } from '../platform/mode';
+
+/** One namespace per mode (DECISIONS.md §1): production and sandbox never share workflows. */
+export const NAMESPACES: Readonly<Record<Mode, string>> = {
+  production: 'client-api-production',
+  sandbox: 'client-api-sandbox',
+};
+
 export const TASK_QUEUES = {
   webhooks: 'webhooks',
   lifecycle: 'lifecycle',
@@ -10,14 +21,29 @@ export const TASK_QUEUES = {
 
 export type TaskQueueName = (typeof TASK_QUEUES)[keyof typeof TASK_QUEUES];
 
-/** Custom search attributes (all Keyword), registered on every namespace by the bootstrap and the test harness. */
-export const SEARCH_ATTRIBUTES = ['OrganizationId', 'DebtId', 'EventType', 'DeliveryStatus', 'DebtStatus'] as const;
-
-export type SearchAttributeName = (typeof SEARCH_ATTRIBUTES)[number];
+/** Workflow type names: the exported function names of workflows/, registered through workflows/bundles/. */
+export const WORKFLOW_TYPES = {
+  webhookDelivery: 'webhookDeliveryWorkflow',
+  diagnosticProbe: 'diagnosticProbeWorkflow',
+} as const;
 
 /** Business ids as workflow ids make dispatch idempotent: starting an existing id is a no-op. */
 export const workflowIds = {
   webhookDelivery: (deliveryId: string) => `webhook-delivery-${deliveryId}`,
   debt: (debtId: string) => `debt-${debtId}`,
   sandboxReset: (organizationId: string) => `sandbox-reset-${organizationId}`,
+  diagnosticProbe: (probeId: string) => `diagnostic-probe-${probeId}`,
 };
+
+/** Custom search attributes, all Keyword: registered on every namespace by the dev orchestrator and the tests. */
+export const SEARCH_ATTRIBUTE_KEYS = {
+  organizationId: defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD),
+  debtId: defineSearchAttributeKey('DebtId', SearchAttributeType.KEYWORD),
+  eventType: defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD),
+  deliveryStatus: defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD),
+  debtStatus: defineSearchAttributeKey('DebtStatus', SearchAttributeType.KEYWORD),
+} as const;
+
+export const SEARCH_ATTRIBUTES = Object.values(SEARCH_ATTRIBUTE_KEYS).map((key) => key.name);
+
+export type SearchAttributeName = (typeof SEARCH_ATTRIBUTE_KEYS)[keyof typeof SEARCH_ATTRIBUTE_KEYS]['name'];

@@ -3,12 +3,12 @@
  * database. Each returns an exit code; output goes through `out`/`err`. Bad arguments → exit 64 with a usage line.
  */
 import { parseArgs } from 'node:util';
-import { listApiKeys, mintApiKey, revokeApiKey } from '../../core/api-keys';
-import type { Mode } from '../../core/config';
-import type { Db } from '../../core/db';
-import { isUuid } from '../../core/ids';
-import { createOrganization, getOrganization, listOrganizations } from '../../core/organizations';
-import { isScope, SCOPES, type Scope } from '../../core/scopes';
+import { listApiKeys, mintApiKey, revokeApiKey } from '../../core/access/api-keys';
+import type { Mode } from '../../core/platform/config';
+import type { Db } from '../../core/platform/db';
+import { isUuid } from '../../core/platform/ids';
+import { createOrganization, getOrganization, listOrganizations } from '../../core/access/organizations';
+import { isScope, SCOPES, type Scope } from '../../core/access/scopes';
 
 export interface CliIo {
   db: Db;

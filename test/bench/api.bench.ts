@@ -2,7 +2,7 @@
  * The API contract's cost: authenticated, rate-limited `GET /v1/organization` against the unauthenticated trivial
  * `GET /` on the same server process, in the same run. Target: the first sustains at least half the second's rate.
  */
-import type { Db } from '../../core/db';
+import type { Db } from '../../core/platform/db';
 import { benchTenant, load, printTable, type ApiProcess, type LoadResult } from './support';
 
 export async function benchApiContract(db: Db, api: ApiProcess, duration: number): Promise<LoadResult[]> {

@@ -4,7 +4,7 @@
  * per request (so every request really writes: debt, event, idempotency record). Ratios are to the trivial route.
  */
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../core/db';
+import type { Db } from '../../core/platform/db';
 import { seedDebts } from './seed-debts';
 import { benchTenant, load, printTable, type ApiProcess, type BenchTenant, type LoadResult } from './support';
 

@@ -3,7 +3,7 @@
  * and prints requests/s, p50/p99 latency, ratios and each process's peak memory.
  *   BENCH_DURATION=10 (seconds per HTTP scenario); BENCH_ONLY=api,debts,webhooks (default: all)
  */
-import { createDb } from '../../core/db';
+import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
 import { closeSharedResources } from '../support/resources';
 import { benchApiContract } from './api.bench';

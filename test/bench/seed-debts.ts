@@ -3,8 +3,8 @@
  * INSERT … SELECT generate_series statements, so 100,000 debts take seconds rather than minutes. Debts are spread
  * one second apart going back from now, over the non-terminal and terminal states, so list filters have data.
  */
-import type { Db } from '../../core/db';
-import { DEBT_STATUSES } from '../../core/debt-status';
+import type { Db } from '../../core/platform/db';
+import { DEBT_STATUSES } from '../../core/debts/debt-status';
 
 export interface SeededDebts {
   debts: number;

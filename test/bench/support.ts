@@ -7,10 +7,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { mintApiKey } from '../../core/api-keys';
-import type { Db } from '../../core/db';
-import { createOrganization } from '../../core/organizations';
-import { SCOPES } from '../../core/scopes';
+import { mintApiKey } from '../../core/access/api-keys';
+import type { Db } from '../../core/platform/db';
+import { createOrganization } from '../../core/access/organizations';
+import { SCOPES } from '../../core/access/scopes';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 

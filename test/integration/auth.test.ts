@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { generateKeySecret, revokeApiKey } from '../../core/api-keys';
-import { createDb } from '../../core/db';
-import { isWriteScope, SCOPES, type Scope } from '../../core/scopes';
-import { KEY_CACHE_TTL_MS } from '../../api/key-auth';
-import type { RouteDefinition } from '../../api/route';
+import { generateKeySecret, revokeApiKey } from '../../core/access/api-keys';
+import { createDb } from '../../core/platform/db';
+import { isWriteScope, SCOPES, type Scope } from '../../core/access/scopes';
+import { KEY_CACHE_TTL_MS } from '../../api/http/key-auth';
+import type { RouteDefinition } from '../../api/http/route-definition';
 import { startTestServer, type TestServer } from '../support/app';
 import { routeRequest, routeUrl } from '../support/requests';
 import { testDb } from '../support/resources';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { brandingCacheKey, getPortalBranding } from '../../core/branding-cache';
-import type { Db } from '../../core/db';
+import { brandingCacheKey, getPortalBranding } from '../../core/branding/portal-cache';
+import type { Db } from '../../core/platform/db';
 import { useApiSuite } from '../support/api-suite';
 import { callerFor, expectProblem } from '../support/debt-api';
 import { testDb, testRedis } from '../support/resources';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { hashKeySecret } from '../../core/api-keys';
+import { hashKeySecret } from '../../core/access/api-keys';
 import { runCommand, type CliIo } from '../../scripts/cli/commands';
 import { startTestServer, type TestServer } from '../support/app';
 import { testEnv } from '../support/env';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { parse } from 'yaml';
-import { defaultNamespace } from '../../core/config';
+import { defaultNamespace } from '../../core/platform/config';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -31,7 +31,7 @@ const pkg = JSON.parse(read('package.json')) as {
  * spreads of shared spec objects (`...WEBHOOK_ENV`) count too.
  */
 function envNamesReadBy(functionName: string): string[] {
-  const source = ts.createSourceFile('config.ts', read('core/config.ts'), ts.ScriptTarget.Latest, true);
+  const source = ts.createSourceFile('config.ts', read('core/platform/config.ts'), ts.ScriptTarget.Latest, true);
   const objects = new Map<string, ts.ObjectLiteralExpression>();
   let fn: ts.FunctionDeclaration | undefined;
   for (const statement of source.statements) {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ERROR_CATALOGUE } from '../../core/errors';
+import { ERROR_CATALOGUE } from '../../core/platform/errors';
 import { startTestServer, type TestServer } from '../support/app';
 import { fixtureRoutes } from '../support/fixture-routes';
 import { createTestTenant, jsonHeaders, type TestTenant } from '../support/tenants';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createDb } from '../../core/db';
-import { createRedis } from '../../core/redis';
+import { createDb } from '../../core/platform/db';
+import { createRedis } from '../../core/platform/redis';
 import { checkTemporal, createTemporalClient } from '../../core/temporal/connection';
 import { startTestServer, type TestServer } from '../support/app';
 import { startDevServer } from '../support/temporal';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { deleteExpiredIdempotencyRecords } from '../../core/idempotency';
+import { deleteExpiredIdempotencyRecords } from '../../core/platform/idempotency-store';
 import { useApiSuite } from '../support/api-suite';
 import { afterCommitRuns, fixtureRoutes, type FixtureBody } from '../support/fixture-routes';
 import { testDb } from '../support/resources';

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { createDb, type Db } from '../../core/db';
+import { createDb, type Db } from '../../core/platform/db';
 import { migrate, migrationConfig } from '../../scripts/migrate';
 import { testEnv } from '../support/env';
 

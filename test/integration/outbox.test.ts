@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { createDebt } from '../../core/debt-creation';
-import { toEventEnvelope, type EventRow } from '../../core/events';
+import { createDebt } from '../../core/debts/debt-creation';
+import { toEventEnvelope, type EventRow } from '../../core/events/outbox';
 import { useApiSuite } from '../support/api-suite';
 import { expectProblem, inlineDebtBody } from '../support/debt-api';
 import { testDb } from '../support/resources';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { ApiError } from '../../core/errors';
-import { recordEvent, toEventEnvelope, type EventRow } from '../../core/events';
-import { isEventId } from '../../core/ids';
-import { decodeCursor, encodeCursor, fetchPage, type Page } from '../../core/pagination';
+import { ApiError } from '../../core/platform/errors';
+import { recordEvent, toEventEnvelope, type EventRow } from '../../core/events/outbox';
+import { isEventId } from '../../core/platform/ids';
+import { decodeCursor, encodeCursor, fetchPage, type Page } from '../../core/platform/pagination';
 import { testDb } from '../support/resources';
 import { createTestTenant } from '../support/tenants';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createRedis } from '../../core/redis';
+import { createRedis } from '../../core/platform/redis';
 import { startTestServer, type TestServer } from '../support/app';
 import { testRedis } from '../support/resources';
 import { createTestTenant } from '../support/tenants';

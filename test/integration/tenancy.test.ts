@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { newId } from '../../core/ids';
-import { recordTransaction } from '../../core/transactions';
+import { newId } from '../../core/platform/ids';
+import { recordTransaction } from '../../core/debts/transactions';
 import { startTestServer, type TestServer } from '../support/app';
 import { callerFor, expectProblem, inlineDebtBody, type Caller } from '../support/debt-api';
 import { testDb } from '../support/resources';

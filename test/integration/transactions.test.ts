@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { recordTransaction, type NewTransaction } from '../../core/transactions';
+import { recordTransaction, type NewTransaction } from '../../core/debts/transactions';
 import { useApiSuite } from '../support/api-suite';
 import { callerFor, expectProblem, raiseDebt } from '../support/debt-api';
 import { testDb } from '../support/resources';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Mode } from '../../core/config';
+import type { Mode } from '../../core/platform/config';
 import { TASK_QUEUES, type TaskQueueName } from '../../core/temporal/names';
 import { diagnosticProbeWorkflow } from '../../workflows/diagnostics';
 import { testEnv } from '../support/env';

@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { createApp, type AppDeps, type BuiltApp } from '../../api/app';
-import { loadConfig, type Config, type Mode } from '../../core/config';
-import { createLogger } from '../../core/logger';
+import { loadConfig, type Config, type Mode } from '../../core/platform/config';
+import { createLogger } from '../../core/platform/logger';
 import { testEnv } from './env';
 import { testDb, testRedis } from './resources';
 

@@ -2,9 +2,9 @@
  * Routes that exist only in tests, to exercise the request machinery (idempotency, errors, deprecation) with a
  * countable side effect: each successful call writes one row to the real `events` table.
  */
-import { ApiError } from '../../core/errors';
-import { recordEvent } from '../../core/events';
-import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../../api/route';
+import { ApiError } from '../../core/platform/errors';
+import { recordEvent } from '../../core/events/outbox';
+import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../../api/http/route-definition';
 
 /** Notes whose after-commit task ran, in order: proves such tasks run only after a successful operation. */
 export const afterCommitRuns: string[] = [];

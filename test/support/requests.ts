@@ -1,6 +1,6 @@
 /** Builds a request for any declared route: path parameters filled with fresh UUIDs, a JSON body where one is taken. */
 import { randomUUID } from 'node:crypto';
-import type { RouteDefinition } from '../../api/route';
+import type { RouteDefinition } from '../../api/http/route-definition';
 
 export function routeUrl(baseUrl: string, route: RouteDefinition): string {
   return baseUrl + route.path.replace(/\{[^}]+\}/g, () => randomUUID());

@@ -1,6 +1,6 @@
 /** Lazily opened, shared connections to the real test database and Redis, closed once after the whole run. */
-import { createDb, type Db } from '../../core/db';
-import { createRedis, type Redis } from '../../core/redis';
+import { createDb, type Db } from '../../core/platform/db';
+import { createRedis, type Redis } from '../../core/platform/redis';
 import { testEnv } from './env';
 
 let db: Db | undefined;

@@ -15,7 +15,7 @@ import {
   makeTelemetryFilterString,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
-import { defaultNamespace } from '../../core/config';
+import { defaultNamespace } from '../../core/platform/config';
 import { SEARCH_ATTRIBUTES } from '../../core/temporal/names';
 import { testEnv } from './env';
 

@@ -1,8 +1,8 @@
 /** Creates a fresh organisation with a key in the test database, so tests never depend on each other's data. */
-import { mintApiKey } from '../../core/api-keys';
-import type { Mode } from '../../core/config';
-import { createOrganization, type Organization } from '../../core/organizations';
-import { SCOPES, type Scope } from '../../core/scopes';
+import { mintApiKey } from '../../core/access/api-keys';
+import type { Mode } from '../../core/platform/config';
+import { createOrganization, type Organization } from '../../core/access/organizations';
+import { SCOPES, type Scope } from '../../core/access/scopes';
 import { testDb } from './resources';
 
 export interface TestTenant {

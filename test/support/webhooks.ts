@@ -1,13 +1,13 @@
 /** Shared steps of the webhook tests: configure a receiver, raise events, dispatch them, read histories. */
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../core/config';
+import { loadConfig } from '../../core/platform/config';
 import { temporal } from '@temporalio/proto';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { Mode, WebhookConfig } from '../../core/config';
-import { recordEvent, type EventType } from '../../core/events';
-import { dispatchEvents, type DeliveryRef } from '../../core/webhook-dispatch';
-import type { DeliveryRow } from '../../core/webhook-deliveries';
-import { setWebhookUrl } from '../../core/webhooks';
+import type { Mode, WebhookConfig } from '../../core/platform/config';
+import { recordEvent, type EventType } from '../../core/events/outbox';
+import { dispatchEvents, type DeliveryRef } from '../../core/webhooks/dispatch';
+import type { DeliveryRow } from '../../core/webhooks/deliveries';
+import { setWebhookUrl } from '../../core/webhooks/receiver-config';
 import { testDb } from './resources';
 
 /**

@@ -8,7 +8,7 @@ import {
   isTerminal,
   nextStatus,
   type DebtTrigger,
-} from '../../core/debt-status';
+} from '../../core/debts/debt-status';
 
 describe('debt status machine (DECISIONS.md §3)', () => {
   it('has the eight states, three of them terminal', () => {

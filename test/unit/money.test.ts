@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { CURRENCY_MINOR_UNITS } from '../../core/currencies';
-import { ApiError } from '../../core/errors';
-import { numberSourceText, parseJsonKeepingNumberText } from '../../core/json-numbers';
-import { addAmounts, parseAmount, parseCurrency, subtractAmounts, toMoneyNumber } from '../../core/money';
+import { CURRENCY_MINOR_UNITS } from '../../core/debts/currencies';
+import { ApiError } from '../../core/platform/errors';
+import { numberSourceText, parseJsonKeepingNumberText } from '../../core/debts/json-numbers';
+import { addAmounts, parseAmount, parseCurrency, subtractAmounts, toMoneyNumber } from '../../core/debts/money';
 
 function rejection(fn: () => unknown): ApiError {
   try {

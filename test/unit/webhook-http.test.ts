@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createWebhookHttp, type WebhookHttp } from '../../core/webhook-http';
+import { createWebhookHttp, type WebhookHttp } from '../../core/webhooks/http-sender';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 const BODY = JSON.stringify({ id: 'evt_x', type: 'test.ping', createdAt: '2026-11-22T09:00:00.000Z', data: {} });

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { openSecret, sealSecret } from '../../core/secret-box';
-import { isPublicAddress } from '../../core/ssrf';
-import { computeSignature, signatureHeader } from '../../core/webhook-signature';
-import { mintWebhookSecret } from '../../core/webhooks';
+import { openSecret, sealSecret } from '../../core/platform/secret-box';
+import { isPublicAddress } from '../../core/webhooks/ssrf-guard';
+import { computeSignature, signatureHeader } from '../../core/webhooks/signature';
+import { mintWebhookSecret } from '../../core/webhooks/receiver-config';
 import { verifySignature } from '../support/webhook-receiver';
 
 describe('webhook signing, secrets at rest and address policy (unit)', () => {

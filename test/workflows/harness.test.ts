@@ -5,7 +5,7 @@ import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createDiagnosticsActivities } from '../../activities/diagnostics';
-import { createDb, type Db } from '../../core/db';
+import { createDb, type Db } from '../../core/platform/db';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../../core/temporal/connection';
 import { SEARCH_ATTRIBUTES } from '../../core/temporal/names';
 import { diagnosticProbeStatusQuery, diagnosticProbeWorkflow } from '../../workflows/diagnostics';

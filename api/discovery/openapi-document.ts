@@ -1,0 +1,225 @@
+/**
+ * Builds /openapi/v1.json (OpenAPI 3.1.1) from the route declarations and the error catalogue.
+ * Nothing here is written by hand per endpoint: a route that exists is documented, with its schemas and errors.
+ */
+import { ERROR_CATALOGUE, type ErrorCode } from '../../core/platform/errors';
+import type { Config } from '../../core/platform/config';
+import type { JsonSchema, ResponseSpec, RouteDefinition } from '../http/route-definition';
+
+export const API_VERSION = '1.0.0';
+
+const REQUEST_ID_HEADER = {
+  description: 'Unique id of this request; quote it in support tickets.',
+  schema: { type: 'string' },
+};
+
+/** Tags in reading order, with what each groups; a tag not listed here follows, alphabetically. */
+const TAGS: { name: string; description: string }[] = [
+  { name: 'Organization', description: 'Your organisation and the branding of its debtor portal.' },
+  { name: 'Debts', description: 'Raise debts against debtors, read and amend them.' },
+  { name: 'Debtors', description: 'The people your debts are owed by.' },
+  { name: 'Transactions', description: 'Money movements on your debts; payments are the inbound, succeeded ones.' },
+  { name: 'Webhooks', description: 'Your receiver, its signed deliveries, and the events they carry.' },
+  { name: 'Health', description: 'Whether this host and its dependencies answer.' },
+  { name: 'Discovery', description: 'This description, the interactive references and the guides.' },
+  { name: 'Operations', description: 'For operators.' },
+];
+
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Size of the window closest to running out.', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Calls left in that window.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Unix time (seconds) when that window refills.', schema: { type: 'integer' } },
+};
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry: the same key with the same request within 24 hours replays the saved response.',
+  schema: { type: 'string', minLength: 1, maxLength: 200 },
+};
+
+const PROBLEM_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail', 'requestId'],
+  properties: {
+    type: { type: 'string', format: 'uri', description: '`{error_base_url}/<code>`; opens the code’s documentation.' },
+    title: { type: 'string', enum: Object.keys(ERROR_CATALOGUE), description: 'The short error code.' },
+    status: { type: 'integer', description: 'Mirrors the HTTP status.' },
+    detail: { type: 'string', description: 'Human-readable explanation.' },
+    requestId: { type: 'string', description: 'Same as the `X-Request-Id` header.' },
+    errors: {
+      type: 'array',
+      description: 'For validation errors: each offending field.',
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: { path: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+  },
+};
+
+/** The error codes an operation can answer, from what its declaration says it does. */
+export function errorCodesFor(route: RouteDefinition): ErrorCode[] {
+  const codes = new Set<ErrorCode>(['internal_error']);
+  if (route.params || route.query || route.body) codes.add('invalid_request');
+  if (route.body) ['payload_too_large', 'unsupported_media_type'].forEach((c) => codes.add(c as ErrorCode));
+  if (route.auth.kind === 'key') {
+    codes.add('unauthenticated');
+    codes.add('rate_limited');
+    if (route.auth.scope) codes.add('forbidden');
+    if (route.auth.scope?.endsWith(':write')) codes.add('read_only_key');
+    if (route.method !== 'get') {
+      codes.add('invalid_request');
+      codes.add('idempotency_conflict');
+      codes.add('idempotency_in_progress');
+    }
+  }
+  for (const code of route.errors ?? []) codes.add(code);
+  return [...codes];
+}
+
+export function buildOpenApiDocument(routes: RouteDefinition[], config: Config): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes.filter((r) => !r.internal)) {
+    paths[route.path] ??= {};
+    paths[route.path]![route.method] = operation(route, config);
+  }
+  const production = { url: config.productionBaseUrl, description: 'Production: accepts `ak_live_` keys only' };
+  const sandbox = { url: config.sandboxBaseUrl, description: 'Sandbox: accepts `ak_test_` keys only' };
+  const used = new Set(routes.filter((r) => !r.internal).flatMap((r) => r.tags));
+  const known = TAGS.filter((t) => used.has(t.name));
+  const others = [...used].filter((name) => !TAGS.some((t) => t.name === name)).sort();
+  const tags = [...known, ...others.map((name) => ({ name }))];
+  return {
+    openapi: '3.1.1',
+    info: {
+      title: 'Debt Recovery Client Public API',
+      version: API_VERSION,
+      description:
+        'Raise debts against debtors, read the debts, debtors, payments and transactions your organisation owns, ' +
+        'brand the debtor portal, and receive signed webhooks. Guides: `/docs/`.',
+    },
+    // This host first, so "try it" in the references calls the host the reader is on.
+    servers: config.mode === 'production' ? [production, sandbox] : [sandbox, production],
+    tags,
+    paths,
+    components: {
+      securitySchemes: {
+        bearerApiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: '`Authorization: Bearer ak_live_…` (production) or `ak_test_…` (sandbox).',
+        },
+      },
+      schemas: { Problem: PROBLEM_SCHEMA },
+    },
+  };
+}
+
+function operation(route: RouteDefinition, config: Config): Record<string, unknown> {
+  const op: Record<string, unknown> = {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: route.tags,
+    responses: withHeaders(
+      { ...successResponses(route.responses), ...errorResponses(route, config) },
+      route.auth.kind === 'key' ? RATE_LIMIT_HEADERS : {},
+    ),
+  };
+  if (route.description) op.description = route.description;
+  if (route.deprecated) {
+    op.deprecated = true;
+    op.description =
+      `${route.description ?? ''}\n\nDeprecated since ${route.deprecated.since}; removed after ${route.deprecated.sunset}. Migration: ${route.deprecated.link}`.trim();
+  }
+  op.security = route.auth.kind === 'key' ? [{ bearerApiKey: [] }] : [];
+  if (route.auth.kind === 'key') op['x-required-scope'] = route.auth.scope;
+  const parameters = [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')];
+  if (route.auth.kind === 'key' && route.method !== 'get') parameters.push(IDEMPOTENCY_KEY_PARAMETER);
+  if (parameters.length > 0) op.parameters = parameters;
+  if (route.body) {
+    op.requestBody = { required: true, content: { 'application/json': { schema: route.body } } };
+  }
+  return op;
+}
+
+function withHeaders(responses: Record<string, unknown>, headers: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const r = response as { headers?: Record<string, unknown> };
+      return [status, { ...r, headers: { ...r.headers, ...headers } }];
+    }),
+  );
+}
+
+function parametersOf(schema: JsonSchema | undefined, location: 'path' | 'query'): unknown[] {
+  if (!schema) return [];
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((schema.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, propertySchema]) => {
+    const { description, ...rest } = propertySchema as { description?: string };
+    return {
+      name,
+      in: location,
+      required: location === 'path' || required.has(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+function successResponses(responses: Record<number, ResponseSpec>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [status, spec] of Object.entries(responses)) {
+    const headers = { 'X-Request-Id': REQUEST_ID_HEADER, ...(spec.headers ?? {}) };
+    const content = spec.schema
+      ? {
+          [spec.contentType ?? 'application/json']: {
+            schema: spec.schema,
+            ...(spec.example !== undefined ? { example: spec.example } : {}),
+          },
+        }
+      : undefined;
+    out[status] = { description: spec.description, headers, ...(content ? { content } : {}) };
+  }
+  return out;
+}
+
+function errorResponses(route: RouteDefinition, config: Config): Record<string, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodesFor(route)) {
+    const status = ERROR_CATALOGUE[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [status, codes] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
+    const examples = Object.fromEntries(
+      codes.map((code) => [
+        code,
+        {
+          summary: ERROR_CATALOGUE[code].when,
+          value: {
+            type: `${config.errorBaseUrl}/${code}`,
+            title: code,
+            status,
+            detail: ERROR_CATALOGUE[code].detail,
+            requestId: 'req_0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c',
+          },
+        },
+      ]),
+    );
+    const headers: Record<string, unknown> = { 'X-Request-Id': REQUEST_ID_HEADER };
+    if (status === 429)
+      headers['Retry-After'] = { description: 'Seconds until the window refills.', schema: { type: 'integer' } };
+    if (status === 405) headers.Allow = { description: 'Methods this path accepts.', schema: { type: 'string' } };
+    out[String(status)] = {
+      description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].when}`).join(' '),
+      headers,
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, examples } },
+    };
+  }
+  return out;
+}

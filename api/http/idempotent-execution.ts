@@ -1,0 +1,117 @@
+/**
+ * Runs a validated request's handler with the right database handle:
+ * - reads run on the pool;
+ * - mutations run in one transaction, so a failure leaves nothing half-done;
+ * - mutations with an `Idempotency-Key` also save their response in that transaction, or replay a saved one.
+ * Only requests that reached the handler are saved: validation failures never get here, and 5xx roll back whole.
+ */
+import { ApiError, errors } from '../../core/platform/errors';
+import type { Db } from '../../core/platform/db';
+import {
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  findIdempotencyRecord,
+  requestFingerprint,
+  saveIdempotencyRecord,
+  tryLockIdempotencyKey,
+  type SavedResponse,
+} from '../../core/platform/idempotency-store';
+import { problemDocument, PROBLEM_CONTENT_TYPE } from './problem';
+import { rawBody } from './middleware/json-body';
+import type { ApiContext, HandlerResult, RouteDefinition, RouteInput } from './route-definition';
+
+export type RequestInput = Omit<RouteInput, 'db' | 'auth' | 'afterCommit'>;
+export type Executor = (ctx: ApiContext, route: RouteDefinition, input: RequestInput) => Promise<HandlerResult>;
+
+/** Printable ASCII without spaces at the ends, 1–200 characters. */
+const IDEMPOTENCY_KEY_FORM = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+export function createExecutor(options: { db: Db; errorBaseUrl: string }): Executor {
+  const { db, errorBaseUrl } = options;
+
+  return async (ctx, route, request) => {
+    const tasks: (() => Promise<void>)[] = [];
+    const input = {
+      ...request,
+      auth: ctx.state.auth,
+      afterCommit: (task: () => Promise<void>) => void tasks.push(task),
+    };
+    const result = await run(ctx, route, input);
+    // A saved business error (4xx) rolled its writes back: what they registered must not run either.
+    if (result.status < 400) for (const task of tasks) await task();
+    return result;
+  };
+
+  async function run(ctx: ApiContext, route: RouteDefinition, input: Omit<RouteInput, 'db'>): Promise<HandlerResult> {
+    const auth = input.auth;
+    if (route.method === 'get') return route.handler(ctx, { ...input, db });
+    const key = ctx.get('Idempotency-Key');
+    if (!key || !auth) return db.transaction((trx) => route.handler(ctx, { ...input, db: trx }));
+
+    if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_FORM.test(key)) {
+      throw errors.invalidRequest(
+        `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters.`,
+        [{ path: 'header.Idempotency-Key', message: `must be 1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable characters` }],
+      );
+    }
+    const fingerprint = requestFingerprint(ctx.method, ctx.originalUrl, rawBody(ctx.request));
+    return db.transaction(async (trx) => {
+      if (!(await tryLockIdempotencyKey(trx, auth.organizationId, key))) throw new ApiError('idempotency_in_progress');
+      const saved = await findIdempotencyRecord(trx, auth.organizationId, key);
+      if (saved) {
+        if (saved.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
+        return replay(saved);
+      }
+      const response = await handleInSavepoint(trx, ctx, route, { ...input, db: trx });
+      await saveIdempotencyRecord(trx, auth.organizationId, key, fingerprint, response);
+      return toResult(response);
+    });
+  }
+
+  /** Business errors (4xx) are answers worth saving: roll back the handler's writes, keep the transaction. */
+  async function handleInSavepoint(
+    trx: Db,
+    ctx: ApiContext,
+    route: RouteDefinition,
+    input: RouteInput,
+  ): Promise<SavedResponse> {
+    try {
+      const result = await trx.transaction((savepoint) => route.handler(ctx, { ...input, db: savepoint }));
+      return serialize(result, ctx.state.requestId);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      return {
+        status: err.status,
+        headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.extra.headers ?? {}) },
+        body: JSON.stringify(problemDocument(err, ctx.state.requestId, errorBaseUrl)),
+        requestId: ctx.state.requestId,
+      };
+    }
+  }
+}
+
+function serialize(result: HandlerResult, requestId: string): SavedResponse {
+  const body =
+    result.body === undefined ? '' : typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
+  const contentType =
+    result.contentType ??
+    (typeof result.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8');
+  return {
+    status: result.status,
+    headers: { ...(result.headers ?? {}), 'Content-Type': contentType },
+    body,
+    requestId,
+  };
+}
+
+function toResult(response: SavedResponse): HandlerResult {
+  const { 'Content-Type': contentType, ...headers } = response.headers;
+  return { status: response.status, headers, body: response.body === '' ? undefined : response.body, contentType };
+}
+
+function replay(saved: SavedResponse): HandlerResult {
+  const result = toResult(saved);
+  return {
+    ...result,
+    headers: { ...result.headers, 'Idempotent-Replayed': 'true', 'Original-Request-Id': saved.requestId },
+  };
+}

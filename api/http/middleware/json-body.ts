@@ -1,0 +1,44 @@
+/**
+ * JSON body parsing with the service's rules: bodies only as application/json (else 415), at most 1 MiB (else 413),
+ * malformed JSON is 400. The raw text is kept for idempotency fingerprints.
+ */
+import type { Middleware } from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import { ApiError } from '../../../core/platform/errors';
+import type { ApiState } from '../route-definition';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function jsonBody(): Middleware<ApiState> {
+  const parse = koaBody({
+    json: true,
+    urlencoded: false,
+    text: false,
+    multipart: false,
+    jsonStrict: true,
+    jsonLimit: MAX_BODY_BYTES,
+    includeUnparsed: true,
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+    onError: (err) => {
+      throw err;
+    },
+  }) as unknown as Middleware<ApiState>;
+  return async (ctx, next) => {
+    if (!METHODS_WITH_BODY.has(ctx.method) || !hasBody(ctx.headers)) return next();
+    const declared = Number(ctx.get('content-length') || 0);
+    if (declared > MAX_BODY_BYTES) throw new ApiError('payload_too_large');
+    if (!ctx.is('application/json', '+json')) throw new ApiError('unsupported_media_type');
+    return parse(ctx, next);
+  };
+}
+
+function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+  return Number(headers['content-length'] ?? 0) > 0 || headers['transfer-encoding'] !== undefined;
+}
+
+/** The body exactly as received (koa-body keeps it as `request.rawBody`), for fingerprinting. */
+export function rawBody(request: unknown): string {
+  const raw = (request as { rawBody?: unknown }).rawBody;
+  return typeof raw === 'string' ? raw : '';
+}

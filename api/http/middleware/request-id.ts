@@ -1,0 +1,14 @@
+/** Gives every request a unique id, sent back as `X-Request-Id` on every response (errors included). */
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { ApiState } from '../route-definition';
+
+export function requestId(): Middleware<ApiState> {
+  return async (ctx, next) => {
+    // Always our own id: a client-supplied one could collide, and support tickets must quote ours.
+    ctx.state.requestId = `req_${randomUUID().replace(/-/g, '')}`;
+    ctx.state.startedAt = process.hrtime.bigint();
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    await next();
+  };
+}

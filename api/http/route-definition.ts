@@ -1,0 +1,127 @@
+/**
+ * A route is declared once, as data: method, path, scope, JSON schemas, responses and handler.
+ * The Koa router and /openapi/v1.json are both built from these declarations, so a route cannot exist
+ * without being documented, and the documented schemas are the ones that validate requests.
+ */
+import type { ParameterizedContext } from 'koa';
+import type { AuthContext } from '../../core/access/auth-context';
+import type { Db } from '../../core/platform/db';
+import type { ErrorCode } from '../../core/platform/errors';
+import type { Scope } from '../../core/access/scopes';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** A JSON Schema (2020-12, the dialect of OpenAPI 3.1). Kept loose on purpose: ajv checks it at start-up. */
+export type JsonSchema = Record<string, unknown>;
+
+export interface ResponseSpec {
+  description: string;
+  /** Omitted for bodiless responses such as 204. */
+  schema?: JsonSchema;
+  contentType?: string;
+  example?: unknown;
+  headers?: Record<string, { description: string; schema: JsonSchema }>;
+}
+
+export interface Deprecation {
+  /** When the route was deprecated (ISO date); sent as the RFC 9745 `Deprecation` header. */
+  since: string;
+  /** When it will be removed (ISO date, at least six months after `since`); sent as the RFC 8594 `Sunset` header. */
+  sunset: string;
+  /** Migration guide, sent as `Link: <url>; rel="deprecation"`. */
+  link: string;
+}
+
+/**
+ * What a route needs from the caller. `none` is for unauthenticated routes (health, discovery, docs);
+ * `key` needs a valid API key of this host's mode and, unless `scope` is null, that scope.
+ */
+export type RouteAuth = { kind: 'none' } | { kind: 'key'; scope: Scope | null };
+
+export interface RouteInput<TBody = unknown, TQuery = Record<string, unknown>, TParams = Record<string, string>> {
+  body: TBody;
+  query: TQuery;
+  params: TParams;
+  /** The database to use: inside a transaction for mutations (with the idempotency record), the pool for reads. */
+  db: Db;
+  /** Set on every `kind: 'key'` route. */
+  auth?: AuthContext;
+  /**
+   * Registers work to run after the transaction commits and before the response is sent (e.g. invalidating a
+   * cache of what was just written); it runs only when the operation succeeds. If it fails, the client gets a 500
+   * and may safely retry.
+   */
+  afterCommit: (task: () => Promise<void>) => void;
+}
+
+/** The input of an authenticated route, where `auth` is always present. */
+export type ApiRouteInput<
+  TBody = unknown,
+  TQuery = Record<string, unknown>,
+  TParams = Record<string, string>,
+> = RouteInput<TBody, TQuery, TParams> & { auth: AuthContext };
+
+export interface HandlerResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Defaults to application/json for object bodies. */
+  contentType?: string;
+}
+
+export interface ApiState {
+  requestId: string;
+  startedAt: bigint;
+  organizationId?: string;
+  auth?: AuthContext;
+  route?: RouteDefinition;
+}
+
+export type ApiContext = ParameterizedContext<ApiState>;
+
+export interface RouteDefinition<TInput extends RouteInput = RouteInput> {
+  method: HttpMethod;
+  /** OpenAPI-style path, e.g. `/v1/debts/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: RouteAuth;
+  params?: JsonSchema;
+  query?: JsonSchema;
+  body?: JsonSchema;
+  /** Success responses by status code. */
+  responses: Record<number, ResponseSpec>;
+  /** Error codes this operation can answer besides the ones every operation of its kind shares. */
+  errors?: ErrorCode[];
+  deprecated?: Deprecation;
+  /** Leave out of /openapi/v1.json: only for the UI and asset routes that serve the documentation itself. */
+  internal?: boolean;
+  handler: (ctx: ApiContext, input: TInput) => Promise<HandlerResult>;
+}
+
+/** Identity helper that keeps the handler's input type tied to the declaration. */
+export function defineRoute<TInput extends RouteInput = RouteInput>(route: RouteDefinition<TInput>): RouteDefinition {
+  return route as unknown as RouteDefinition;
+}
+
+/** A `/v1` route: needs an API key (and `scope`, unless null); its handler always gets the caller's `auth`. */
+export function defineApiRoute<TInput extends ApiRouteInput = ApiRouteInput>(
+  route: Omit<RouteDefinition<TInput>, 'auth'> & { scope: Scope | null },
+): RouteDefinition {
+  const { scope, handler, ...rest } = route;
+  return {
+    ...rest,
+    auth: { kind: 'key', scope },
+    handler: async (ctx, input) => {
+      if (!input.auth) throw new Error(`route ${route.operationId} ran without authentication`);
+      return handler(ctx, input as TInput);
+    },
+  };
+}
+
+/** `/v1/debts/{id}` → `/v1/debts/:id` for the Koa router. */
+export function toKoaPath(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}

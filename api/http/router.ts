@@ -1,0 +1,98 @@
+/**
+ * Builds the Koa router from route declarations. Per route: deprecation headers → the route's guards
+ * (auth, rate limit, idempotency: supplied by the caller) → validation → handler → response.
+ */
+import { Readable } from 'node:stream';
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { ApiError } from '../../core/platform/errors';
+import type { Executor } from './idempotent-execution';
+import {
+  toKoaPath,
+  type ApiContext,
+  type ApiState,
+  type HandlerResult,
+  type RouteDefinition,
+} from './route-definition';
+import { compileValidator, type Validator } from './validation';
+
+/** Guards run before validation, in order; each decides from the route's declaration whether it applies. */
+export type RouteGuard = (route: RouteDefinition) => Middleware<ApiState> | undefined;
+
+export function buildRouter(routes: RouteDefinition[], execute: Executor, guards: RouteGuard[] = []): Router<ApiState> {
+  // strict: '/docs' and '/docs/' are different routes (the first redirects to the second).
+  const router = new Router<ApiState>({ strict: true });
+  const seen = new Set<string>();
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    if (seen.has(key)) throw new Error(`route declared twice: ${key}`);
+    seen.add(key);
+    const chain = [
+      markRoute(route),
+      ...guards.map((guard) => guard(route)).filter((m): m is Middleware<ApiState> => m !== undefined),
+      runHandler(route, execute),
+    ];
+    router[route.method](route.operationId, toKoaPath(route.path), ...(chain as Middleware[]));
+  }
+  return router;
+}
+
+function markRoute(route: RouteDefinition): Middleware<ApiState> {
+  return async (ctx, next) => {
+    ctx.state.route = route;
+    if (route.deprecated) setDeprecationHeaders(ctx, route.deprecated);
+    await next();
+  };
+}
+
+/** RFC 9745 `Deprecation` (a structured-field date), RFC 8594 `Sunset` (an HTTP date), and the migration guide. */
+function setDeprecationHeaders(ctx: ApiContext, deprecation: NonNullable<RouteDefinition['deprecated']>): void {
+  ctx.set('Deprecation', `@${Math.floor(Date.parse(deprecation.since) / 1000)}`);
+  ctx.set('Sunset', new Date(deprecation.sunset).toUTCString());
+  ctx.set('Link', `<${deprecation.link}>; rel="deprecation"; type="text/html"`);
+}
+
+function runHandler(route: RouteDefinition, execute: Executor): Middleware<ApiState> {
+  const validators: Partial<Record<'params' | 'query' | 'body', Validator>> = {
+    params: route.params ? compileValidator('params', route.params) : undefined,
+    query: route.query ? compileValidator('query', route.query) : undefined,
+    body: route.body ? compileValidator('body', route.body) : undefined,
+  };
+  return async (ctx) => {
+    const params = { ...(ctx as unknown as { params: Record<string, string> }).params };
+    const query: Record<string, unknown> = { ...ctx.query };
+    const body = readBody(ctx, route);
+    validators.params?.(params);
+    if (validators.query) validators.query(query);
+    else if (Object.keys(query).length > 0 && route.auth.kind === 'key') {
+      throw new ApiError('invalid_request', `Unknown query parameter: ${Object.keys(query).join(', ')}.`);
+    }
+    if (validators.body) validators.body(body);
+    writeResult(ctx, await execute(ctx, route, { body, query, params }));
+  };
+}
+
+function readBody(ctx: ApiContext, route: RouteDefinition): unknown {
+  const parsed = (ctx.request as unknown as { body?: unknown }).body;
+  // Undefined unless a body was sent: json-body only parses requests that carry one.
+  const hasBody = parsed !== undefined;
+  if (!route.body) {
+    if (hasBody) throw new ApiError('invalid_request', 'This operation takes no request body.');
+    return undefined;
+  }
+  if (!hasBody) throw new ApiError('invalid_request', 'A JSON request body is required.');
+  return parsed;
+}
+
+export function writeResult(ctx: ApiContext, result: HandlerResult): void {
+  for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+  ctx.status = result.status;
+  if (result.body === undefined) return;
+  if (typeof result.body === 'string' || Buffer.isBuffer(result.body) || result.body instanceof Readable) {
+    ctx.type = result.contentType ?? 'text/plain; charset=utf-8';
+    ctx.body = result.body;
+    return;
+  }
+  ctx.type = result.contentType ?? 'application/json; charset=utf-8';
+  ctx.body = JSON.stringify(result.body);
+}

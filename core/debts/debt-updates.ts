@@ -1,0 +1,96 @@
+/**
+ * `PATCH /v1/debts/{id}` (DECISIONS.md §2): the client may change `externalAccountId`, `clientReference`,
+ * `originalPrincipal` (only while PendingAssignment; the outstanding principal moves by the same amount) and
+ * `status`, only to `Closed` from a non-terminal state (an active plan is then cancelled). A field sent with its current value is not a change, so
+ * sending a debt back as read is harmless; every real change emits `debt.updated`, and no change emits nothing.
+ */
+import type { Db } from '../platform/db';
+import { canChangePrincipal, nextStatus, type DebtStatus } from './debt-status';
+import { debtColumns, findDebtRow, rowAmounts, toDebt, type Debt, type DebtRow } from './debts';
+import { ApiError } from '../platform/errors';
+import { recordEvent } from '../events/outbox';
+import { addAmounts, amountsEqual, isPositiveAmount, parseAmount, subtractAmounts } from './money';
+
+export interface DebtPatch {
+  externalAccountId?: string;
+  /** An empty string clears it. */
+  clientReference?: string;
+  /** A JSON number, its source text, or a decimal string. */
+  originalPrincipal?: unknown;
+  status?: DebtStatus;
+}
+
+type DebtChanges = Partial<
+  Pick<
+    DebtRow,
+    | 'external_account_id'
+    | 'client_reference'
+    | 'original_principal'
+    | 'outstanding_principal'
+    | 'status'
+    | 'plan_status'
+    | 'plan_next_due_date'
+  >
+>;
+
+function invalidState(row: DebtRow, what: string): ApiError {
+  return new ApiError('invalid_state', `${what} is not allowed while the debt is ${row.status}.`);
+}
+
+function principalChanges(row: DebtRow, value: unknown): DebtChanges {
+  const next = parseAmount(value, row.currency);
+  const { original, outstanding } = rowAmounts(row);
+  if (amountsEqual(next, original)) return {};
+  if (!canChangePrincipal(row.status)) throw invalidState(row, 'Changing originalPrincipal');
+  // The outstanding principal follows: whatever was already paid stays paid.
+  const nextOutstanding = addAmounts(outstanding, subtractAmounts(next, original));
+  if (!isPositiveAmount(nextOutstanding)) {
+    throw new ApiError('invalid_principal', 'originalPrincipal must exceed what has already been paid.', {
+      errors: [{ path: 'body.originalPrincipal', message: 'must exceed the amount already paid' }],
+    });
+  }
+  return { original_principal: next, outstanding_principal: nextOutstanding };
+}
+
+function debtChanges(row: DebtRow, patch: DebtPatch): DebtChanges {
+  const changes: DebtChanges = {};
+  if (patch.externalAccountId !== undefined) {
+    if (patch.externalAccountId.trim() === '') throw new ApiError('missing_external_account_id');
+    if (patch.externalAccountId !== row.external_account_id) changes.external_account_id = patch.externalAccountId;
+  }
+  if (patch.clientReference !== undefined) {
+    const next = patch.clientReference === '' ? null : patch.clientReference;
+    if (next !== row.client_reference) changes.client_reference = next;
+  }
+  if (patch.originalPrincipal !== undefined) Object.assign(changes, principalChanges(row, patch.originalPrincipal));
+  if (patch.status !== undefined && patch.status !== row.status) {
+    if (patch.status !== 'Closed' || nextStatus(row.status, 'clientCloses') === null) {
+      throw invalidState(row, `Moving to ${patch.status}`);
+    }
+    changes.status = 'Closed';
+    // A recalled debt has no running plan: nothing more falls due.
+    if (row.plan_status === 'Active') Object.assign(changes, { plan_status: 'Cancelled', plan_next_due_date: null });
+  }
+  return changes;
+}
+
+/** Applies a PATCH under a row lock; undefined when the debt is not the organisation's. */
+export async function updateDebt(
+  db: Db,
+  organizationId: string,
+  id: string,
+  patch: DebtPatch,
+): Promise<Debt | undefined> {
+  if (!db.isTransaction) return db.transaction((trx) => updateDebt(trx, organizationId, id, patch));
+  const row = await findDebtRow(db, organizationId, id, { lock: true });
+  if (!row) return undefined;
+  const changes = debtChanges(row, patch);
+  if (Object.keys(changes).length === 0) return toDebt(row);
+  const [updated] = await db('debts')
+    .where({ organization_id: organizationId, id })
+    .update({ ...changes, updated_at: db.fn.now(3) })
+    .returning(debtColumns(db));
+  const debt = toDebt(updated as DebtRow);
+  await recordEvent(db, organizationId, 'debt.updated', { debt });
+  return debt;
+}

@@ -1,0 +1,192 @@
+/**
+ * Debtors (DECISIONS.md §2). Every function takes the organisation first and scopes every query by it, so another
+ * organisation's debtor is simply not found. Contact data never goes to logs.
+ */
+import type { Db } from '../platform/db';
+import { errors } from '../platform/errors';
+import { isUuid, newId } from '../platform/ids';
+import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
+
+export interface Debtor {
+  id: string;
+  referenceId: string;
+  firstName: string;
+  lastName: string;
+  email: string | null;
+  phone: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface DebtorRow {
+  id: string;
+  organization_id: string;
+  reference_id: string;
+  first_name: string;
+  last_name: string;
+  email: string | null;
+  phone: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface NewDebtor {
+  referenceId: string;
+  firstName: string;
+  lastName: string;
+  email?: string | null;
+  phone?: string | null;
+}
+
+/** PATCH semantics: absent or null leaves a field alone; an empty string clears `email` or `phone`. */
+export type DebtorPatch = Partial<Record<'referenceId' | 'firstName' | 'lastName' | 'email' | 'phone', string | null>>;
+
+const COLUMNS = ['id', 'reference_id', 'first_name', 'last_name', 'email', 'phone', 'created_at', 'updated_at'];
+
+function toDebtor(row: DebtorRow): Debtor {
+  return {
+    id: row.id,
+    referenceId: row.reference_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    phone: row.phone,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function toRow(input: NewDebtor): Omit<DebtorRow, 'id' | 'organization_id' | 'created_at' | 'updated_at'> {
+  return {
+    reference_id: input.referenceId,
+    first_name: input.firstName,
+    last_name: input.lastName,
+    email: input.email || null,
+    phone: input.phone || null,
+  };
+}
+
+function referenceTaken(referenceId: string) {
+  return errors.invalidRequest(`A debtor with referenceId ${JSON.stringify(referenceId)} already exists.`, [
+    { path: 'body.referenceId', message: 'is already used by another debtor of your organisation' },
+  ]);
+}
+
+/** A debtor is reachable by email or phone, or the portal cannot invite them (DECISIONS.md §2). */
+function requireContact(contact: { email?: string | null; phone?: string | null }): void {
+  if (contact.email || contact.phone) return;
+  throw errors.invalidRequest('A debtor needs an email address or a phone number.', [
+    { path: 'body.email', message: 'email or phone is required' },
+  ]);
+}
+
+export async function getDebtor(db: Db, organizationId: string, id: string): Promise<Debtor | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await db('debtors').where({ organization_id: organizationId, id }).first<DebtorRow | undefined>(COLUMNS);
+  return row ? toDebtor(row) : undefined;
+}
+
+export async function listDebtors(
+  db: Db,
+  organizationId: string,
+  options: { page: PageRequest; referenceId?: string; email?: string },
+): Promise<Page<Debtor>> {
+  const query = db<DebtorRow>('debtors').select(COLUMNS).where('organization_id', organizationId);
+  if (options.referenceId !== undefined) void query.where('reference_id', options.referenceId);
+  if (options.email !== undefined) void query.whereRaw('lower(email) = lower(?)', [options.email]);
+  return fetchPage(
+    query,
+    {
+      list: 'debtors',
+      page: options.page,
+      createdAtColumn: 'debtors.created_at',
+      idColumn: 'debtors.id',
+      position: (row: DebtorRow) => ({ createdAt: row.created_at, id: row.id }),
+    },
+    toDebtor,
+  );
+}
+
+/** `POST /v1/debtors`: a taken `referenceId` is a 400 naming the field, not a second debtor. */
+export async function createDebtor(db: Db, organizationId: string, input: NewDebtor): Promise<Debtor> {
+  requireContact(input);
+  const [row] = await db<DebtorRow>('debtors')
+    .insert({ id: newId(), organization_id: organizationId, ...toRow(input) })
+    .onConflict(['organization_id', 'reference_id'])
+    .ignore()
+    .returning(COLUMNS);
+  if (!row) throw referenceTaken(input.referenceId);
+  return toDebtor(row as DebtorRow);
+}
+
+/**
+ * The inline debtor of `POST /v1/debts`: the organisation's debtor with this `referenceId`, as it is, or a new one.
+ * `on conflict do nothing` makes two concurrent first uses of a reference agree on one debtor.
+ */
+export async function findOrCreateDebtorByReference(db: Db, organizationId: string, input: NewDebtor): Promise<Debtor> {
+  const [inserted] = await db<DebtorRow>('debtors')
+    .insert({ id: newId(), organization_id: organizationId, ...toRow(input) })
+    .onConflict(['organization_id', 'reference_id'])
+    .ignore()
+    .returning(COLUMNS);
+  if (inserted) return toDebtor(inserted as DebtorRow);
+  const existing = await db('debtors')
+    .where({ organization_id: organizationId, reference_id: input.referenceId })
+    .first<DebtorRow | undefined>(COLUMNS);
+  if (!existing) throw new Error('debtor reference conflicted but no debtor holds it');
+  return toDebtor(existing);
+}
+
+/** `PATCH /v1/debtors/{id}`; undefined when the debtor is not the organisation's. Unchanged fields write nothing. */
+export async function updateDebtor(
+  db: Db,
+  organizationId: string,
+  id: string,
+  patch: DebtorPatch,
+): Promise<Debtor | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await db('debtors')
+    .where({ organization_id: organizationId, id })
+    .forUpdate()
+    .first<DebtorRow | undefined>(COLUMNS);
+  if (!row) return undefined;
+  const changes = debtorChanges(row, patch);
+  if (Object.keys(changes).length === 0) return toDebtor(row);
+  requireContact({ ...row, ...changes });
+  if (changes.reference_id !== undefined) await assertReferenceFree(db, organizationId, id, changes.reference_id);
+  const [updated] = await db<DebtorRow>('debtors')
+    .where({ organization_id: organizationId, id })
+    .update({ ...changes, updated_at: db.fn.now(3) as unknown as Date })
+    .returning(COLUMNS)
+    .catch((err: unknown) => {
+      // A concurrent PATCH took the reference between our check and our write.
+      if (changes.reference_id && (err as { code?: string }).code === '23505')
+        throw referenceTaken(changes.reference_id);
+      throw err;
+    });
+  return toDebtor(updated as DebtorRow);
+}
+
+function debtorChanges(row: DebtorRow, patch: DebtorPatch): Partial<DebtorRow> {
+  const next: Partial<DebtorRow> = {
+    reference_id: patch.referenceId ?? undefined,
+    first_name: patch.firstName ?? undefined,
+    last_name: patch.lastName ?? undefined,
+    // An empty string clears; null or absent leaves the value alone.
+    email: patch.email === '' ? null : (patch.email ?? undefined),
+    phone: patch.phone === '' ? null : (patch.phone ?? undefined),
+  };
+  const changes: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(next)) {
+    if (value !== undefined && value !== row[column as keyof DebtorRow]) changes[column] = value;
+  }
+  return changes;
+}
+
+async function assertReferenceFree(db: Db, organizationId: string, id: string, referenceId: string): Promise<void> {
+  const holder = await db('debtors')
+    .where({ organization_id: organizationId, reference_id: referenceId })
+    .whereNot('id', id)
+    .first('id');
+  if (holder) throw referenceTaken(referenceId);
+}

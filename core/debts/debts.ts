@@ -1,0 +1,161 @@
+/**
+ * Debts (DECISIONS.md §2): the record as the API returns it, and its reads. Creation and PATCH live in
+ * debt-creation.ts and debt-updates.ts. Every query is scoped by the organisation, so another organisation's debt is
+ * simply not found. Amounts stay decimal strings until `toDebt` shapes the wire record.
+ */
+import type { Knex } from 'knex';
+import type { Db } from '../platform/db';
+import type { DebtStatus, PlanFrequency, PlanStatus } from './debt-status';
+import { isUuid } from '../platform/ids';
+import { normalizeAmount, toMoneyNumber } from './money';
+import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
+
+export interface DebtPlan {
+  status: PlanStatus;
+  instalmentAmount: number;
+  frequency: PlanFrequency;
+  instalmentCount: number;
+  instalmentsPaid: number;
+  /** A calendar date, `YYYY-MM-DD`; null once the plan has ended. */
+  nextDueDate: string | null;
+}
+
+export interface Debt {
+  id: string;
+  debtorId: string;
+  externalAccountId: string;
+  clientReference: string | null;
+  originalPrincipal: number;
+  outstandingPrincipal: number;
+  currency: string;
+  status: DebtStatus;
+  disputeReason: string | null;
+  plan: DebtPlan | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A row as selected by `debtColumns`: NUMERIC as strings, the due date as `YYYY-MM-DD` text. */
+export interface DebtRow {
+  id: string;
+  organization_id: string;
+  debtor_id: string;
+  external_account_id: string;
+  client_reference: string | null;
+  original_principal: string;
+  outstanding_principal: string;
+  currency: string;
+  status: DebtStatus;
+  dispute_reason: string | null;
+  plan_status: PlanStatus | null;
+  plan_instalment_amount: string | null;
+  plan_frequency: PlanFrequency | null;
+  plan_instalment_count: number | null;
+  plan_instalments_paid: number | null;
+  plan_next_due_date: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The columns of a `DebtRow`; the date goes out as text because pg would turn it into a local-time Date. */
+export function debtColumns(db: Db): (string | Knex.Raw)[] {
+  return [
+    'debts.id',
+    'debts.organization_id',
+    'debts.debtor_id',
+    'debts.external_account_id',
+    'debts.client_reference',
+    'debts.original_principal',
+    'debts.outstanding_principal',
+    'debts.currency',
+    'debts.status',
+    'debts.dispute_reason',
+    'debts.plan_status',
+    'debts.plan_instalment_amount',
+    'debts.plan_frequency',
+    'debts.plan_instalment_count',
+    'debts.plan_instalments_paid',
+    db.raw(`to_char(debts.plan_next_due_date, 'YYYY-MM-DD') as plan_next_due_date`),
+    'debts.created_at',
+    'debts.updated_at',
+  ];
+}
+
+export function toDebt(row: DebtRow): Debt {
+  return {
+    id: row.id,
+    debtorId: row.debtor_id,
+    externalAccountId: row.external_account_id,
+    clientReference: row.client_reference,
+    originalPrincipal: toMoneyNumber(row.original_principal, row.currency),
+    outstandingPrincipal: toMoneyNumber(row.outstanding_principal, row.currency),
+    currency: row.currency,
+    status: row.status,
+    disputeReason: row.dispute_reason,
+    plan: toPlan(row),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function toPlan(row: DebtRow): DebtPlan | null {
+  if (row.plan_status === null || row.plan_instalment_amount === null || row.plan_frequency === null) return null;
+  return {
+    status: row.plan_status,
+    instalmentAmount: toMoneyNumber(row.plan_instalment_amount, row.currency),
+    frequency: row.plan_frequency,
+    instalmentCount: row.plan_instalment_count ?? 0,
+    instalmentsPaid: row.plan_instalments_paid ?? 0,
+    nextDueDate: row.plan_next_due_date,
+  };
+}
+
+/** Canonical decimal strings for a row's amounts (NUMERIC(19,4) pads them). */
+export function rowAmounts(row: DebtRow): { original: string; outstanding: string } {
+  return { original: normalizeAmount(row.original_principal), outstanding: normalizeAmount(row.outstanding_principal) };
+}
+
+/** The organisation's debt row; `lock` takes a row lock for a read-modify-write in the caller's transaction. */
+export async function findDebtRow(
+  db: Db,
+  organizationId: string,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<DebtRow | undefined> {
+  if (!isUuid(id)) return undefined;
+  const query = db('debts').where({ 'debts.organization_id': organizationId, 'debts.id': id }).first(debtColumns(db));
+  if (options.lock) void query.forUpdate();
+  return (await query) as DebtRow | undefined;
+}
+
+export async function getDebt(db: Db, organizationId: string, id: string): Promise<Debt | undefined> {
+  const row = await findDebtRow(db, organizationId, id);
+  return row ? toDebt(row) : undefined;
+}
+
+export interface DebtFilters {
+  status?: DebtStatus;
+  debtorId?: string;
+}
+
+/** Newest first; each filter has an index ending in the list order, so a page is one index range scan. */
+export async function listDebts(
+  db: Db,
+  organizationId: string,
+  options: DebtFilters & { page: PageRequest },
+): Promise<Page<Debt>> {
+  const query = db('debts').select(debtColumns(db)).where('debts.organization_id', organizationId);
+  if (options.status !== undefined) void query.where('debts.status', options.status);
+  if (options.debtorId !== undefined) void query.where('debts.debtor_id', options.debtorId);
+  return fetchPage(
+    query,
+    {
+      list: 'debts',
+      page: options.page,
+      createdAtColumn: 'debts.created_at',
+      idColumn: 'debts.id',
+      position: (row: DebtRow) => ({ createdAt: row.created_at, id: row.id }),
+    },
+    toDebt,
+  );
+}

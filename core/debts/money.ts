@@ -1,0 +1,80 @@
+/**
+ * Money (DECISIONS.md §2): exact decimals, never binary floats. Inside the service an amount is a canonical decimal
+ * string ("1250.5"), stored as NUMERIC and combined with decimal.js. On the wire it is a JSON number.
+ *
+ * Amounts are capped at 15 significant digits (e.g. 9,999,999,999,999.99 AUD). Every decimal of at most 15
+ * significant digits survives the trip through a binary double and back unchanged (DBL_DIG = 15), so a JSON
+ * number read by JSON.parse and one written by JSON.stringify both carry exactly the decimal we meant.
+ */
+import Decimal from 'decimal.js';
+import { CURRENCY_MINOR_UNITS, DEFAULT_CURRENCY, minorUnits } from './currencies';
+import { ApiError, errors } from '../platform/errors';
+
+// Far more precision than any sum of 15-digit amounts needs, so arithmetic here never rounds.
+const Exact = Decimal.clone({ precision: 50, toExpNeg: -50, toExpPos: 50 });
+
+export const MAX_SIGNIFICANT_DIGITS = 15;
+
+/** A plain decimal, optionally signed, optionally with an exponent: the JSON number grammar, leading zeros allowed. */
+const DECIMAL_TEXT = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/** Validates an ISO 4217 code (defaulting to AUD); an unknown one is `invalid_request` naming the field. */
+export function parseCurrency(value: unknown, path = 'body.currency'): string {
+  if (value === undefined) return DEFAULT_CURRENCY;
+  if (typeof value === 'string' && CURRENCY_MINOR_UNITS.has(value)) return value;
+  throw errors.invalidRequest(`${JSON.stringify(value)} is not a supported ISO 4217 currency code.`, [
+    { path, message: 'is not a supported ISO 4217 currency code' },
+  ]);
+}
+
+/**
+ * Reads an amount sent as a JSON number, the source text of one, or a decimal string, and returns its canonical
+ * decimal string. Anything that is not a positive amount in the currency's precision is `invalid_principal`.
+ */
+export function parseAmount(value: unknown, currency: string, field = 'originalPrincipal'): string {
+  const fail = (message: string) =>
+    new ApiError('invalid_principal', `${field} ${message}.`, { errors: [{ path: `body.${field}`, message }] });
+  if (value === undefined || value === null) throw fail('is required');
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string' || text.length > 64 || !DECIMAL_TEXT.test(text)) {
+    throw fail('must be a decimal number, e.g. 1250.50');
+  }
+  const amount = new Exact(text);
+  if (!amount.isFinite() || amount.lte(0)) throw fail('must be greater than zero');
+  const units = minorUnits(currency);
+  if (amount.decimalPlaces() > units) throw fail(`must have at most ${units} decimal places in ${currency}`);
+  if (amount.precision(true) > MAX_SIGNIFICANT_DIGITS) {
+    throw fail(`must have at most ${MAX_SIGNIFICANT_DIGITS} significant digits`);
+  }
+  return amount.toFixed();
+}
+
+/** Canonical form of a stored amount: NUMERIC comes back padded ("1250.5000"). */
+export function normalizeAmount(amount: string): string {
+  return new Exact(amount).toFixed();
+}
+
+/** The wire form: a JS number that JSON.stringify writes with no more fractional digits than the currency has. */
+export function toMoneyNumber(amount: string, currency: string): number {
+  const units = minorUnits(currency);
+  // Fast path for stored amounts, which already fit the currency (NUMERIC only pads them: "1250.5000").
+  const fraction = amount.split('.')[1] ?? '';
+  if (fraction.replace(/0+$/, '').length <= units) return Number(amount);
+  return Number(new Exact(amount).toDecimalPlaces(units).toFixed());
+}
+
+export function addAmounts(...amounts: string[]): string {
+  return amounts.reduce((sum, a) => sum.plus(a), new Exact(0)).toFixed();
+}
+
+export function subtractAmounts(from: string, amount: string): string {
+  return new Exact(from).minus(amount).toFixed();
+}
+
+export function amountsEqual(a: string, b: string): boolean {
+  return new Exact(a).eq(b);
+}
+
+export function isPositiveAmount(amount: string): boolean {
+  return new Exact(amount).gt(0);
+}

@@ -1,0 +1,127 @@
+/**
+ * Transactions: money movements on an organisation's debts (DECISIONS.md §2). A payment is an `Inbound` +
+ * `Succeeded` transaction. Recording one does not move the debt's balance: that is the debt lifecycle's job, which
+ * records the transaction and updates the debt in one transaction of its own.
+ */
+import type { Db } from '../platform/db';
+import { findDebtRow } from './debts';
+import { errors } from '../platform/errors';
+import { newId } from '../platform/ids';
+import { parseAmount, toMoneyNumber } from './money';
+import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
+
+export const TRANSACTION_DIRECTIONS = ['Inbound', 'Outbound'] as const;
+export const TRANSACTION_STATUSES = ['Pending', 'Succeeded', 'Failed', 'Refunded', 'Cancelled'] as const;
+export const TRANSACTION_TYPES = ['Payment', 'Refund', 'Remittance', 'Fee'] as const;
+
+export type TransactionDirection = (typeof TRANSACTION_DIRECTIONS)[number];
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+
+export interface Transaction {
+  id: string;
+  debtId: string;
+  direction: TransactionDirection;
+  status: TransactionStatus;
+  type: TransactionType;
+  amount: number;
+  currency: string;
+  processorReference: string | null;
+  createdAt: string;
+}
+
+interface TransactionRow {
+  id: string;
+  debt_id: string;
+  direction: TransactionDirection;
+  status: TransactionStatus;
+  type: TransactionType;
+  amount: string;
+  currency: string;
+  processor_reference: string | null;
+  created_at: Date;
+}
+
+const COLUMNS = [
+  'id',
+  'debt_id',
+  'direction',
+  'status',
+  'type',
+  'amount',
+  'currency',
+  'processor_reference',
+  'created_at',
+];
+
+function toTransaction(row: TransactionRow): Transaction {
+  return {
+    id: row.id,
+    debtId: row.debt_id,
+    direction: row.direction,
+    status: row.status,
+    type: row.type,
+    amount: toMoneyNumber(row.amount, row.currency),
+    currency: row.currency,
+    processorReference: row.processor_reference,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export interface NewTransaction {
+  debtId: string;
+  direction: TransactionDirection;
+  status: TransactionStatus;
+  type: TransactionType;
+  /** A positive amount in the debt's currency: a number or a decimal string. */
+  amount: number | string;
+  processorReference?: string | null;
+}
+
+/** Records a transaction in the debt's currency; the debt must be the organisation's. */
+export async function recordTransaction(db: Db, organizationId: string, input: NewTransaction): Promise<Transaction> {
+  const debt = await findDebtRow(db, organizationId, input.debtId);
+  if (!debt) throw errors.notFound('debt');
+  const [row] = await db<TransactionRow>('transactions')
+    .insert({
+      id: newId(),
+      organization_id: organizationId,
+      debt_id: debt.id,
+      direction: input.direction,
+      status: input.status,
+      type: input.type,
+      amount: parseAmount(input.amount, debt.currency, 'amount'),
+      currency: debt.currency,
+      processor_reference: input.processorReference ?? null,
+    } as Record<string, unknown>)
+    .returning(COLUMNS);
+  return toTransaction(row as TransactionRow);
+}
+
+export interface TransactionFilters {
+  debtId?: string;
+  /** Payments only: `Inbound` and `Succeeded`. */
+  paymentsOnly?: boolean;
+}
+
+/** Newest first; an unknown or foreign `debtId` simply matches nothing. */
+export async function listTransactions(
+  db: Db,
+  organizationId: string,
+  options: TransactionFilters & { page: PageRequest },
+): Promise<Page<Transaction>> {
+  const query = db<TransactionRow>('transactions').select(COLUMNS).where('organization_id', organizationId);
+  if (options.debtId !== undefined) void query.where('debt_id', options.debtId);
+  if (options.paymentsOnly) void query.where({ direction: 'Inbound', status: 'Succeeded' });
+  return fetchPage(
+    query,
+    {
+      list: options.paymentsOnly ? 'payments' : 'transactions',
+      page: options.page,
+      createdAtColumn: 'transactions.created_at',
+      idColumn: 'transactions.id',
+      position: (row: TransactionRow) => ({ createdAt: row.created_at, id: row.id }),
+    },
+    toTransaction,
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * Events and the outbox (DECISIONS.md §4): an event is inserted by the same transaction as the change that caused
+ * it, so a committed change always has its event and a rolled-back one never does. The webhook relay reads the
+ * undispatched rows; `GET /v1/events` reads them all.
+ */
+import type { Db } from '../platform/db';
+import { newEventId } from '../platform/ids';
+
+export const EVENT_TYPES = [
+  'debt.created',
+  'debt.updated',
+  'debt.accepted',
+  'debt.disputed',
+  'payment.received',
+  'plan.activated',
+  'plan.defaulted',
+  'test.ping',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The envelope of spec §6, exactly as delivered and as listed. */
+export interface EventEnvelope {
+  id: string;
+  type: EventType;
+  createdAt: string;
+  data: Record<string, unknown>;
+}
+
+export interface EventRow {
+  id: string;
+  organization_id: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  created_at: Date;
+  dispatched_at: Date | null;
+}
+
+export function toEventEnvelope(row: EventRow): EventEnvelope {
+  return { id: row.id, type: row.type, createdAt: row.created_at.toISOString(), data: row.data };
+}
+
+/**
+ * Records an event. Pass the transaction that makes the change: that is what makes the outbox atomic.
+ * `data` holds resources as the API returns them (e.g. `{ debt }`).
+ */
+export async function recordEvent(
+  trx: Db,
+  organizationId: string,
+  type: EventType,
+  data: Record<string, unknown>,
+): Promise<EventEnvelope> {
+  const [row] = await trx<EventRow>('events')
+    .insert({ id: newEventId(), organization_id: organizationId, type, data })
+    .returning(['id', 'organization_id', 'type', 'data', 'created_at', 'dispatched_at']);
+  return toEventEnvelope(row as EventRow);
+}

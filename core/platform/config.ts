@@ -1,0 +1,253 @@
+/**
+ * Configuration: read from the environment once, at start-up, validated, and passed explicitly.
+ * Nothing else in the codebase reads `process.env` (ARCHITECTURE.md, "Config").
+ *
+ * Every variable has a development default except where a wrong default would be dangerous in production.
+ * A bad value stops start-up with a message that names the variable (see `ConfigError`).
+ */
+import { bool, cleanEnv, str, port, url, makeValidator, EnvMissingError } from 'envalid';
+import { NAMESPACES } from '../temporal/names';
+import type { Mode } from './mode';
+
+export type { Mode };
+
+/** Webhook settings shared by the API (configuration checks) and the webhooks worker (delivery). */
+export interface WebhookConfig {
+  /** 32-byte AES-256-GCM key that encrypts signing secrets at rest. */
+  secretEncryptionKey: Buffer;
+  /** Hosts exempt from the public-address check (local development and tests only). */
+  allowHosts: string[];
+  /** Allow `http://` receivers (local development and tests only). */
+  allowHttp: boolean;
+}
+
+/** Development-only key, public in this repository: every real deployment sets WEBHOOK_SECRET_KEY. */
+const DEV_WEBHOOK_SECRET_KEY = Buffer.alloc(32, 'client-api-dev-only-webhook-key!').toString('base64');
+
+export interface Config {
+  mode: Mode;
+  host: string;
+  port: number;
+  /** This host's public base URL (`{base_url}` or `{sandbox_url}` of the spec). */
+  publicBaseUrl: string;
+  productionBaseUrl: string;
+  sandboxBaseUrl: string;
+  /** `{error_base_url}`: problem `type` URIs are `<errorBaseUrl>/<code>`. */
+  errorBaseUrl: string;
+  databaseUrl: string;
+  redisUrl: string;
+  temporal: { address: string; namespace: string };
+  logLevel: string;
+  /** Where `temporal server start-dev` serves its Web UI; printed for operators. */
+  temporalUiUrl: string;
+  webhooks: WebhookConfig;
+}
+
+const DEFAULT_PORTS: Record<Mode, number> = { production: 3000, sandbox: 3001 };
+
+/** Namespace per mode (DECISIONS.md §1): production and sandbox never share workflows. */
+export function defaultNamespace(mode: Mode): string {
+  return NAMESPACES[mode];
+}
+
+export function defaultDatabaseUrl(mode: Mode): string {
+  return `postgres://client_api:client_api@127.0.0.1:5432/client_api_${mode}`;
+}
+
+const hostPort = makeValidator<string>((input) => {
+  if (!/^[A-Za-z0-9.-]+:\d{1,5}$/.test(input)) throw new Error('expected host:port, e.g. 127.0.0.1:7233');
+  return input;
+});
+
+const postgresUrl = makeValidator<string>((input) => {
+  if (!/^postgres(ql)?:\/\//.test(input)) throw new Error('expected a postgres:// URL');
+  return input;
+});
+
+const base64Key32 = makeValidator<string>((input) => {
+  if (Buffer.from(input, 'base64').length !== 32)
+    throw new Error('expected 32 bytes, base64-encoded (openssl rand -base64 32)');
+  return input;
+});
+
+const hostList = makeValidator<string>((input) => {
+  if (!/^[A-Za-z0-9.:[\]-]*(,[A-Za-z0-9.:[\]-]+)*$/.test(input))
+    throw new Error('expected a comma-separated host list');
+  return input;
+});
+
+const WEBHOOK_ENV = {
+  WEBHOOK_SECRET_KEY: base64Key32({ default: DEV_WEBHOOK_SECRET_KEY, desc: 'AES-256-GCM key for webhook secrets' }),
+  WEBHOOK_ALLOW_HOSTS: hostList({ default: '', desc: 'hosts exempt from the public-address check (dev only)' }),
+  WEBHOOK_ALLOW_HTTP: bool({ default: false, desc: 'allow http:// receivers (dev only)' }),
+};
+
+function webhookConfig(e: {
+  WEBHOOK_SECRET_KEY: string;
+  WEBHOOK_ALLOW_HOSTS: string;
+  WEBHOOK_ALLOW_HTTP: boolean;
+}): WebhookConfig {
+  return {
+    secretEncryptionKey: Buffer.from(e.WEBHOOK_SECRET_KEY, 'base64'),
+    allowHosts: e.WEBHOOK_ALLOW_HOSTS.split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+    allowHttp: e.WEBHOOK_ALLOW_HTTP,
+  };
+}
+
+const redisUrl = makeValidator<string>((input) => {
+  if (!/^rediss?:\/\//.test(input)) throw new Error('expected a redis:// URL');
+  return input;
+});
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function stripSlash(value: string): string {
+  return value.replace(/\/+$/, '');
+}
+
+/**
+ * Validate the environment and build the config. Throws `ConfigError` naming every bad or missing variable,
+ * instead of envalid's default of printing and exiting, so callers (and tests) decide what to do.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  // The mode picks other defaults, so read it first; an invalid value is still reported by cleanEnv below.
+  const mode: Mode = env.API_MODE === 'sandbox' ? 'sandbox' : 'production';
+  const port0 = DEFAULT_PORTS[mode];
+  const e = cleanEnv(
+    env,
+    {
+      API_MODE: str({ choices: ['production', 'sandbox'], default: 'production', desc: 'which host this is' }),
+      HOST: str({ default: '127.0.0.1', desc: 'interface the API listens on' }),
+      PORT: port({ default: port0, desc: 'port the API listens on' }),
+      PUBLIC_BASE_URL: url({ default: `http://localhost:${env.PORT ?? port0}` }),
+      PRODUCTION_BASE_URL: url({ default: 'http://localhost:3000' }),
+      SANDBOX_BASE_URL: url({ default: 'http://localhost:3001' }),
+      ERROR_BASE_URL: str({ default: '' }),
+      DATABASE_URL: postgresUrl({ default: defaultDatabaseUrl(mode) }),
+      REDIS_URL: redisUrl({ default: 'redis://127.0.0.1:6379' }),
+      TEMPORAL_ADDRESS: hostPort({ default: '127.0.0.1:7233' }),
+      TEMPORAL_NAMESPACE: str({ default: defaultNamespace(mode) }),
+      TEMPORAL_UI_URL: url({ default: 'http://localhost:8233' }),
+      LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
+      ...WEBHOOK_ENV,
+    },
+    { reporter: ({ errors }) => collect(errors, problems) },
+  );
+  if (problems.length > 0) throw new ConfigError(problems);
+  const publicBaseUrl = stripSlash(e.PUBLIC_BASE_URL);
+  return {
+    mode,
+    host: e.HOST,
+    port: e.PORT,
+    publicBaseUrl,
+    productionBaseUrl: stripSlash(e.PRODUCTION_BASE_URL),
+    sandboxBaseUrl: stripSlash(e.SANDBOX_BASE_URL),
+    errorBaseUrl: stripSlash(e.ERROR_BASE_URL || `${publicBaseUrl}/docs/errors`),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE },
+    logLevel: e.LOG_LEVEL,
+    temporalUiUrl: stripSlash(e.TEMPORAL_UI_URL),
+    webhooks: webhookConfig(e),
+  };
+}
+
+function collect(errors: Partial<Record<string, Error>>, into: string[]): void {
+  for (const [name, err] of Object.entries(errors)) {
+    if (!err) continue;
+    into.push(
+      err instanceof EnvMissingError ? `${name} is required but missing` : `${name} is invalid: ${err.message}`,
+    );
+  }
+}
+
+/** Load config or exit with a readable message: for process entry points only. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\nSee docs/configuration.md for every variable and its default.\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+}
+
+/** Worker processes serve one task queue for one or more modes; each mode has its own database and namespace. */
+export interface WorkerModeConfig {
+  mode: Mode;
+  databaseUrl: string;
+  namespace: string;
+}
+
+export interface WorkerConfig {
+  modes: WorkerModeConfig[];
+  redisUrl: string;
+  temporalAddress: string;
+  logLevel: string;
+  webhooks: WebhookConfig;
+}
+
+function parseModeList(input: string): Mode[] {
+  const modes = input
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
+  if (modes.length === 0 || modes.some((m) => m !== 'production' && m !== 'sandbox')) {
+    throw new Error('expected a comma-separated list of production and/or sandbox');
+  }
+  return [...new Set(modes)] as Mode[];
+}
+
+/**
+ * Worker configuration. `WORKER_MODES` picks the modes; `PRODUCTION_DATABASE_URL`, `SANDBOX_DATABASE_URL`,
+ * `PRODUCTION_TEMPORAL_NAMESPACE` and `SANDBOX_TEMPORAL_NAMESPACE` override the per-mode defaults.
+ */
+export function loadWorkerConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  defaultModes = 'production,sandbox',
+): WorkerConfig {
+  const problems: string[] = [];
+  const e = cleanEnv(
+    env,
+    {
+      WORKER_MODES: str({ default: defaultModes }),
+      PRODUCTION_DATABASE_URL: postgresUrl({ default: defaultDatabaseUrl('production') }),
+      SANDBOX_DATABASE_URL: postgresUrl({ default: defaultDatabaseUrl('sandbox') }),
+      PRODUCTION_TEMPORAL_NAMESPACE: str({ default: defaultNamespace('production') }),
+      SANDBOX_TEMPORAL_NAMESPACE: str({ default: defaultNamespace('sandbox') }),
+      REDIS_URL: redisUrl({ default: 'redis://127.0.0.1:6379' }),
+      TEMPORAL_ADDRESS: hostPort({ default: '127.0.0.1:7233' }),
+      LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
+      ...WEBHOOK_ENV,
+    },
+    { reporter: ({ errors }) => collect(errors, problems) },
+  );
+  let modes: Mode[] = [];
+  try {
+    modes = parseModeList(e.WORKER_MODES);
+  } catch (err) {
+    problems.push(`WORKER_MODES is invalid: ${(err as Error).message}`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  const byMode = {
+    production: { databaseUrl: e.PRODUCTION_DATABASE_URL, namespace: e.PRODUCTION_TEMPORAL_NAMESPACE },
+    sandbox: { databaseUrl: e.SANDBOX_DATABASE_URL, namespace: e.SANDBOX_TEMPORAL_NAMESPACE },
+  };
+  return {
+    modes: modes.map((mode) => ({ mode, ...byMode[mode] })),
+    redisUrl: e.REDIS_URL,
+    temporalAddress: e.TEMPORAL_ADDRESS,
+    logLevel: e.LOG_LEVEL,
+    webhooks: webhookConfig(e),
+  };
+}

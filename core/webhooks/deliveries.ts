@@ -1,0 +1,233 @@
+/**
+ * Webhook deliveries and their attempts (DECISIONS §4): the delivery log clients read, and the rows the delivery
+ * activity reads and writes. Every read is scoped by organisation; the activity's reads are by delivery id only,
+ * because it acts for the system, not for a caller.
+ */
+import type { Db } from '../platform/db';
+import { ApiError, errors } from '../platform/errors';
+import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
+import type { SealedSecret } from '../platform/secret-box';
+import { OUTBOX_CHANNEL } from './dispatch';
+
+export const DELIVERY_STATUSES = ['Pending', 'Succeeded', 'Failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** Bytes of the receiver's answer kept per attempt. */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+export interface DeliveryRow {
+  id: string;
+  organization_id: string;
+  event_id: string;
+  event_type: string;
+  url: string;
+  secret_iv: Buffer;
+  secret_tag: Buffer;
+  secret_ciphertext: Buffer;
+  status: DeliveryStatus;
+  generation: number;
+  attempt_count: number;
+  attempt_base: number;
+  last_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  workflow_started_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface AttemptRow {
+  delivery_id: string;
+  number: number;
+  url: string;
+  started_at: Date;
+  succeeded: boolean;
+  http_status: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_body: string | null;
+}
+
+export interface DeliveryView {
+  id: string;
+  eventId: string;
+  eventType: string;
+  url: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AttemptView {
+  number: number;
+  startedAt: string;
+  url: string;
+  succeeded: boolean;
+  httpStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseBody: string | null;
+}
+
+export interface DeliveryDetail extends DeliveryView {
+  attempts: AttemptView[];
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toDeliveryView(row: DeliveryRow): DeliveryView {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    url: row.url,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    lastAttemptAt: iso(row.last_attempt_at),
+    nextAttemptAt: iso(row.next_attempt_at),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function toAttemptView(row: AttemptRow): AttemptView {
+  return {
+    number: row.number,
+    startedAt: row.started_at.toISOString(),
+    url: row.url,
+    succeeded: row.succeeded,
+    httpStatus: row.http_status,
+    latencyMs: row.latency_ms,
+    error: row.error,
+    responseBody: row.response_body,
+  };
+}
+
+export function snapshotSecret(row: DeliveryRow): SealedSecret {
+  return { iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext };
+}
+
+export interface DeliveryFilter {
+  status?: DeliveryStatus;
+  eventType?: string;
+}
+
+export async function listDeliveries(
+  db: Db,
+  organizationId: string,
+  filter: DeliveryFilter,
+  page: PageRequest,
+): Promise<Page<DeliveryView>> {
+  const query = db<DeliveryRow>('webhook_deliveries').where({ organization_id: organizationId });
+  if (filter.status) void query.andWhere({ status: filter.status });
+  if (filter.eventType) void query.andWhere({ event_type: filter.eventType });
+  return fetchPage<DeliveryRow, DeliveryView>(
+    query,
+    {
+      list: 'webhook-deliveries',
+      page,
+      createdAtColumn: 'created_at',
+      idColumn: 'id',
+      position: (row) => ({ createdAt: row.created_at, id: row.id }),
+    },
+    toDeliveryView,
+  );
+}
+
+export async function getDelivery(db: Db, organizationId: string, id: string): Promise<DeliveryDetail | undefined> {
+  const row = await db<DeliveryRow>('webhook_deliveries').where({ organization_id: organizationId, id }).first();
+  if (!row) return undefined;
+  const attempts = await db<AttemptRow>('webhook_delivery_attempts').where({ delivery_id: id }).orderBy('number');
+  return { ...toDeliveryView(row), attempts: attempts.map(toAttemptView) };
+}
+
+/**
+ * Delivers a `Failed` delivery again: same delivery id, a new run of the whole schedule (a new generation), started by
+ * the relay, which this wakes. Any other status is `invalid_state`.
+ */
+export async function retryDelivery(db: Db, organizationId: string, id: string): Promise<DeliveryView> {
+  const row = await db<DeliveryRow>('webhook_deliveries')
+    .where({ organization_id: organizationId, id })
+    .forUpdate()
+    .first();
+  if (!row) throw errors.notFound('delivery');
+  if (row.status !== 'Failed') {
+    throw new ApiError('invalid_state', `Only a Failed delivery can be retried; this one is ${row.status}.`);
+  }
+  const [updated] = await db<DeliveryRow>('webhook_deliveries')
+    .where({ id })
+    .update({
+      status: 'Pending',
+      generation: row.generation + 1,
+      attempt_base: row.attempt_count,
+      next_attempt_at: null,
+      workflow_started_at: null,
+      updated_at: db.fn.now(3) as unknown as Date,
+    })
+    .returning('*');
+  await db.raw('select pg_notify(?, ?)', [OUTBOX_CHANNEL, '']);
+  return toDeliveryView(updated as DeliveryRow);
+}
+
+/** For the delivery activity: the delivery with its event, whatever the organisation. */
+export async function loadDeliveryWithEvent(
+  db: Db,
+  deliveryId: string,
+): Promise<
+  { delivery: DeliveryRow; event: { id: string; type: string; data: unknown; created_at: Date } } | undefined
+> {
+  const delivery = await db<DeliveryRow>('webhook_deliveries').where({ id: deliveryId }).first();
+  if (!delivery) return undefined;
+  const event = await db('events').where({ id: delivery.event_id }).first('id', 'type', 'data', 'created_at');
+  return event ? { delivery, event } : undefined;
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  generation: number;
+  number: number;
+  url: string;
+  startedAt: Date;
+  succeeded: boolean;
+  httpStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseBody: string | null;
+  /** Status after this attempt: Succeeded, Failed (last attempt of the run) or Pending. */
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Records one attempt and the delivery's new status, atomically. Idempotent per attempt number: an activity retried
+ * after a crash overwrites its own row. Only the current generation's run may move a Pending delivery.
+ */
+export async function recordAttempt(db: Db, a: AttemptRecord): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const moved = await trx('webhook_deliveries')
+      .where({ id: a.deliveryId, generation: a.generation, status: 'Pending' })
+      .update({
+        status: a.status,
+        attempt_count: trx.raw('greatest(attempt_count, ?)', [a.number]),
+        last_attempt_at: a.startedAt,
+        next_attempt_at: a.nextAttemptAt,
+        updated_at: trx.fn.now(3),
+      });
+    if (moved === 0) return false;
+    const row = {
+      delivery_id: a.deliveryId,
+      number: a.number,
+      url: a.url,
+      started_at: a.startedAt,
+      succeeded: a.succeeded,
+      http_status: a.httpStatus,
+      latency_ms: a.latencyMs,
+      error: a.error,
+      response_body: a.responseBody,
+    };
+    await trx('webhook_delivery_attempts').insert(row).onConflict(['delivery_id', 'number']).merge();
+    return true;
+  });
+}

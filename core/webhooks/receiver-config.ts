@@ -1,0 +1,133 @@
+/**
+ * Webhook configuration (spec §2, §4 PUT /v1/webhooks): one receiver per organisation, its URL and signing secret.
+ * The secret is minted here, returned once to the caller, and stored only sealed (core/secret-box.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../platform/db';
+import { ApiError } from '../platform/errors';
+import { openSecret, sealSecret, type SealedSecret } from '../platform/secret-box';
+
+export const SECRET_PREFIX = 'whsec_';
+export const SECRET_PREFIX_LENGTH = 12;
+
+export interface WebhookConfigView {
+  url: string | null;
+  enabled: boolean;
+  secretPrefix: string | null;
+}
+
+/** The answer of PUT: the configuration, plus the secret in the one response that minted it. */
+export interface WebhookConfigChange extends WebhookConfigView {
+  newSecret?: string;
+}
+
+export interface WebhookConfigRow {
+  organization_id: string;
+  url: string | null;
+  secret_iv: Buffer | null;
+  secret_tag: Buffer | null;
+  secret_ciphertext: Buffer | null;
+  secret_prefix: string | null;
+  enabled: boolean;
+}
+
+/** The receiver a delivery goes to: URL and plaintext secret. Never logged, never passed to Temporal. */
+export interface SigningTarget {
+  url: string;
+  secret: string;
+}
+
+/** `whsec_` + 32 random bytes, base64url: 256 bits, URL- and header-safe. */
+export function mintWebhookSecret(): string {
+  return `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+function toView(row: WebhookConfigRow | undefined): WebhookConfigView {
+  if (!row || !row.enabled) return { url: null, enabled: false, secretPrefix: null };
+  return { url: row.url, enabled: true, secretPrefix: row.secret_prefix };
+}
+
+export function sealedOf(row: Pick<WebhookConfigRow, 'secret_iv' | 'secret_tag' | 'secret_ciphertext'>): SealedSecret {
+  if (!row.secret_iv || !row.secret_tag || !row.secret_ciphertext) throw new Error('no sealed secret on this row');
+  return { iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext };
+}
+
+async function findRow(db: Db, organizationId: string, forUpdate = false): Promise<WebhookConfigRow | undefined> {
+  const query = db<WebhookConfigRow>('webhook_configs').where({ organization_id: organizationId }).first();
+  return forUpdate ? query.forUpdate() : query;
+}
+
+export async function getWebhookConfig(db: Db, organizationId: string): Promise<WebhookConfigView> {
+  return toView(await findRow(db, organizationId));
+}
+
+async function writeConfig(
+  db: Db,
+  organizationId: string,
+  fields: { url: string | null; secret: string | null },
+  key: Buffer,
+): Promise<void> {
+  const secretColumns =
+    fields.secret === null
+      ? { secret_iv: null, secret_tag: null, secret_ciphertext: null, secret_prefix: null }
+      : sealedColumns(key, organizationId, fields.secret);
+  const row = { url: fields.url, ...secretColumns, enabled: fields.url !== null, updated_at: db.fn.now(3) };
+  await db('webhook_configs')
+    .insert({ organization_id: organizationId, ...row })
+    .onConflict('organization_id')
+    .merge(row);
+}
+
+function sealedColumns(key: Buffer, organizationId: string, secret: string) {
+  const sealed = sealSecret(key, secret, organizationId);
+  return {
+    secret_iv: sealed.iv,
+    secret_tag: sealed.tag,
+    secret_ciphertext: sealed.ciphertext,
+    secret_prefix: secret.slice(0, SECRET_PREFIX_LENGTH),
+  };
+}
+
+/** Sets the receiver URL; mints a secret if none is set (first configure, or after a clear). Run in a transaction. */
+export async function setWebhookUrl(
+  db: Db,
+  key: Buffer,
+  organizationId: string,
+  url: string,
+  rotate = false,
+): Promise<WebhookConfigChange> {
+  const current = await findRow(db, organizationId, true);
+  if (current?.enabled && !rotate) {
+    await db('webhook_configs')
+      .where({ organization_id: organizationId })
+      .update({ url, updated_at: db.fn.now(3) });
+    return { url, enabled: true, secretPrefix: current.secret_prefix };
+  }
+  const newSecret = mintWebhookSecret();
+  await writeConfig(db, organizationId, { url, secret: newSecret }, key);
+  return { url, enabled: true, secretPrefix: newSecret.slice(0, SECRET_PREFIX_LENGTH), newSecret };
+}
+
+/** Replaces the secret: the old one stops signing at once, in-flight retries included. 409 when nothing is set. */
+export async function rotateWebhookSecret(db: Db, key: Buffer, organizationId: string): Promise<WebhookConfigChange> {
+  const current = await findRow(db, organizationId, true);
+  if (!current?.enabled || !current.url) throw new ApiError('no_webhook_configured');
+  return setWebhookUrl(db, key, organizationId, current.url, true);
+}
+
+/** Disables delivery: URL and secret are forgotten; deliveries already enqueued keep their snapshots. */
+export async function clearWebhookConfig(db: Db, key: Buffer, organizationId: string): Promise<WebhookConfigView> {
+  await writeConfig(db, organizationId, { url: null, secret: null }, key);
+  return { url: null, enabled: false, secretPrefix: null };
+}
+
+/** The current receiver and its plaintext secret, or undefined while none is enabled. */
+export async function currentSigningTarget(
+  db: Db,
+  key: Buffer,
+  organizationId: string,
+): Promise<SigningTarget | undefined> {
+  const row = await findRow(db, organizationId);
+  if (!row?.enabled || !row.url) return undefined;
+  return { url: row.url, secret: openSecret(key, sealedOf(row), organizationId) };
+}
