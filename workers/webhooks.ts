@@ -1,13 +1,15 @@
 /**
  * Worker process for the `webhooks` task queue (webhook delivery), serving production and sandbox by default.
- * Each mode also runs its webhook relay here, which turns that mode's outbox into delivery workflows.
+ * Each mode also runs an outbox relay here with the webhook delivery consumer, which turns that mode's events into
+ * delivery workflows.
  */
 import { Client } from '@temporalio/client';
 import { createDiagnosticsActivities } from '../activities/diagnostics';
 import { createWebhookDeliveryActivities } from '../activities/webhook-delivery';
+import { startOutboxRelay } from '../core/events/relay';
 import { TASK_QUEUES } from '../core/temporal/names';
+import { createWebhookDeliveryConsumer } from '../core/webhooks/delivery-consumer';
 import { runWorker } from './run-worker';
-import { startWebhookRelay } from '../core/events/relay';
 
 void runWorker({
   taskQueue: TASK_QUEUES.webhooks,
@@ -18,7 +20,9 @@ void runWorker({
     ...createWebhookDeliveryActivities({ db, webhooks }),
   }),
   startSidecar: async ({ mode, db, databaseUrl, namespace, connection, logger }) => {
-    const relay = startWebhookRelay({ mode, db, databaseUrl, logger, client: new Client({ connection, namespace }) });
+    const client = new Client({ connection, namespace });
+    const consumers = [createWebhookDeliveryConsumer({ mode, db, client })];
+    const relay = startOutboxRelay({ mode, db, databaseUrl, logger, consumers });
     return () => relay.stop();
   },
 });

@@ -33,7 +33,6 @@ export interface EventRow {
   type: EventType;
   data: Record<string, unknown>;
   created_at: Date;
-  dispatched_at: Date | null;
 }
 
 export function toEventEnvelope(row: EventRow): EventEnvelope {
@@ -52,6 +51,6 @@ export async function recordEvent(
 ): Promise<EventEnvelope> {
   const [row] = await trx<EventRow>('events')
     .insert({ id: newEventId(), organization_id: organizationId, type, data })
-    .returning(['id', 'organization_id', 'type', 'data', 'created_at', 'dispatched_at']);
+    .returning(['id', 'organization_id', 'type', 'data', 'created_at']);
   return toEventEnvelope(row as EventRow);
 }

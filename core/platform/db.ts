@@ -8,6 +8,9 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number.parseIn
 
 export type Db = Knex;
 
+/** A transaction: functions whose writes must commit with their caller's take this, not a bare pool. */
+export type Trx = Knex.Transaction;
+
 export interface DbOptions {
   pool?: { min: number; max: number };
 }

@@ -7,7 +7,7 @@ import type { Db } from '../platform/db';
 import { ApiError, errors } from '../platform/errors';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
 import type { SealedSecret } from '../platform/secret-box';
-import { OUTBOX_CHANNEL } from './dispatch';
+import { wakeRelays } from '../events/wake-up';
 
 export const DELIVERY_STATUSES = ['Pending', 'Succeeded', 'Failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -145,7 +145,7 @@ export async function getDelivery(db: Db, organizationId: string, id: string): P
 
 /**
  * Delivers a `Failed` delivery again: same delivery id, a new run of the whole schedule (a new generation), started by
- * the relay, which this wakes. Any other status is `invalid_state`.
+ * the webhook delivery consumer's sweep, which this wakes. Any other status is `invalid_state`.
  */
 export async function retryDelivery(db: Db, organizationId: string, id: string): Promise<DeliveryView> {
   const row = await db<DeliveryRow>('webhook_deliveries')
@@ -167,7 +167,7 @@ export async function retryDelivery(db: Db, organizationId: string, id: string):
       updated_at: db.fn.now(3) as unknown as Date,
     })
     .returning('*');
-  await db.raw('select pg_notify(?, ?)', [OUTBOX_CHANNEL, '']);
+  await wakeRelays(db);
   return toDeliveryView(updated as DeliveryRow);
 }
 

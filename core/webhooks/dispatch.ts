@@ -1,18 +1,16 @@
 /**
- * The relay's database side (DECISIONS §4): turns outbox events into deliveries, one per event, for an organisation
- * whose webhook configuration is enabled at that moment, snapshotting its URL and sealed secret; the event is marked
- * dispatched in the same transaction, with or without a delivery. Starting the delivery workflows happens after commit
- * (workers/webhook-relay.ts); `workflow_started_at` records it, so deliveries whose start was lost are found again.
+ * The database side of webhook dispatch (DECISIONS §4): deliveries, one per event, for an organisation whose webhook
+ * configuration is enabled at that moment, snapshotting its URL and sealed secret. The outbox consumer
+ * (delivery-consumer.ts) writes them in the transaction that moves its cursor; starting their workflows happens after
+ * commit, and `workflow_started_at` records it, so deliveries whose start was lost are found again.
  */
 import type { Mode } from '../platform/config';
+import type { OutboxEvent } from '../events/consumer';
 import type { Db } from '../platform/db';
 import { ApiError } from '../platform/errors';
 import { recordEvent } from '../events/outbox';
 import { newId } from '../platform/ids';
 import type { WebhookConfigRow } from './receiver-config';
-
-/** NOTIFY channel raised by the events trigger (migration 20261122090200) and by delivery retries. */
-export const OUTBOX_CHANNEL = 'webhook_outbox';
 
 /** What the relay needs to start a delivery's workflow: ids only, never the URL, the secret or the payload. */
 export interface DeliveryRef {
@@ -22,11 +20,7 @@ export interface DeliveryRef {
   generation: number;
 }
 
-interface OutboxEvent {
-  id: string;
-  organization_id: string;
-  type: string;
-}
+type EventRef = Pick<OutboxEvent, 'id' | 'organizationId' | 'type'>;
 
 type EnabledConfig = Pick<
   WebhookConfigRow,
@@ -44,14 +38,16 @@ async function enabledConfigs(trx: Db, organizationIds: string[]): Promise<Map<s
   return new Map(rows.map((row) => [row.organization_id, row]));
 }
 
-async function insertDeliveries(trx: Db, events: OutboxEvent[], configs: Map<string, EnabledConfig>) {
+/** Inserts the deliveries of `events` whose organisation has an enabled receiver; returns the ones that are new. */
+export async function insertDeliveries(trx: Db, events: EventRef[]): Promise<DeliveryRef[]> {
+  const configs = await enabledConfigs(trx, [...new Set(events.map((e) => e.organizationId))]);
   const rows = events.flatMap((event) => {
-    const config = configs.get(event.organization_id);
+    const config = configs.get(event.organizationId);
     if (!config) return []; // no enabled receiver: nothing is enqueued for this event
     return [
       {
         id: newId(),
-        organization_id: event.organization_id,
+        organization_id: event.organizationId,
         event_id: event.id,
         event_type: event.type,
         url: config.url,
@@ -76,38 +72,6 @@ async function insertDeliveries(trx: Db, events: OutboxEvent[], configs: Map<str
     eventType: row.event_type,
     generation: row.generation,
   }));
-}
-
-/**
- * Claims up to `limit` undispatched events of this mode's organisations (SKIP LOCKED, so relays never block each
- * other), creates their deliveries and marks them dispatched. Returns the deliveries to start.
- */
-export async function dispatchEvents(
-  db: Db,
-  mode: Mode,
-  limit = 500,
-): Promise<{ events: number; deliveries: DeliveryRef[] }> {
-  return db.transaction(async (trx) => {
-    const events: OutboxEvent[] = await trx('events as e')
-      .join('organizations as o', 'o.id', 'e.organization_id')
-      .whereNull('e.dispatched_at')
-      .andWhere('o.mode', mode)
-      .orderBy([{ column: 'e.created_at' }, { column: 'e.id' }])
-      .limit(limit)
-      .forUpdate('e')
-      .skipLocked()
-      .select('e.id', 'e.organization_id', 'e.type');
-    if (events.length === 0) return { events: 0, deliveries: [] };
-    const configs = await enabledConfigs(trx, [...new Set(events.map((e) => e.organization_id))]);
-    const deliveries = await insertDeliveries(trx, events, configs);
-    await trx('events')
-      .whereIn(
-        'id',
-        events.map((e) => e.id),
-      )
-      .update({ dispatched_at: trx.fn.now(3) });
-    return { events: events.length, deliveries };
-  });
 }
 
 /** Pending deliveries of this mode whose workflow the relay has not (yet) started, oldest first. */
@@ -142,22 +106,15 @@ export async function markWorkflowsStarted(db: Db, refs: DeliveryRef[]): Promise
 
 /**
  * `POST /v1/webhooks/test`: a `test.ping` event and its delivery, made in the caller's transaction, so the answer can
- * name both. The event is born dispatched; the events trigger wakes the relay, which starts the workflow.
+ * name both. The delivery consumer, woken by the events trigger, finds the delivery already made and starts its workflow.
  */
 export async function createTestPing(
-  trx: Db,
+  trx: Db, // TODO(house): Trx once route inputs of mutations are typed as transactions
   organizationId: string,
 ): Promise<{ eventId: string; deliveryId: string }> {
   const configs = await enabledConfigs(trx, [organizationId]);
   if (!configs.has(organizationId)) throw new ApiError('no_webhook_configured');
   const event = await recordEvent(trx, organizationId, 'test.ping', {});
-  const [delivery] = await insertDeliveries(
-    trx,
-    [{ id: event.id, organization_id: organizationId, type: event.type }],
-    configs,
-  );
-  await trx('events')
-    .where({ id: event.id })
-    .update({ dispatched_at: trx.fn.now(3) });
+  const [delivery] = await insertDeliveries(trx, [{ id: event.id, organizationId, type: event.type }]);
   return { eventId: event.id, deliveryId: delivery!.deliveryId };
 }

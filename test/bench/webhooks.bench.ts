@@ -12,7 +12,8 @@ import { Worker } from '@temporalio/worker';
 import { createWebhookDeliveryActivities } from '../../activities/webhook-delivery';
 import { createDb, type Db } from '../../core/platform/db';
 import { createLogger } from '../../core/platform/logger';
-import { startWebhookRelay } from '../../core/events/relay';
+import { startOutboxRelay } from '../../core/events/relay';
+import { createWebhookDeliveryConsumer } from '../../core/webhooks/delivery-consumer';
 import { testEnv } from '../support/env';
 import { closeSharedResources } from '../support/resources';
 import { bundleWorkflows, startDevServer, uniqueTaskQueue } from '../support/temporal';
@@ -154,13 +155,12 @@ async function startRig(): Promise<RunningRig> {
   });
   const client = new Client({ connection: temporal.connection, namespace: temporal.namespace });
   const logger = createLogger({ level: 'warn', name: 'bench-relay' });
-  const relay = startWebhookRelay({
+  const relay = startOutboxRelay({
     mode: 'production',
     db,
     databaseUrl: testEnv.databaseUrl,
-    client,
+    consumers: [createWebhookDeliveryConsumer({ mode: 'production', db, client, taskQueue })],
     logger,
-    taskQueue,
   });
   const running = worker.run();
   const tenant = await createTestTenant({ hourlyLimit: 10_000_000, dailyLimit: 100_000_000 });

@@ -6,8 +6,8 @@ import { createWebhookDeliveryActivities } from '../../activities/webhook-delive
 import type { Mode } from '../../core/platform/config';
 import { createLogger } from '../../core/platform/logger';
 import { workflowIds } from '../../core/temporal/names';
-import { dispatchEvents } from '../../core/webhooks/dispatch';
-import { startWebhookRelay, type WebhookRelay } from '../../core/events/relay';
+import { startOutboxRelay, type OutboxRelay } from '../../core/events/relay';
+import { createWebhookDeliveryConsumer, WEBHOOK_DELIVERY_CONSUMER } from '../../core/webhooks/delivery-consumer';
 import { startTestServer } from '../support/app';
 import { testEnv } from '../support/env';
 import { testDb } from '../support/resources';
@@ -17,6 +17,8 @@ import { startWebhookReceiver, verifySignature, type WebhookReceiver } from '../
 import {
   configureReceiver,
   deliveryOfEvent,
+  dispatchAll,
+  isConsumed,
   localWebhookConfig,
   localWebhookEnv,
   raiseEvent,
@@ -43,17 +45,16 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
   let receiver: WebhookReceiver;
   let taskQueue: string;
   const workers: { worker: Worker; running: Promise<void> }[] = [];
-  const relays = new Map<Mode, WebhookRelay>();
+  const relays = new Map<Mode, OutboxRelay>();
 
   function startRelay(mode: Mode): void {
     const client = new Client({ connection: temporal.connection, namespace: namespaceOf[mode] });
-    const relay = startWebhookRelay({
+    const relay = startOutboxRelay({
       mode,
       db: testDb(),
       databaseUrl: testEnv.databaseUrl,
-      client,
+      consumers: [createWebhookDeliveryConsumer({ mode, db: testDb(), client, taskQueue })],
       logger,
-      taskQueue,
     });
     relays.set(mode, relay);
   }
@@ -123,10 +124,9 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
   it('events raised while no configuration is enabled are dispatched with no delivery', async () => {
     const tenant = await createTestTenant();
     const eventId = await raiseEvent(tenant.organization.id);
-    await eventually(async () => {
-      const event = await testDb()('events').where({ id: eventId }).first();
-      return event.dispatched_at ?? undefined;
-    });
+    await eventually(async () =>
+      (await isConsumed(WEBHOOK_DELIVERY_CONSUMER, 'production', eventId)) ? true : undefined,
+    );
     expect(await deliveryOfEvent(eventId)).to.equal(undefined);
   });
 
@@ -135,8 +135,9 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
     await stopRelay('production');
     const eventIds: string[] = [];
     for (let i = 0; i < 5; i++) eventIds.push(await raiseEvent(tenant.organization.id));
-    await new Promise((r) => setTimeout(r, 300));
-    expect(receiver.requests.filter((r) => eventIds.includes(r.body.id))).to.have.length(0);
+    // No relay runs, so nothing can take them: the consumer's cursor is still before every one.
+    for (const eventId of eventIds)
+      expect(await isConsumed(WEBHOOK_DELIVERY_CONSUMER, 'production', eventId)).to.equal(false);
     startRelay('production');
     for (const eventId of eventIds) await deliveredRequest(eventId);
     const deliveries = await testDb()('webhook_deliveries').whereIn('event_id', eventIds);
@@ -151,7 +152,7 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
     const { tenant } = await configuredTenant();
     await stopRelay('production');
     const eventId = await raiseEvent(tenant.organization.id);
-    await dispatchEvents(testDb(), 'production'); // committed, then "crashed": no workflow was started
+    await dispatchAll('production'); // committed, then "crashed": no workflow was started
     const row = (await deliveryOfEvent(eventId))!;
     expect(row.workflow_started_at).to.equal(null);
     startRelay('production');
@@ -205,7 +206,7 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
         const { tenant } = await configuredTenant();
         await stopRelay('production');
         const eventId = await raiseEvent(tenant.organization.id);
-        await dispatchEvents(testDb(), 'production');
+        await dispatchAll('production');
         // As a finished run leaves it: seven failed attempts, status Failed.
         const row = (await deliveryOfEvent(eventId))!;
         await testDb()('webhook_deliveries')

@@ -191,8 +191,7 @@ describe('webhook configuration API (GET/PUT /v1/webhooks, POST /v1/webhooks/tes
     const { eventId, deliveryId } = (await res.json()) as { eventId: string; deliveryId: string };
     expect(eventId).to.match(/^evt_/);
     const event = await testDb()('events').where({ id: eventId }).first();
-    expect([event.type, event.data, event.dispatched_at]).to.deep.include.members(['test.ping', {}]);
-    expect(event.dispatched_at).to.be.instanceOf(Date);
+    expect([event.type, event.data]).to.deep.equal(['test.ping', {}]);
     const delivery = await testDb()('webhook_deliveries').where({ id: deliveryId }).first();
     expect([delivery.event_id, delivery.status, delivery.url]).to.deep.equal([eventId, 'Pending', PUBLIC_URL]);
   });

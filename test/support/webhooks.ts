@@ -4,8 +4,12 @@ import { loadConfig } from '../../core/platform/config';
 import { temporal } from '@temporalio/proto';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Mode, WebhookConfig } from '../../core/platform/config';
+import type { OutboxConsumer } from '../../core/events/consumer';
 import { recordEvent, type EventType } from '../../core/events/outbox';
-import { dispatchEvents, type DeliveryRef } from '../../core/webhooks/dispatch';
+import { ensureCursor } from '../../core/events/cursor';
+import { takeBatch } from '../../core/events/relay';
+import { WEBHOOK_DELIVERY_CONSUMER } from '../../core/webhooks/delivery-consumer';
+import { insertDeliveries, type DeliveryRef } from '../../core/webhooks/dispatch';
 import type { DeliveryRow } from '../../core/webhooks/deliveries';
 import { setWebhookUrl } from '../../core/webhooks/receiver-config';
 import { testDb } from './resources';
@@ -49,14 +53,30 @@ export async function raiseEvent(organizationId: string, type: EventType = 'debt
   return event.id;
 }
 
-/** Runs the relay's dispatch step until the outbox of this mode is empty; returns every delivery it created. */
+/**
+ * The webhook delivery consumer's database step, without starting workflows (the test starts them itself): takes the
+ * outbox of this mode up to the horizon under the real consumer's cursor; returns every delivery it created.
+ */
 export async function dispatchAll(mode: Mode = 'production'): Promise<DeliveryRef[]> {
   const created: DeliveryRef[] = [];
-  for (;;) {
-    const { events, deliveries } = await dispatchEvents(testDb(), mode);
-    created.push(...deliveries);
-    if (events === 0) return created;
-  }
+  const rowsOnly: OutboxConsumer = {
+    name: WEBHOOK_DELIVERY_CONSUMER,
+    consume: async (trx, events) => void created.push(...(await insertDeliveries(trx, events))),
+  };
+  await ensureCursor(testDb(), rowsOnly, mode);
+  while ((await takeBatch(testDb(), mode, rowsOnly, 500)) > 0);
+  return created;
+}
+
+/** Whether `consumer` has taken the event: its outbox position is at or before the consumer's cursor. */
+export async function isConsumed(consumer: string, mode: Mode, eventId: string): Promise<boolean> {
+  const { rows } = await testDb().raw<{ rows: { consumed: boolean }[] }>(
+    `select (e.txid, e.seq) <= (c.txid, c.seq) as consumed
+       from events e join outbox_cursors c on c.consumer = ? and c.mode = ?
+      where e.id = ?`,
+    [consumer, mode, eventId],
+  );
+  return rows[0]?.consumed === true;
 }
 
 export async function deliveryOfEvent(eventId: string): Promise<DeliveryRow | undefined> {
