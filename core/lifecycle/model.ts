@@ -1,0 +1,80 @@
+/**
+ * The debt lifecycle's shared vocabulary (DECISIONS.md §3, issue "Debt lifecycle"): what the `debt-<id>` workflow
+ * holds as its state, the changes it asks its activity to make, and what comes back. Pure types and constants, so the
+ * workflow can import them (type-only, through activities/debt-lifecycle.ts) and core/ can implement them.
+ *
+ * Money is carried as canonical decimal strings in the debt's currency ("1250.5"), never as binary floats.
+ */
+import type { DebtStatus, PlanFrequency, PlanStatus } from '../debts/debt-status';
+
+export type { DebtStatus, PlanFrequency, PlanStatus };
+
+/** One instalment of a plan: a calendar due date (`YYYY-MM-DD`), its amount and what has been paid towards it. */
+export interface Instalment {
+  dueDate: string;
+  amount: string;
+  paid: string;
+}
+
+export interface PlanState {
+  status: PlanStatus;
+  frequency: PlanFrequency;
+  instalments: Instalment[];
+}
+
+/** The workflow's state; the `debts` row is its projection. `version` is the row's `lifecycle_version`. */
+export interface LifecycleState {
+  status: DebtStatus;
+  plan: PlanState | null;
+  version: number;
+}
+
+/** What the debtor agrees to: the balance split into `instalmentCount` instalments, the last absorbing rounding. */
+export interface PlanRequest {
+  instalmentCount: number;
+  frequency: PlanFrequency;
+  /** `YYYY-MM-DD`, today or later. */
+  firstDueDate: string;
+}
+
+/** A payment reported by the processor (or the sandbox's simulation). */
+export interface PaymentReport {
+  /** A positive decimal string in the debt's currency. */
+  amount: string;
+  /** The processor's id of the payment: a second report with the same reference counts once. */
+  processorReference: string;
+  succeeded: boolean;
+}
+
+/** The changes the workflow asks for; each is one database transaction with its events (the outbox). */
+export type LifecycleChange =
+  | { kind: 'accept' }
+  /** `reasonId` names a row of `lifecycle_inputs` holding the debtor's words: free text stays out of history. */
+  | { kind: 'dispute'; reasonId: string }
+  | { kind: 'resolveDispute'; outcome: 'rejected' | 'upheld' }
+  | { kind: 'agreePlan'; request: PlanRequest }
+  | { kind: 'payment'; payment: PaymentReport }
+  | { kind: 'default'; instalmentIndex: number }
+  | { kind: 'close' }
+  | { kind: 'writeOff' };
+
+export type LifecycleChangeKind = LifecycleChange['kind'];
+
+export interface ApplyChangeInput {
+  debtId: string;
+  /** The version the workflow last saw: a change already applied at `expectedVersion + 1` is not applied twice. */
+  expectedVersion: number;
+  change: LifecycleChange;
+}
+
+/**
+ * `applied`: written, with its events, and `state` is the new state. `duplicate`: nothing written because it was
+ * already (a retried activity, or a payment reference seen before); `state` is current. `refused`: a business rule
+ * said no (e.g. an overpayment); nothing written; `code` and `detail` say why, as the API would.
+ */
+export type ApplyChangeResult =
+  | { outcome: 'applied' | 'duplicate'; state: LifecycleState }
+  | { outcome: 'refused'; state: LifecycleState; code: string; detail: string };
+
+/** A grace period of 7 days after an instalment's due date ends (DECISIONS.md §3). */
+export const GRACE_PERIOD_DAYS = 7;
