@@ -5,6 +5,7 @@ import { createDb } from '../core/platform/db';
 import { deleteExpiredIdempotencyRecords } from '../core/platform/idempotency-store';
 import { asyncStdout, createLogger } from '../core/platform/logger';
 import { createRedis } from '../core/platform/redis';
+import { createSecretBox } from '../core/platform/secret-box';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { createApp } from './app';
 
@@ -17,7 +18,8 @@ async function main(): Promise<void> {
   const redis = createRedis(config.redisUrl);
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));
   const temporal = createTemporalClient(config.temporal.address, config.temporal.namespace);
-  const { app } = createApp({ config, logger, db, redis, checkTemporal: () => checkTemporal(temporal) });
+  const secretBox = createSecretBox(config.webhooks.secretEncryptionKey);
+  const { app } = createApp({ config, logger, db, redis, secretBox, checkTemporal: () => checkTemporal(temporal) });
 
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info({ mode: config.mode, url: config.publicBaseUrl, port: config.port }, 'api listening');

@@ -13,12 +13,15 @@ import {
 } from '../core/platform/config';
 import { createDb, type Db } from '../core/platform/db';
 import { createLogger, type Logger } from '../core/platform/logger';
+import { createSecretBox, type SecretBox } from '../core/platform/secret-box';
 import type { TaskQueueName } from '../core/temporal/names';
 
 export interface WorkerDeps {
   mode: Mode;
   db: Db;
   webhooks: WebhookConfig;
+  /** Built once per process from the configured key, shared by the modes. */
+  secretBox: SecretBox;
 }
 
 /** A mode's service that runs beside its worker (the webhook relay); resolves to the function that stops it. */
@@ -62,17 +65,19 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   const { taskQueue } = options;
   installSdkRuntime(logger);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const modes = config.modes.map((modeConfig) => ({ ...modeConfig, db: createDb(modeConfig.databaseUrl) }));
+  const secretBox = createSecretBox(config.webhooks.secretEncryptionKey);
+  const shared = { webhooks: config.webhooks, secretBox };
+  const modes = config.modes.map((modeConfig) => ({ ...modeConfig, ...shared, db: createDb(modeConfig.databaseUrl) }));
   try {
     const workflowBundle = await bundleOnce(options.workflowsPath, taskQueue, logger);
     const workers = await Promise.all(
-      modes.map(({ mode, namespace, db }) =>
+      modes.map(({ namespace, ...deps }) =>
         Worker.create({
           connection,
           namespace,
           taskQueue,
           workflowBundle,
-          activities: options.createActivities({ mode, db, webhooks: config.webhooks }),
+          activities: options.createActivities(deps),
           shutdownGraceTime: SHUTDOWN_GRACE_TIME,
           shutdownForceTime: SHUTDOWN_FORCE_TIME,
         }),
@@ -80,7 +85,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
     );
     const { startSidecar } = options;
     const sidecars = startSidecar
-      ? await Promise.all(modes.map((m) => startSidecar({ ...m, webhooks: config.webhooks, connection, logger })))
+      ? await Promise.all(modes.map((m) => startSidecar({ ...m, connection, logger })))
       : [];
     const running = workers.map((worker) => worker.runUntil(stop));
     for (const { mode, namespace } of modes) {

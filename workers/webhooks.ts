@@ -13,9 +13,9 @@ void runWorker({
   taskQueue: TASK_QUEUES.webhooks,
   workflowsPath: require.resolve('../workflows/bundles/webhooks'),
   defaultModes: 'production,sandbox',
-  createActivities: ({ db, webhooks }) => ({
+  createActivities: ({ db, webhooks, secretBox }) => ({
     ...createDiagnosticsActivities({ db }),
-    ...createWebhookDeliveryActivities({ db, webhooks }),
+    ...createWebhookDeliveryActivities({ db, webhooks, secretBox }),
   }),
   startSidecar: async ({ mode, db, databaseUrl, namespace, connection, logger }) => {
     const relay = startWebhookRelay({ mode, db, databaseUrl, logger, client: new Client({ connection, namespace }) });

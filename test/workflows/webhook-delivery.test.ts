@@ -5,6 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createWebhookDeliveryActivities } from '../../activities/webhook-delivery';
 import type { WebhookConfig } from '../../core/platform/config';
+import { createSecretBox } from '../../core/platform/secret-box';
 import { workflowIds } from '../../core/temporal/names';
 import type { DeliveryRef } from '../../core/webhooks/dispatch';
 import { retryDelivery } from '../../core/webhooks/deliveries';
@@ -39,6 +40,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
   let receiver: WebhookReceiver;
   let taskQueue: string;
   const webhooks: WebhookConfig = localWebhookConfig();
+  const secretBox = createSecretBox(webhooks.secretEncryptionKey);
 
   before(async () => {
     env = await startTimeSkipping();
@@ -73,7 +75,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
         connection: env.nativeConnection,
         taskQueue,
         workflowBundle: await bundleWorkflows(require.resolve('../../workflows/bundles/webhooks')),
-        activities: createWebhookDeliveryActivities({ db: testDb(), webhooks }),
+        activities: createWebhookDeliveryActivities({ db: testDb(), webhooks, secretBox }),
       });
       return w.runUntil(work);
     },
@@ -187,9 +189,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
     receiver.respondWith(async (r) => {
       if (r.deliveryId !== ref.deliveryId) return { status: 200 };
       if (requestsFor(ref.deliveryId).length > 1) return { status: 200 };
-      const rotated = await testDb().transaction((trx) =>
-        rotateWebhookSecret(trx, webhooks.secretEncryptionKey, tenant.organization.id),
-      );
+      const rotated = await testDb().transaction((trx) => rotateWebhookSecret(trx, secretBox, tenant.organization.id));
       newSecret = rotated.newSecret!;
       return { status: 500 };
     });
@@ -208,9 +208,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
     receiver.respondWith(async (r) => {
       if (r.deliveryId !== ref.deliveryId) return { status: 200 };
       if (requestsFor(ref.deliveryId).length > 1) return { status: 200 };
-      await testDb().transaction((trx) =>
-        clearWebhookConfig(trx, webhooks.secretEncryptionKey, tenant.organization.id),
-      );
+      await testDb().transaction((trx) => clearWebhookConfig(trx, tenant.organization.id));
       return { status: 500 };
     });
     const handle = await start(ref);
