@@ -1,6 +1,6 @@
 /** Process entry point for one API host (production or sandbox): build the app, listen, shut down cleanly. */
 import type { Server } from 'node:http';
-import { loadConfigOrExit } from '../core/platform/config';
+import { configOrExit, loadConfig } from '../core/platform/config';
 import { createDb } from '../core/platform/db';
 import { deleteExpiredIdempotencyRecords } from '../core/platform/idempotency-store';
 import { asyncStdout, createLogger } from '../core/platform/logger';
@@ -12,7 +12,7 @@ import { createApp } from './app';
 const IDEMPOTENCY_CLEANUP_INTERVAL_MS = 10 * 60_000;
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  const config = configOrExit(() => loadConfig());
   const logger = createLogger({ level: config.logLevel, name: `api-${config.mode}`, destination: asyncStdout() });
   const db = createDb(config.databaseUrl);
   const redis = createRedis(config.redisUrl);

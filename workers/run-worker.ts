@@ -5,8 +5,9 @@
 import { NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { LogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
 import {
-  ConfigError,
+  configOrExit,
   loadWorkerConfig,
+  processEnv,
   type Mode,
   type WebhookConfig,
   type WorkerConfig,
@@ -48,7 +49,7 @@ const SHUTDOWN_FORCE_TIME = '30s';
 
 /** Runs the worker process to its end: exits 0 after a graceful stop, 1 on failure, 78 on bad configuration. */
 export async function runWorker(options: RunWorkerOptions): Promise<never> {
-  const config = loadWorkerConfigOrExit(options.defaultModes);
+  const config = configOrExit(() => loadWorkerConfig(processEnv(), options.defaultModes));
   const logger = createLogger({ level: config.logLevel, name: `worker-${options.taskQueue}` });
   const stopRequested = onStopSignal(logger);
   try {
@@ -119,18 +120,6 @@ async function bundleOnce(workflowsPath: string, taskQueue: string, logger: Logg
   });
   logger.info({ taskQueue, durationMs: Date.now() - startedAt }, 'workflow bundle ready');
   return bundle;
-}
-
-function loadWorkerConfigOrExit(defaultModes: string): WorkerConfig {
-  try {
-    return loadWorkerConfig(process.env, defaultModes);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\nSee docs/configuration.md for every variable and its default.\n`);
-      process.exit(78); // EX_CONFIG, as loadConfigOrExit
-    }
-    throw err;
-  }
 }
 
 /**

@@ -169,10 +169,13 @@ function collect(errors: Partial<Record<string, Error>>, into: string[]): void {
   }
 }
 
-/** Load config or exit with a readable message: for process entry points only. */
-export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * The one way a process entry point loads its configuration (API, workers, CLI, migrations, dev orchestrator):
+ * `configOrExit(() => loadConfig())`. A bad configuration prints every problem and exits 78 (EX_CONFIG).
+ */
+export function configOrExit<T extends Config | WorkerConfig>(load: () => T): T {
   try {
-    return loadConfig(env);
+    return load();
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\nSee docs/configuration.md for every variable and its default.\n`);
@@ -180,6 +183,14 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
     }
     throw err;
   }
+}
+
+/**
+ * The process environment, with variables an entry point decides itself on top (the CLI's `--mode`, the dev
+ * orchestrator's per-child settings), so that only this module reads `process.env`.
+ */
+export function processEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...overrides };
 }
 
 /** Worker processes serve one task queue for one or more modes; each mode has its own database and namespace. */
