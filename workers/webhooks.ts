@@ -6,7 +6,7 @@ import { Client } from '@temporalio/client';
 import { createDiagnosticsActivities } from '../activities/diagnostics';
 import { createWebhookDeliveryActivities } from '../activities/webhook-delivery';
 import { TASK_QUEUES } from '../core/temporal/names';
-import { runWorker } from './run-worker';
+import { runWorker } from '../core/temporal/worker-process';
 import { startWebhookRelay } from '../core/events/relay';
 
 void runWorker({

@@ -1,9 +1,9 @@
 /**
  * The shared body of every worker process: one process per task queue, serving that queue in each configured mode's
- * namespace with that mode's database. Started by the tiny entry files next to this one.
+ * namespace with that mode's database. The entry files in workers/ only wire: they pass the queue's workflow bundle
+ * path, its activities and sidecars in, so core/ never imports workflows/ or activities/.
  */
-import { NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
-import type { LogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
+import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import {
   configOrExit,
   loadWorkerConfig,
@@ -11,11 +11,12 @@ import {
   type Mode,
   type WebhookConfig,
   type WorkerConfig,
-} from '../core/platform/config';
-import { createDb, type Db } from '../core/platform/db';
-import { createLogger, type Logger } from '../core/platform/logger';
-import { createSecretBox, type SecretBox } from '../core/platform/secret-box';
-import type { TaskQueueName } from '../core/temporal/names';
+} from '../platform/config';
+import { createDb, type Db } from '../platform/db';
+import { createLogger, type Logger } from '../platform/logger';
+import { createSecretBox, type SecretBox } from '../platform/secret-box';
+import type { TaskQueueName } from './names';
+import { installSdkRuntime, toSdkLogger } from './sdk-logging';
 
 export interface WorkerDeps {
   mode: Mode;
@@ -101,15 +102,6 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   }
 }
 
-/** SDK, workflow and activity logs through our pino logger; our own signal handler decides when to drain. */
-function installSdkRuntime(logger: Logger): void {
-  Runtime.install({
-    logger: toSdkLogger(logger.child({ component: 'temporal-sdk' })),
-    shutdownSignals: [],
-    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
-  });
-}
-
 /** Bundling takes seconds: done once per process, and the bundle is shared by the modes' workers. */
 async function bundleOnce(workflowsPath: string, taskQueue: string, logger: Logger) {
   const startedAt = Date.now();
@@ -137,23 +129,4 @@ function onStopSignal(logger: Logger): Promise<void> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
-}
-
-const PINO_LEVELS = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
-
-/** The SDK's logger interface over pino, so worker, workflow and activity logs share one JSON stream. */
-function toSdkLogger(logger: Logger): SdkLogger {
-  const log = (level: LogLevel, message: string, meta: LogMetadata = {}) => {
-    // pino serialises errors under `err`; the SDK passes them as `error`.
-    const { error, ...rest } = meta;
-    logger[PINO_LEVELS[level]](error === undefined ? rest : { ...rest, err: error }, message);
-  };
-  return {
-    log,
-    trace: (message, meta) => log('TRACE', message, meta),
-    debug: (message, meta) => log('DEBUG', message, meta),
-    info: (message, meta) => log('INFO', message, meta),
-    warn: (message, meta) => log('WARN', message, meta),
-    error: (message, meta) => log('ERROR', message, meta),
-  };
 }
