@@ -21,12 +21,11 @@ import {
   type WorkerConfig,
 } from '../core/platform/config';
 import { createDb, pingDb } from '../core/platform/db';
+import { SEARCH_ATTRIBUTES, TASK_QUEUES } from '../core/temporal/names';
 
 const ROOT = path.resolve(__dirname, '..');
 const CACHE = process.env.CLIENT_API_CACHE ?? path.join(os.homedir(), '.cache', 'client-public-api');
 const TEMPORAL_BIN = path.join(CACHE, 'bin', 'temporal');
-const SEARCH_ATTRIBUTES = ['OrganizationId', 'DebtId', 'EventType', 'DeliveryStatus', 'DebtStatus'];
-const WORKERS = ['webhooks', 'lifecycle', 'sandbox'] as const;
 /** Workers give in-flight tasks up to 30 s (their shutdownForceTime); SIGKILL only after that. */
 const APP_STOP_TIMEOUT_MS = 35_000;
 const TEMPORAL_STOP_TIMEOUT_MS = 15_000;
@@ -250,8 +249,8 @@ async function main(): Promise<void> {
   );
   const tsx = (file: string) => ['--import', 'tsx', file];
   for (const api of apis) apps.push(startProcess(`api-${api.mode}`, process.execPath, tsx('api/server.ts'), api.env));
-  for (const queue of WORKERS) {
-    const env = queue === 'webhooks' ? { ...DEV_WEBHOOK_ENV, ...base } : base;
+  for (const queue of Object.values(TASK_QUEUES)) {
+    const env = queue === TASK_QUEUES.webhooks ? { ...DEV_WEBHOOK_ENV, ...base } : base;
     apps.push(startProcess(`worker-${queue}`, process.execPath, tsx(`workers/${queue}.ts`), env));
   }
   await Promise.all(apis.map((api) => waitFor(`API ${api.url}`, 90_000, () => httpAnswers(`${api.url}/healthz`))));
@@ -261,7 +260,7 @@ async function main(): Promise<void> {
         `${api.mode.padEnd(10)} API  ${api.url}  (docs ${api.url}/docs/, ${api.url}/reference, ${api.url}/swagger)`,
     ),
     `Temporal Web UI  ${uiUrl}`,
-    'Workers: webhooks, lifecycle, sandbox (each logs when it polls its task queue). Ctrl-C stops everything.',
+    `Workers: ${Object.values(TASK_QUEUES).join(', ')} (each logs when it polls its task queue). Ctrl-C stops everything.`,
   ];
   for (const line of lines) print('dev', line);
 }

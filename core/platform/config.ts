@@ -45,11 +45,6 @@ export interface Config {
 
 const DEFAULT_PORTS: Record<Mode, number> = { production: 3000, sandbox: 3001 };
 
-/** Namespace per mode (DECISIONS.md §1): production and sandbox never share workflows. */
-export function defaultNamespace(mode: Mode): string {
-  return NAMESPACES[mode];
-}
-
 export function defaultDatabaseUrl(mode: Mode): string {
   return `postgres://client_api:client_api@127.0.0.1:5432/client_api_${mode}`;
 }
@@ -134,7 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       DATABASE_URL: postgresUrl({ default: defaultDatabaseUrl(mode) }),
       REDIS_URL: redisUrl({ default: 'redis://127.0.0.1:6379' }),
       TEMPORAL_ADDRESS: hostPort({ default: '127.0.0.1:7233' }),
-      TEMPORAL_NAMESPACE: str({ default: defaultNamespace(mode) }),
+      TEMPORAL_NAMESPACE: str({ default: NAMESPACES[mode] }),
       TEMPORAL_UI_URL: url({ default: 'http://localhost:8233' }),
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
       ...WEBHOOK_ENV,
@@ -234,8 +229,8 @@ export function loadWorkerConfig(
       WORKER_MODES: str({ default: defaultModes }),
       PRODUCTION_DATABASE_URL: postgresUrl({ default: defaultDatabaseUrl('production') }),
       SANDBOX_DATABASE_URL: postgresUrl({ default: defaultDatabaseUrl('sandbox') }),
-      PRODUCTION_TEMPORAL_NAMESPACE: str({ default: defaultNamespace('production') }),
-      SANDBOX_TEMPORAL_NAMESPACE: str({ default: defaultNamespace('sandbox') }),
+      PRODUCTION_TEMPORAL_NAMESPACE: str({ default: NAMESPACES.production }),
+      SANDBOX_TEMPORAL_NAMESPACE: str({ default: NAMESPACES.sandbox }),
       REDIS_URL: redisUrl({ default: 'redis://127.0.0.1:6379' }),
       TEMPORAL_ADDRESS: hostPort({ default: '127.0.0.1:7233' }),
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),

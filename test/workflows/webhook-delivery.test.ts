@@ -1,12 +1,11 @@
 import { expect } from 'chai';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createWebhookDeliveryActivities } from '../../activities/webhook-delivery';
 import type { WebhookConfig } from '../../core/platform/config';
 import { createSecretBox } from '../../core/platform/secret-box';
-import { workflowIds } from '../../core/temporal/names';
+import { SEARCH_ATTRIBUTE_KEYS, workflowIds } from '../../core/temporal/names';
 import type { DeliveryRef } from '../../core/webhooks/dispatch';
 import { retryDelivery } from '../../core/webhooks/deliveries';
 import { clearWebhookConfig, rotateWebhookSecret } from '../../core/webhooks/receiver-config';
@@ -30,9 +29,11 @@ import {
 const MINUTE = 60_000;
 /** Workflow-time offsets of attempts 1 to 7 from the workflow's start (spec §6, DECISIONS §4). */
 const EXPECTED_OFFSETS = [0, 1, 6, 36, 2 * 60 + 36, 14 * 60 + 36, 38 * 60 + 36].map((m) => m * MINUTE);
-const DELIVERY_STATUS = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
-const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
-const EVENT_TYPE = defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD);
+const {
+  deliveryStatus: DELIVERY_STATUS,
+  organizationId: ORGANIZATION_ID,
+  eventType: EVENT_TYPE,
+} = SEARCH_ATTRIBUTE_KEYS;
 
 describe('webhookDeliveryWorkflow on the time-skipping server (real durations)', function () {
   this.timeout(120_000);
