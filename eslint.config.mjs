@@ -1,9 +1,8 @@
-// Lint rules that keep Temporal code honest (STYLE.md §7): no floating promises anywhere,
-// and no Node built-ins inside workflow code, which runs in Temporal's deterministic sandbox.
+// Lint rules that keep Temporal code honest (STYLE.md §7): no floating promises anywhere, workflow code imports only
+// what runs in Temporal's deterministic sandbox, and the folders import only what ARCHITECTURE.md allows.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
-import { builtinModules } from 'node:module';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'eslint.config.mjs'] },
@@ -23,12 +22,84 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
     },
   },
+  // Layering (ARCHITECTURE.md "Folders and what may import what"), checked by test/unit/layering-lint.test.ts.
   {
+    // Workflow code runs in Temporal's deterministic sandbox: the workflow API, activity types and the names module.
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: [...builtinModules, ...builtinModules.map((m) => `node:${m}`)].filter((m) => m !== 'assert') },
+        {
+          patterns: [
+            {
+              regex: '^(?!@temporalio/workflow$|\\.)',
+              message: 'workflows/ imports only @temporalio/workflow (no Node built-ins, no other package).',
+            },
+            {
+              regex: '(^|/)\\.\\./(?!core/temporal/names$|activities/)[^./][^/]*/',
+              message: 'workflows/ imports only activity types and core/temporal/names from outside workflows/.',
+            },
+            {
+              regex: '(^|/)activities/',
+              allowTypeImports: true,
+              message: 'workflows/ imports activities as types only (`import type`): they run on the worker.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)\\.\\./(\\.\\./)*(api|workers|activities|workflows)(/|$)',
+              message: 'core/ never imports api/, workers/, activities/ or workflows/: they are passed in.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Workflow code imports the names module, so it stays as deterministic as a workflow (replaces the core/ rule).
+    files: ['core/temporal/names.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!@temporalio/common$|\\.\\./platform/mode$)',
+              message: 'core/temporal/names.ts imports only @temporalio/common and the Mode type.',
+            },
+            {
+              regex: '^\\.\\./platform/mode$',
+              allowTypeImports: true,
+              message: 'core/temporal/names.ts imports the Mode type only (`import type`).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)\\.\\./(\\.\\./)*workers(/|$)',
+              message: 'api/ never imports workers/: worker processes are wired in workers/ only.',
+            },
+          ],
+        },
       ],
     },
   },

@@ -10,7 +10,7 @@ import { Context } from '@temporalio/activity';
 import type { WebhookConfig } from '../core/platform/config';
 import type { Db } from '../core/platform/db';
 import { toEventEnvelope, type EventRow } from '../core/events/outbox';
-import { openSecret, SecretUnreadableError } from '../core/platform/secret-box';
+import { SecretUnreadableError, type SecretBox } from '../core/platform/secret-box';
 import {
   loadDeliveryWithEvent,
   recordAttempt,
@@ -48,6 +48,8 @@ export interface DeliverAttemptResult {
 export interface WebhookDeliveryActivityDeps {
   db: Db;
   webhooks: WebhookConfig;
+  /** Opens the receivers' signing secrets; built once by the worker process from the configured key. */
+  secretBox: SecretBox;
   /** Defaults to one client per activities instance, so connections to receivers are reused. */
   http?: WebhookHttp;
 }
@@ -72,11 +74,11 @@ async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
  * The receiver for this attempt. A secret that does not open (WEBHOOK_SECRET_KEY changed) is a configuration fault
  * no retry of the activity can fix: it is reported as the attempt's error, and the schedule goes on.
  */
-async function chooseTarget(db: Db, key: Buffer, delivery: DeliveryRow): Promise<SigningTarget | string> {
+async function chooseTarget(db: Db, secretBox: SecretBox, delivery: DeliveryRow): Promise<SigningTarget | string> {
   try {
-    const current = await currentSigningTarget(db, key, delivery.organization_id);
+    const current = await currentSigningTarget(db, secretBox, delivery.organization_id);
     if (current) return current;
-    return { url: delivery.url, secret: openSecret(key, snapshotSecret(delivery), delivery.organization_id) };
+    return { url: delivery.url, secret: secretBox.open(snapshotSecret(delivery), delivery.organization_id) };
   } catch (err) {
     if (err instanceof SecretUnreadableError) return 'configuration error: the signing secret cannot be decrypted';
     throw err;
@@ -119,7 +121,7 @@ function statusAfter(outcome: SendOutcome, input: DeliverAttemptInput): Delivery
 }
 
 export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDeps) {
-  const { db, webhooks } = deps;
+  const { db, webhooks, secretBox } = deps;
   const http = deps.http ?? createWebhookHttp(webhooks);
 
   return {
@@ -133,7 +135,7 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDep
     const { delivery, event } = loaded;
     if (delivery.status !== 'Pending' || delivery.generation !== input.generation) return stale(delivery);
 
-    const target = await chooseTarget(db, webhooks.secretEncryptionKey, delivery);
+    const target = await chooseTarget(db, secretBox, delivery);
     const startedAt = new Date();
     const outcome =
       typeof target === 'string' ? unsent(target) : await send(http, delivery, event as EventRow, target, startedAt);

@@ -9,6 +9,7 @@ import type { Db } from '../core/platform/db';
 import { pingDb } from '../core/platform/db';
 import type { Logger } from '../core/platform/logger';
 import { pingRedis, type Redis } from '../core/platform/redis';
+import type { SecretBox } from '../core/platform/secret-box';
 import { loadDocsSite } from './discovery/docs-site';
 import { jsonBody } from './http/middleware/json-body';
 import { notMatched } from './http/middleware/not-matched';
@@ -40,6 +41,8 @@ export interface AppDeps {
   logger: Logger;
   db: Db;
   redis: Redis;
+  /** Built once by the entry point from `config.webhooks.secretEncryptionKey`. */
+  secretBox: SecretBox;
   /** Resolves when the mode's Temporal namespace answers. */
   checkTemporal: () => Promise<void>;
   /** Where the Markdown guides live; defaults to the repository's docs/. */
@@ -76,7 +79,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     ...debtorRoutes(),
     ...transactionRoutes(),
     ...brandingRoutes({ redis: deps.redis }),
-    ...webhookRoutes(config.webhooks),
+    ...webhookRoutes({ webhooks: config.webhooks, secretBox: deps.secretBox }),
     ...webhookDeliveryRoutes(),
     ...eventRoutes(),
     ...(deps.extraRoutes ?? []),

@@ -1,23 +1,25 @@
 /** Process entry point for one API host (production or sandbox): build the app, listen, shut down cleanly. */
 import type { Server } from 'node:http';
-import { loadConfigOrExit } from '../core/platform/config';
+import { configOrExit, loadConfig } from '../core/platform/config';
 import { createDb } from '../core/platform/db';
 import { deleteExpiredIdempotencyRecords } from '../core/platform/idempotency-store';
 import { asyncStdout, createLogger } from '../core/platform/logger';
 import { createRedis } from '../core/platform/redis';
+import { createSecretBox } from '../core/platform/secret-box';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { createApp } from './app';
 
 const IDEMPOTENCY_CLEANUP_INTERVAL_MS = 10 * 60_000;
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  const config = configOrExit(() => loadConfig());
   const logger = createLogger({ level: config.logLevel, name: `api-${config.mode}`, destination: asyncStdout() });
   const db = createDb(config.databaseUrl);
   const redis = createRedis(config.redisUrl);
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));
   const temporal = createTemporalClient(config.temporal.address, config.temporal.namespace);
-  const { app } = createApp({ config, logger, db, redis, checkTemporal: () => checkTemporal(temporal) });
+  const secretBox = createSecretBox(config.webhooks.secretEncryptionKey);
+  const { app } = createApp({ config, logger, db, redis, secretBox, checkTemporal: () => checkTemporal(temporal) });
 
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info({ mode: config.mode, url: config.publicBaseUrl, port: config.port }, 'api listening');

@@ -3,7 +3,7 @@
  *   npm run cli -- org create --name "Acme Lending"
  *   npm run cli -- key create --org <id> --name "CI" --scopes all
  */
-import { loadConfig, ConfigError, type Mode } from '../core/platform/config';
+import { configOrExit, loadConfig, processEnv, type Mode } from '../core/platform/config';
 import { createDb } from '../core/platform/db';
 import { runCommand, USAGE } from './cli/commands';
 
@@ -22,14 +22,7 @@ function takeMode(argv: string[]): { mode: Mode; rest: string[] } {
 
 async function main(): Promise<void> {
   const { mode, rest } = takeMode(process.argv.slice(2));
-  let config;
-  try {
-    config = loadConfig({ ...process.env, API_MODE: mode });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(78);
-  }
+  const config = configOrExit(() => loadConfig(processEnv({ API_MODE: mode })));
   const db = createDb(config.databaseUrl, { pool: { min: 0, max: 2 } });
   try {
     process.exitCode = await runCommand(rest, {

@@ -12,14 +12,20 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { ConfigError, loadConfigOrExit, loadWorkerConfig, type Mode, type WorkerConfig } from '../core/platform/config';
+import {
+  configOrExit,
+  loadConfig,
+  loadWorkerConfig,
+  processEnv,
+  type Mode,
+  type WorkerConfig,
+} from '../core/platform/config';
 import { createDb, pingDb } from '../core/platform/db';
+import { SEARCH_ATTRIBUTES, TASK_QUEUES } from '../core/temporal/names';
 
 const ROOT = path.resolve(__dirname, '..');
 const CACHE = process.env.CLIENT_API_CACHE ?? path.join(os.homedir(), '.cache', 'client-public-api');
 const TEMPORAL_BIN = path.join(CACHE, 'bin', 'temporal');
-const SEARCH_ATTRIBUTES = ['OrganizationId', 'DebtId', 'EventType', 'DeliveryStatus', 'DebtStatus'];
-const WORKERS = ['webhooks', 'lifecycle', 'sandbox'] as const;
 /** Workers give in-flight tasks up to 30 s (their shutdownForceTime); SIGKILL only after that. */
 const APP_STOP_TIMEOUT_MS = 35_000;
 const TEMPORAL_STOP_TIMEOUT_MS = 15_000;
@@ -157,21 +163,11 @@ async function httpAnswers(url: string): Promise<boolean> {
   }
 }
 
-function loadWorkerConfigOrExit(env: NodeJS.ProcessEnv): WorkerConfig {
-  try {
-    return loadWorkerConfig(env);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`${err.message}\nSee docs/configuration.md for every variable and its default.\n`);
-    process.exit(78);
-  }
-}
-
 /** Validated settings for both hosts: per-mode database and namespace come from the worker variables. */
 function plan(): { base: NodeJS.ProcessEnv; workers: WorkerConfig; apis: ApiPlan[]; uiUrl: string; address: string } {
-  const base = { ...process.env };
+  const base = processEnv();
   for (const name of PER_HOST_VARS) delete base[name];
-  const workers = loadWorkerConfigOrExit({ ...base, WORKER_MODES: 'production,sandbox' });
+  const workers = configOrExit(() => loadWorkerConfig({ ...base, WORKER_MODES: 'production,sandbox' }));
   const apis = workers.modes.map(({ mode, databaseUrl, namespace }) => {
     const env = {
       ...DEV_WEBHOOK_ENV,
@@ -180,11 +176,11 @@ function plan(): { base: NodeJS.ProcessEnv; workers: WorkerConfig; apis: ApiPlan
       DATABASE_URL: databaseUrl,
       TEMPORAL_NAMESPACE: namespace,
     };
-    const config = loadConfigOrExit(env);
+    const config = configOrExit(() => loadConfig(env));
     const url = mode === 'production' ? config.productionBaseUrl : config.sandboxBaseUrl;
     return { mode, url, env: { ...env, PORT: String(config.port), PUBLIC_BASE_URL: url } };
   });
-  const config = loadConfigOrExit(apis[0]?.env);
+  const config = configOrExit(() => loadConfig(apis[0]?.env));
   return { base, workers, apis, uiUrl: config.temporalUiUrl, address: config.temporal.address };
 }
 
@@ -224,7 +220,7 @@ async function ensureTemporal(address: string, uiUrl: string, namespaces: string
     args.push('--db-filename', path.join(CACHE, 'temporal-dev.db'));
     for (const ns of namespaces) args.push('--namespace', ns);
     for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${sa}=Keyword`);
-    temporal = startProcess('temporal', TEMPORAL_BIN, args, process.env);
+    temporal = startProcess('temporal', TEMPORAL_BIN, args, processEnv());
     await waitFor('Temporal dev server', 60_000, () => temporalCli(['operator', 'cluster', 'health', ...at]));
   }
   // start-dev creates namespaces but registers search attributes only on namespaces it creates, so an existing
@@ -253,8 +249,8 @@ async function main(): Promise<void> {
   );
   const tsx = (file: string) => ['--import', 'tsx', file];
   for (const api of apis) apps.push(startProcess(`api-${api.mode}`, process.execPath, tsx('api/server.ts'), api.env));
-  for (const queue of WORKERS) {
-    const env = queue === 'webhooks' ? { ...DEV_WEBHOOK_ENV, ...base } : base;
+  for (const queue of Object.values(TASK_QUEUES)) {
+    const env = queue === TASK_QUEUES.webhooks ? { ...DEV_WEBHOOK_ENV, ...base } : base;
     apps.push(startProcess(`worker-${queue}`, process.execPath, tsx(`workers/${queue}.ts`), env));
   }
   await Promise.all(apis.map((api) => waitFor(`API ${api.url}`, 90_000, () => httpAnswers(`${api.url}/healthz`))));
@@ -264,7 +260,7 @@ async function main(): Promise<void> {
         `${api.mode.padEnd(10)} API  ${api.url}  (docs ${api.url}/docs/, ${api.url}/reference, ${api.url}/swagger)`,
     ),
     `Temporal Web UI  ${uiUrl}`,
-    'Workers: webhooks, lifecycle, sandbox (each logs when it polls its task queue). Ctrl-C stops everything.',
+    `Workers: ${Object.values(TASK_QUEUES).join(', ')} (each logs when it polls its task queue). Ctrl-C stops everything.`,
   ];
   for (const line of lines) print('dev', line);
 }

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { Knex } from 'knex';
-import { loadConfigOrExit } from '../core/platform/config';
+import { configOrExit, loadConfig } from '../core/platform/config';
 import { createDb } from '../core/platform/db';
 
 /** Shared with the migration test so both run the migrations exactly the same way. */
@@ -40,7 +40,7 @@ function databaseName(databaseUrl: string): string {
 
 async function main(): Promise<void> {
   const direction = parseDirection(process.argv[2]);
-  const config = loadConfigOrExit();
+  const config = configOrExit(() => loadConfig());
   const db = createDb(config.databaseUrl, { pool: { min: 0, max: 1 } });
   const name = databaseName(config.databaseUrl);
   try {

@@ -4,6 +4,7 @@ import { loadConfig } from '../core/platform/config';
 import { createDb } from '../core/platform/db';
 import { createLogger } from '../core/platform/logger';
 import { createRedis } from '../core/platform/redis';
+import { createSecretBox } from '../core/platform/secret-box';
 
 export function generatedOpenApiJson(): string {
   // Building the app connects nothing until a request arrives: the pool and Redis client are created lazily here
@@ -18,6 +19,7 @@ export function generatedOpenApiJson(): string {
       logger: createLogger({ level: 'silent', name: 'openapi' }),
       db,
       redis,
+      secretBox: createSecretBox(config.webhooks.secretEncryptionKey),
       checkTemporal: async () => undefined,
     });
     return `${JSON.stringify(openApiDocument, null, 2)}\n`;

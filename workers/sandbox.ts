@@ -1,7 +1,7 @@
 /** Worker process for the `sandbox` task queue (sandbox resets): sandbox mode only, production has none. */
 import { createDiagnosticsActivities } from '../activities/diagnostics';
 import { TASK_QUEUES } from '../core/temporal/names';
-import { runWorker } from './run-worker';
+import { runWorker } from '../core/temporal/worker-process';
 
 void runWorker({
   taskQueue: TASK_QUEUES.sandbox,

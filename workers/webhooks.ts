@@ -8,16 +8,16 @@ import { createDiagnosticsActivities } from '../activities/diagnostics';
 import { createWebhookDeliveryActivities } from '../activities/webhook-delivery';
 import { startOutboxRelay } from '../core/events/relay';
 import { TASK_QUEUES } from '../core/temporal/names';
+import { runWorker } from '../core/temporal/worker-process';
 import { createWebhookDeliveryConsumer } from '../core/webhooks/delivery-consumer';
-import { runWorker } from './run-worker';
 
 void runWorker({
   taskQueue: TASK_QUEUES.webhooks,
   workflowsPath: require.resolve('../workflows/bundles/webhooks'),
   defaultModes: 'production,sandbox',
-  createActivities: ({ db, webhooks }) => ({
+  createActivities: ({ db, webhooks, secretBox }) => ({
     ...createDiagnosticsActivities({ db }),
-    ...createWebhookDeliveryActivities({ db, webhooks }),
+    ...createWebhookDeliveryActivities({ db, webhooks, secretBox }),
   }),
   startSidecar: async ({ mode, db, databaseUrl, namespace, connection, logger }) => {
     const client = new Client({ connection, namespace });

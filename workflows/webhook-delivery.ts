@@ -4,9 +4,9 @@
  * lives here as workflow timers, not in an activity retry policy, so it is exact and visible in the history.
  * Input is ids only; the activity loads everything else.
  */
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DeliverAttemptResult, WebhookDeliveryActivities } from '../activities/webhook-delivery';
+import { SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
 
 /** Waits before retries 1 to 6 (ms). */
 export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000, 86_400_000] as const;
@@ -32,9 +32,11 @@ export interface WebhookDeliveryStatus {
 
 export const webhookDeliveryStatusQuery = defineQuery<WebhookDeliveryStatus>('status');
 
-const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
-const EVENT_TYPE = defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD);
-const DELIVERY_STATUS = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
+const {
+  organizationId: ORGANIZATION_ID,
+  eventType: EVENT_TYPE,
+  deliveryStatus: DELIVERY_STATUS,
+} = SEARCH_ATTRIBUTE_KEYS;
 
 // Retries here are for the activity's own infrastructure failures (database down, worker lost): a receiver's
 // failure is a returned result. The heartbeat timeout notices a killed worker during a slow (≤ 10 s) send.

@@ -15,6 +15,7 @@ import {
   type WebhookConfigChange,
 } from '../../core/webhooks/receiver-config';
 import type { Db } from '../../core/platform/db';
+import type { SecretBox } from '../../core/platform/secret-box';
 import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
 
 const configSchema = {
@@ -59,25 +60,31 @@ async function checkedUrl(url: string, webhooks: WebhookConfig): Promise<string>
 }
 
 /** The three operations of one body shape; `url` with `rotateSecret` sets the URL and rotates in one call. */
-async function applyPut(db: Db, organizationId: string, body: PutBody, webhooks: WebhookConfig) {
-  const key = webhooks.secretEncryptionKey;
+async function applyPut(db: Db, organizationId: string, body: PutBody, deps: WebhookRouteDeps) {
+  const { webhooks, secretBox } = deps;
   if (body.clear === true) {
     if (body.url !== undefined || body.rotateSecret === true) {
       throw errors.invalidRequest('`clear` cannot be combined with `url` or `rotateSecret`.');
     }
-    return clearWebhookConfig(db, key, organizationId);
+    return clearWebhookConfig(db, organizationId);
   }
   if (body.url !== undefined) {
     const url = await checkedUrl(body.url, webhooks);
-    return setWebhookUrl(db, key, organizationId, url, body.rotateSecret === true);
+    return setWebhookUrl(db, secretBox, organizationId, url, body.rotateSecret === true);
   }
-  if (body.rotateSecret === true) return rotateWebhookSecret(db, key, organizationId);
+  if (body.rotateSecret === true) return rotateWebhookSecret(db, secretBox, organizationId);
   throw errors.invalidRequest('Send `url`, `rotateSecret: true` or `clear: true`.');
 }
 
 const EXAMPLE_URL = 'https://hooks.example.com/debt-events';
 
-export function webhookRoutes(webhooks: WebhookConfig): RouteDefinition[] {
+export interface WebhookRouteDeps {
+  webhooks: WebhookConfig;
+  /** Seals the signing secrets this route mints. */
+  secretBox: SecretBox;
+}
+
+export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
   return [
     defineApiRoute({
       method: 'get',
@@ -123,7 +130,7 @@ export function webhookRoutes(webhooks: WebhookConfig): RouteDefinition[] {
         },
       },
       handler: async (_ctx, { db, auth, body }) => {
-        const result: WebhookConfigChange = await applyPut(db, auth.organizationId, body, webhooks);
+        const result: WebhookConfigChange = await applyPut(db, auth.organizationId, body, deps);
         return { status: 200, body: result };
       },
     }),

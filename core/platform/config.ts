@@ -45,11 +45,6 @@ export interface Config {
 
 const DEFAULT_PORTS: Record<Mode, number> = { production: 3000, sandbox: 3001 };
 
-/** Namespace per mode (DECISIONS.md §1): production and sandbox never share workflows. */
-export function defaultNamespace(mode: Mode): string {
-  return NAMESPACES[mode];
-}
-
 export function defaultDatabaseUrl(mode: Mode): string {
   return `postgres://client_api:client_api@127.0.0.1:5432/client_api_${mode}`;
 }
@@ -134,7 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       DATABASE_URL: postgresUrl({ default: defaultDatabaseUrl(mode) }),
       REDIS_URL: redisUrl({ default: 'redis://127.0.0.1:6379' }),
       TEMPORAL_ADDRESS: hostPort({ default: '127.0.0.1:7233' }),
-      TEMPORAL_NAMESPACE: str({ default: defaultNamespace(mode) }),
+      TEMPORAL_NAMESPACE: str({ default: NAMESPACES[mode] }),
       TEMPORAL_UI_URL: url({ default: 'http://localhost:8233' }),
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
       ...WEBHOOK_ENV,
@@ -169,10 +164,13 @@ function collect(errors: Partial<Record<string, Error>>, into: string[]): void {
   }
 }
 
-/** Load config or exit with a readable message: for process entry points only. */
-export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * The one way a process entry point loads its configuration (API, workers, CLI, migrations, dev orchestrator):
+ * `configOrExit(() => loadConfig())`. A bad configuration prints every problem and exits 78 (EX_CONFIG).
+ */
+export function configOrExit<T extends Config | WorkerConfig>(load: () => T): T {
   try {
-    return loadConfig(env);
+    return load();
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\nSee docs/configuration.md for every variable and its default.\n`);
@@ -180,6 +178,14 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
     }
     throw err;
   }
+}
+
+/**
+ * The process environment, with variables an entry point decides itself on top (the CLI's `--mode`, the dev
+ * orchestrator's per-child settings), so that only this module reads `process.env`.
+ */
+export function processEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...overrides };
 }
 
 /** Worker processes serve one task queue for one or more modes; each mode has its own database and namespace. */
@@ -223,8 +229,8 @@ export function loadWorkerConfig(
       WORKER_MODES: str({ default: defaultModes }),
       PRODUCTION_DATABASE_URL: postgresUrl({ default: defaultDatabaseUrl('production') }),
       SANDBOX_DATABASE_URL: postgresUrl({ default: defaultDatabaseUrl('sandbox') }),
-      PRODUCTION_TEMPORAL_NAMESPACE: str({ default: defaultNamespace('production') }),
-      SANDBOX_TEMPORAL_NAMESPACE: str({ default: defaultNamespace('sandbox') }),
+      PRODUCTION_TEMPORAL_NAMESPACE: str({ default: NAMESPACES.production }),
+      SANDBOX_TEMPORAL_NAMESPACE: str({ default: NAMESPACES.sandbox }),
       REDIS_URL: redisUrl({ default: 'redis://127.0.0.1:6379' }),
       TEMPORAL_ADDRESS: hostPort({ default: '127.0.0.1:7233' }),
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),

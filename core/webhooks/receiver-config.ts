@@ -1,11 +1,11 @@
 /**
  * Webhook configuration (spec §2, §4 PUT /v1/webhooks): one receiver per organisation, its URL and signing secret.
- * The secret is minted here, returned once to the caller, and stored only sealed (core/secret-box.ts).
+ * The secret is minted here, returned once to the caller, and stored only sealed by the caller's SecretBox (core/platform/secret-box.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../platform/db';
 import { ApiError } from '../platform/errors';
-import { openSecret, sealSecret, type SealedSecret } from '../platform/secret-box';
+import type { SealedSecret, SecretBox } from '../platform/secret-box';
 
 export const SECRET_PREFIX = 'whsec_';
 export const SECRET_PREFIX_LENGTH = 12;
@@ -61,25 +61,23 @@ export async function getWebhookConfig(db: Db, organizationId: string): Promise<
   return toView(await findRow(db, organizationId));
 }
 
+const NO_SECRET = { secret_iv: null, secret_tag: null, secret_ciphertext: null, secret_prefix: null };
+
 async function writeConfig(
   db: Db,
   organizationId: string,
-  fields: { url: string | null; secret: string | null },
-  key: Buffer,
+  url: string | null,
+  secretColumns: ReturnType<typeof sealedColumns> | typeof NO_SECRET,
 ): Promise<void> {
-  const secretColumns =
-    fields.secret === null
-      ? { secret_iv: null, secret_tag: null, secret_ciphertext: null, secret_prefix: null }
-      : sealedColumns(key, organizationId, fields.secret);
-  const row = { url: fields.url, ...secretColumns, enabled: fields.url !== null, updated_at: db.fn.now(3) };
+  const row = { url, ...secretColumns, enabled: url !== null, updated_at: db.fn.now(3) };
   await db('webhook_configs')
     .insert({ organization_id: organizationId, ...row })
     .onConflict('organization_id')
     .merge(row);
 }
 
-function sealedColumns(key: Buffer, organizationId: string, secret: string) {
-  const sealed = sealSecret(key, secret, organizationId);
+function sealedColumns(secretBox: SecretBox, organizationId: string, secret: string) {
+  const sealed = secretBox.seal(secret, organizationId);
   return {
     secret_iv: sealed.iv,
     secret_tag: sealed.tag,
@@ -91,7 +89,7 @@ function sealedColumns(key: Buffer, organizationId: string, secret: string) {
 /** Sets the receiver URL; mints a secret if none is set (first configure, or after a clear). Run in a transaction. */
 export async function setWebhookUrl(
   db: Db,
-  key: Buffer,
+  secretBox: SecretBox,
   organizationId: string,
   url: string,
   rotate = false,
@@ -104,30 +102,34 @@ export async function setWebhookUrl(
     return { url, enabled: true, secretPrefix: current.secret_prefix };
   }
   const newSecret = mintWebhookSecret();
-  await writeConfig(db, organizationId, { url, secret: newSecret }, key);
+  await writeConfig(db, organizationId, url, sealedColumns(secretBox, organizationId, newSecret));
   return { url, enabled: true, secretPrefix: newSecret.slice(0, SECRET_PREFIX_LENGTH), newSecret };
 }
 
 /** Replaces the secret: the old one stops signing at once, in-flight retries included. 409 when nothing is set. */
-export async function rotateWebhookSecret(db: Db, key: Buffer, organizationId: string): Promise<WebhookConfigChange> {
+export async function rotateWebhookSecret(
+  db: Db,
+  secretBox: SecretBox,
+  organizationId: string,
+): Promise<WebhookConfigChange> {
   const current = await findRow(db, organizationId, true);
   if (!current?.enabled || !current.url) throw new ApiError('no_webhook_configured');
-  return setWebhookUrl(db, key, organizationId, current.url, true);
+  return setWebhookUrl(db, secretBox, organizationId, current.url, true);
 }
 
 /** Disables delivery: URL and secret are forgotten; deliveries already enqueued keep their snapshots. */
-export async function clearWebhookConfig(db: Db, key: Buffer, organizationId: string): Promise<WebhookConfigView> {
-  await writeConfig(db, organizationId, { url: null, secret: null }, key);
+export async function clearWebhookConfig(db: Db, organizationId: string): Promise<WebhookConfigView> {
+  await writeConfig(db, organizationId, null, NO_SECRET);
   return { url: null, enabled: false, secretPrefix: null };
 }
 
 /** The current receiver and its plaintext secret, or undefined while none is enabled. */
 export async function currentSigningTarget(
   db: Db,
-  key: Buffer,
+  secretBox: SecretBox,
   organizationId: string,
 ): Promise<SigningTarget | undefined> {
   const row = await findRow(db, organizationId);
   if (!row?.enabled || !row.url) return undefined;
-  return { url: row.url, secret: openSecret(key, sealedOf(row), organizationId) };
+  return { url: row.url, secret: secretBox.open(sealedOf(row), organizationId) };
 }

@@ -10,6 +10,7 @@ import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createWebhookDeliveryActivities } from '../../activities/webhook-delivery';
+import { createSecretBox } from '../../core/platform/secret-box';
 import { createDb, type Db } from '../../core/platform/db';
 import { createLogger } from '../../core/platform/logger';
 import { startOutboxRelay } from '../../core/events/relay';
@@ -151,7 +152,11 @@ async function startRig(): Promise<RunningRig> {
     namespace: temporal.namespace,
     taskQueue,
     workflowBundle: await bundleWorkflows(require.resolve('../../workflows/bundles/webhooks')),
-    activities: createWebhookDeliveryActivities({ db, webhooks }),
+    activities: createWebhookDeliveryActivities({
+      db,
+      webhooks,
+      secretBox: createSecretBox(webhooks.secretEncryptionKey),
+    }),
   });
   const client = new Client({ connection: temporal.connection, namespace: temporal.namespace });
   const logger = createLogger({ level: 'warn', name: 'bench-relay' });

@@ -1,14 +1,15 @@
 /**
  * docker-compose.yml must describe what the code really runs: its commands name files and npm scripts that exist,
- * and every variable it sets for an app container is one that core/config.ts reads (a typo would be silently
- * ignored at run time and the default used instead).
+ * every variable it sets for an app container is one that core/config.ts reads (a typo would be silently
+ * ignored at run time and the default used instead), and its namespaces, task queues and search attributes are those
+ * of the names module (core/temporal/names.ts).
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { parse } from 'yaml';
-import { defaultNamespace } from '../../core/platform/config';
+import { NAMESPACES, SEARCH_ATTRIBUTES, TASK_QUEUES } from '../../core/temporal/names';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -81,9 +82,16 @@ function commandOf(name: string): string[] {
   return Array.isArray(command) ? command : command.split(/\s+/);
 }
 
+/** The shell script of the one-shot temporal-setup service. */
+function temporalSetupScript(): string {
+  const { command } = compose.services['temporal-setup'] ?? {};
+  return Array.isArray(command) ? command.join('\n') : (command ?? '');
+}
+
 const API_SERVICES = { 'api-production': 'production', 'api-sandbox': 'sandbox' } as const;
 const MIGRATE_SERVICES = { 'migrate-production': 'production', 'migrate-sandbox': 'sandbox' } as const;
-const WORKER_SERVICES = { 'worker-webhooks': 'webhooks', 'worker-lifecycle': 'lifecycle', 'worker-sandbox': 'sandbox' };
+/** One worker service per task queue, named after it. */
+const WORKER_SERVICES = Object.fromEntries(Object.values(TASK_QUEUES).map((queue) => [`worker-${queue}`, queue]));
 const APP_SERVICES = [...Object.keys(API_SERVICES), ...Object.keys(MIGRATE_SERVICES), ...Object.keys(WORKER_SERVICES)];
 
 describe('docker-compose.yml', function () {
@@ -146,9 +154,35 @@ describe('docker-compose.yml', function () {
       expect(env.DATABASE_URL, name).to.match(new RegExp(`/client_api_${mode}$`));
     }
     for (const [name, mode] of Object.entries(API_SERVICES)) {
-      expect(environment(compose.services[name] ?? {}).TEMPORAL_NAMESPACE, name).to.equal(defaultNamespace(mode));
+      expect(environment(compose.services[name] ?? {}).TEMPORAL_NAMESPACE, name).to.equal(NAMESPACES[mode]);
     }
-    expect(environment(compose.services['worker-sandbox'] ?? {}).WORKER_MODES).to.equal('sandbox');
+    expect(environment(compose.services[`worker-${TASK_QUEUES.sandbox}`] ?? {}).WORKER_MODES).to.equal('sandbox');
+  });
+
+  it('runs one worker service per task queue of the names module, each on workers/<queue>.ts', function () {
+    const workerServices = Object.keys(compose.services).filter((name) => name.startsWith('worker-'));
+    expect(workerServices).to.have.members(Object.keys(WORKER_SERVICES));
+    for (const [name, queue] of Object.entries(WORKER_SERVICES)) {
+      expect(commandOf(name)[2], name).to.equal(`workers/${queue}.ts`);
+    }
+  });
+
+  it('uses the namespaces of the names module for workers, APIs and the Temporal setup', function () {
+    for (const name of Object.keys(WORKER_SERVICES)) {
+      const env = environment(compose.services[name] ?? {});
+      expect(env.PRODUCTION_TEMPORAL_NAMESPACE, name).to.equal(NAMESPACES.production);
+      expect(env.SANDBOX_TEMPORAL_NAMESPACE, name).to.equal(NAMESPACES.sandbox);
+    }
+    const setup = temporalSetupScript();
+    const created = /for ns in ([^;]+);/.exec(setup)?.[1]?.trim().split(/\s+/);
+    expect(created, 'the namespaces temporal-setup creates').to.have.members(Object.values(NAMESPACES));
+  });
+
+  it('registers exactly the search attributes of the names module, as keywords', function () {
+    const setup = temporalSetupScript();
+    const registered = [...setup.matchAll(/--name (\w+)/g)].map((match) => match[1]);
+    expect(registered).to.have.members(SEARCH_ATTRIBUTES);
+    expect(setup).to.match(/search-attribute create [^\n]*--type Keyword/);
   });
 
   it('builds the app services from a Dockerfile that copies every folder their commands use', function () {

@@ -3,6 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createDb } from '../../core/platform/db';
 import { createRedis } from '../../core/platform/redis';
 import { checkTemporal, createTemporalClient } from '../../core/temporal/connection';
+import { NAMESPACES } from '../../core/temporal/names';
 import { startTestServer, type TestServer } from '../support/app';
 import { startDevServer } from '../support/temporal';
 
@@ -58,7 +59,7 @@ describe('GET /healthz', function () {
   });
 
   it('answers a 503 problem naming Temporal when the Temporal server does not answer', async () => {
-    const unreachable = createTemporalClient('127.0.0.1:1', 'client-api-production');
+    const unreachable = createTemporalClient('127.0.0.1:1', NAMESPACES.production);
     await withServer({ deps: { checkTemporal: () => checkTemporal(unreachable, 500) } }, async (server) => {
       const res = await fetch(`${server.baseUrl}/healthz`);
       expect(res.status).to.equal(503);

@@ -3,6 +3,7 @@ import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createWebhookDeliveryActivities } from '../../activities/webhook-delivery';
+import { createSecretBox } from '../../core/platform/secret-box';
 import type { Mode } from '../../core/platform/config';
 import { createLogger } from '../../core/platform/logger';
 import { workflowIds } from '../../core/temporal/names';
@@ -75,7 +76,11 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
         namespace: namespaceOf[mode],
         taskQueue,
         workflowBundle,
-        activities: createWebhookDeliveryActivities({ db: testDb(), webhooks }),
+        activities: createWebhookDeliveryActivities({
+          db: testDb(),
+          webhooks,
+          secretBox: createSecretBox(webhooks.secretEncryptionKey),
+        }),
       });
       workers.push({ worker, running: worker.run() });
       startRelay(mode);

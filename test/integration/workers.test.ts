@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Mode } from '../../core/platform/config';
-import { TASK_QUEUES, type TaskQueueName } from '../../core/temporal/names';
+import { TASK_QUEUES, workflowIds, type TaskQueueName } from '../../core/temporal/names';
 import { diagnosticProbeWorkflow } from '../../workflows/diagnostics';
 import { testEnv } from '../support/env';
 import { killGroup } from '../support/processes';
@@ -82,7 +82,7 @@ describe('worker processes', function () {
     return Promise.race([
       client.workflow.execute(diagnosticProbeWorkflow, {
         taskQueue: queue,
-        workflowId: `diagnostic-probe-${randomUUID()}`,
+        workflowId: workflowIds.diagnosticProbe(randomUUID()),
         args: [randomUUID()],
       }),
       died,

@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { createApp, type AppDeps, type BuiltApp } from '../../api/app';
 import { loadConfig, type Config, type Mode } from '../../core/platform/config';
 import { createLogger } from '../../core/platform/logger';
+import { createSecretBox } from '../../core/platform/secret-box';
 import { testEnv } from './env';
 import { testDb, testRedis } from './resources';
 
@@ -47,6 +48,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logger,
     db: testDb(),
     redis: testRedis(),
+    secretBox: createSecretBox(config.webhooks.secretEncryptionKey),
     // Tests that care about Temporal's health pass a real check (see health.test.ts).
     checkTemporal: () => Promise.reject(new Error('no Temporal server wired into this test app')),
     ...options.deps,

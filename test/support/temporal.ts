@@ -5,7 +5,6 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
@@ -15,12 +14,11 @@ import {
   makeTelemetryFilterString,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
-import { defaultNamespace } from '../../core/platform/config';
-import { SEARCH_ATTRIBUTES } from '../../core/temporal/names';
+import { NAMESPACES, SEARCH_ATTRIBUTE_KEYS, SEARCH_ATTRIBUTES } from '../../core/temporal/names';
 import { testEnv } from './env';
 
 /** The mode namespaces the dev server creates: the first is `env.namespace`, the one `env.client` uses. */
-export const DEV_SERVER_NAMESPACES = [defaultNamespace('production'), defaultNamespace('sandbox')] as const;
+export const DEV_SERVER_NAMESPACES = [NAMESPACES.production, NAMESPACES.sandbox] as const;
 
 /** The configured path (`<cache>/bin/<name>`), else the same binary inside the bootstrap's venv (`<cache>/venv/bin`). */
 function binaryPath(configured: string): string {
@@ -66,7 +64,7 @@ export async function startDevServer(): Promise<TestWorkflowEnvironment> {
     server: {
       executable: { type: 'existing-path', path: temporalCliPath() },
       namespace,
-      searchAttributes: SEARCH_ATTRIBUTES.map((name) => defineSearchAttributeKey(name, SearchAttributeType.KEYWORD)),
+      searchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS),
       log: { format: 'json', level: 'error' },
       extraArgs: others.flatMap((other) => ['--namespace', other]),
     },

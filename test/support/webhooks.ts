@@ -12,6 +12,7 @@ import { WEBHOOK_DELIVERY_CONSUMER } from '../../core/webhooks/delivery-consumer
 import { insertDeliveries, type DeliveryRef } from '../../core/webhooks/dispatch';
 import type { DeliveryRow } from '../../core/webhooks/deliveries';
 import { setWebhookUrl } from '../../core/webhooks/receiver-config';
+import { createSecretBox } from '../../core/platform/secret-box';
 import { testDb } from './resources';
 
 /**
@@ -33,9 +34,8 @@ export function localWebhookEnv(config: WebhookConfig): Record<string, string> {
 
 /** Sets the organisation's receiver and returns the minted secret. */
 export async function configureReceiver(config: WebhookConfig, organizationId: string, url: string): Promise<string> {
-  const change = await testDb().transaction((trx) =>
-    setWebhookUrl(trx, config.secretEncryptionKey, organizationId, url),
-  );
+  const secretBox = createSecretBox(config.secretEncryptionKey);
+  const change = await testDb().transaction((trx) => setWebhookUrl(trx, secretBox, organizationId, url));
   if (!change.newSecret) throw new Error('expected a newly minted secret');
   return change.newSecret;
 }

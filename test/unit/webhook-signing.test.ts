@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { openSecret, sealSecret } from '../../core/platform/secret-box';
+import { createSecretBox } from '../../core/platform/secret-box';
 import { isPublicAddress } from '../../core/webhooks/ssrf-guard';
 import { computeSignature, signatureHeader } from '../../core/webhooks/signature';
 import { mintWebhookSecret } from '../../core/webhooks/receiver-config';
@@ -38,18 +38,19 @@ describe('webhook signing, secrets at rest and address policy (unit)', () => {
   });
 
   it('seals secrets with AES-256-GCM bound to the organisation: another key, organisation or byte fails to open', () => {
-    const key = randomBytes(32);
-    const sealed = sealSecret(key, secret, 'org-1');
+    const box = createSecretBox(randomBytes(32));
+    const sealed = box.seal(secret, 'org-1');
     expect(sealed.iv).to.have.length(12);
     expect(sealed.tag).to.have.length(16);
     expect(sealed.ciphertext.toString('latin1')).not.to.contain('MfKQ');
-    expect(openSecret(key, sealed, 'org-1')).to.equal(secret);
-    expect(() => openSecret(randomBytes(32), sealed, 'org-1')).to.throw();
-    expect(() => openSecret(key, sealed, 'org-2')).to.throw();
+    expect(box.open(sealed, 'org-1')).to.equal(secret);
+    expect(() => createSecretBox(randomBytes(32)).open(sealed, 'org-1')).to.throw();
+    expect(() => box.open(sealed, 'org-2')).to.throw();
     const tampered = { ...sealed, ciphertext: Buffer.from(sealed.ciphertext) };
     tampered.ciphertext[0] = tampered.ciphertext[0]! ^ 1;
-    expect(() => openSecret(key, tampered, 'org-1')).to.throw();
-    expect(sealSecret(key, secret, 'org-1').iv.equals(sealed.iv)).to.equal(false);
+    expect(() => box.open(tampered, 'org-1')).to.throw();
+    expect(box.seal(secret, 'org-1').iv.equals(sealed.iv)).to.equal(false);
+    expect(() => createSecretBox(randomBytes(16)), 'a key of the wrong length').to.throw(/32 bytes/);
   });
 
   it('counts only public unicast addresses as public, judging IPv4-mapped IPv6 as IPv4', () => {

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createDiagnosticsActivities } from '../../activities/diagnostics';
 import { createDb, type Db } from '../../core/platform/db';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../../core/temporal/connection';
-import { SEARCH_ATTRIBUTES } from '../../core/temporal/names';
+import { SEARCH_ATTRIBUTE_KEYS, SEARCH_ATTRIBUTES, workflowIds } from '../../core/temporal/names';
 import { diagnosticProbeStatusQuery, diagnosticProbeWorkflow } from '../../workflows/diagnostics';
 import { testEnv } from '../support/env';
 import {
@@ -75,7 +74,7 @@ describe('Temporal test harness', function () {
         const { result, status } = await worker.runUntil(async () => {
           const handle = await env.client.workflow.start(diagnosticProbeWorkflow, {
             taskQueue,
-            workflowId: `diagnostic-probe-${randomUUID()}`,
+            workflowId: workflowIds.diagnosticProbe(randomUUID()),
             args: [randomUUID()],
           });
           return { result: await handle.result(), status: await handle.query(diagnosticProbeStatusQuery) };
@@ -142,7 +141,7 @@ describe('Temporal test harness', function () {
     // This server cannot list search attributes: a workflow run with all of ours shows they are registered.
     it('registers our search attributes: a workflow can carry each of them', async () => {
       const taskQueue = uniqueTaskQueue('harness-attributes');
-      const keys = SEARCH_ATTRIBUTES.map((name) => defineSearchAttributeKey(name, SearchAttributeType.KEYWORD));
+      const keys = Object.values(SEARCH_ATTRIBUTE_KEYS);
       const worker = await Worker.create({
         connection: env.nativeConnection,
         taskQueue,

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createWebhookDeliveryActivities } from '../../activities/webhook-delivery';
 import type { WebhookConfig } from '../../core/platform/config';
-import { workflowIds } from '../../core/temporal/names';
+import { createSecretBox } from '../../core/platform/secret-box';
+import { SEARCH_ATTRIBUTE_KEYS, workflowIds } from '../../core/temporal/names';
 import { WEBHOOK_DELIVERY_CONSUMER } from '../../core/webhooks/delivery-consumer';
 import type { DeliveryRef } from '../../core/webhooks/dispatch';
 import { retryDelivery } from '../../core/webhooks/deliveries';
@@ -31,9 +31,11 @@ import {
 const MINUTE = 60_000;
 /** Workflow-time offsets of attempts 1 to 7 from the workflow's start (spec §6, DECISIONS §4). */
 const EXPECTED_OFFSETS = [0, 1, 6, 36, 2 * 60 + 36, 14 * 60 + 36, 38 * 60 + 36].map((m) => m * MINUTE);
-const DELIVERY_STATUS = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
-const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
-const EVENT_TYPE = defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD);
+const {
+  deliveryStatus: DELIVERY_STATUS,
+  organizationId: ORGANIZATION_ID,
+  eventType: EVENT_TYPE,
+} = SEARCH_ATTRIBUTE_KEYS;
 
 describe('webhookDeliveryWorkflow on the time-skipping server (real durations)', function () {
   this.timeout(120_000);
@@ -41,6 +43,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
   let receiver: WebhookReceiver;
   let taskQueue: string;
   const webhooks: WebhookConfig = localWebhookConfig();
+  const secretBox = createSecretBox(webhooks.secretEncryptionKey);
 
   before(async () => {
     env = await startTimeSkipping();
@@ -75,7 +78,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
         connection: env.nativeConnection,
         taskQueue,
         workflowBundle: await bundleWorkflows(require.resolve('../../workflows/bundles/webhooks')),
-        activities: createWebhookDeliveryActivities({ db: testDb(), webhooks }),
+        activities: createWebhookDeliveryActivities({ db: testDb(), webhooks, secretBox }),
       });
       return w.runUntil(work);
     },
@@ -189,9 +192,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
     receiver.respondWith(async (r) => {
       if (r.deliveryId !== ref.deliveryId) return { status: 200 };
       if (requestsFor(ref.deliveryId).length > 1) return { status: 200 };
-      const rotated = await testDb().transaction((trx) =>
-        rotateWebhookSecret(trx, webhooks.secretEncryptionKey, tenant.organization.id),
-      );
+      const rotated = await testDb().transaction((trx) => rotateWebhookSecret(trx, secretBox, tenant.organization.id));
       newSecret = rotated.newSecret!;
       return { status: 500 };
     });
@@ -210,9 +211,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
     receiver.respondWith(async (r) => {
       if (r.deliveryId !== ref.deliveryId) return { status: 200 };
       if (requestsFor(ref.deliveryId).length > 1) return { status: 200 };
-      await testDb().transaction((trx) =>
-        clearWebhookConfig(trx, webhooks.secretEncryptionKey, tenant.organization.id),
-      );
+      await testDb().transaction((trx) => clearWebhookConfig(trx, tenant.organization.id));
       return { status: 500 };
     });
     const handle = await start(ref);

@@ -1,24 +1,29 @@
 /**
  * The shared body of every worker process: one process per task queue, serving that queue in each configured mode's
- * namespace with that mode's database. Started by the tiny entry files next to this one.
+ * namespace with that mode's database. The entry files in workers/ only wire: they pass the queue's workflow bundle
+ * path, its activities and sidecars in, so core/ never imports workflows/ or activities/.
  */
-import { NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
-import type { LogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
+import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import {
-  ConfigError,
+  configOrExit,
   loadWorkerConfig,
+  processEnv,
   type Mode,
   type WebhookConfig,
   type WorkerConfig,
-} from '../core/platform/config';
-import { createDb, type Db } from '../core/platform/db';
-import { createLogger, type Logger } from '../core/platform/logger';
-import type { TaskQueueName } from '../core/temporal/names';
+} from '../platform/config';
+import { createDb, type Db } from '../platform/db';
+import { createLogger, type Logger } from '../platform/logger';
+import { createSecretBox, type SecretBox } from '../platform/secret-box';
+import type { TaskQueueName } from './names';
+import { installSdkRuntime, toSdkLogger } from './sdk-logging';
 
 export interface WorkerDeps {
   mode: Mode;
   db: Db;
   webhooks: WebhookConfig;
+  /** Built once per process from the configured key, shared by the modes. */
+  secretBox: SecretBox;
 }
 
 /** A mode's service that runs beside its worker (the webhook relay); resolves to the function that stops it. */
@@ -45,7 +50,7 @@ const SHUTDOWN_FORCE_TIME = '30s';
 
 /** Runs the worker process to its end: exits 0 after a graceful stop, 1 on failure, 78 on bad configuration. */
 export async function runWorker(options: RunWorkerOptions): Promise<never> {
-  const config = loadWorkerConfigOrExit(options.defaultModes);
+  const config = configOrExit(() => loadWorkerConfig(processEnv(), options.defaultModes));
   const logger = createLogger({ level: config.logLevel, name: `worker-${options.taskQueue}` });
   const stopRequested = onStopSignal(logger);
   try {
@@ -62,17 +67,19 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   const { taskQueue } = options;
   installSdkRuntime(logger);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const modes = config.modes.map((modeConfig) => ({ ...modeConfig, db: createDb(modeConfig.databaseUrl) }));
+  const secretBox = createSecretBox(config.webhooks.secretEncryptionKey);
+  const shared = { webhooks: config.webhooks, secretBox };
+  const modes = config.modes.map((modeConfig) => ({ ...modeConfig, ...shared, db: createDb(modeConfig.databaseUrl) }));
   try {
     const workflowBundle = await bundleOnce(options.workflowsPath, taskQueue, logger);
     const workers = await Promise.all(
-      modes.map(({ mode, namespace, db }) =>
+      modes.map(({ namespace, ...deps }) =>
         Worker.create({
           connection,
           namespace,
           taskQueue,
           workflowBundle,
-          activities: options.createActivities({ mode, db, webhooks: config.webhooks }),
+          activities: options.createActivities(deps),
           shutdownGraceTime: SHUTDOWN_GRACE_TIME,
           shutdownForceTime: SHUTDOWN_FORCE_TIME,
         }),
@@ -80,7 +87,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
     );
     const { startSidecar } = options;
     const sidecars = startSidecar
-      ? await Promise.all(modes.map((m) => startSidecar({ ...m, webhooks: config.webhooks, connection, logger })))
+      ? await Promise.all(modes.map((m) => startSidecar({ ...m, connection, logger })))
       : [];
     const running = workers.map((worker) => worker.runUntil(stop));
     for (const { mode, namespace } of modes) {
@@ -95,15 +102,6 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   }
 }
 
-/** SDK, workflow and activity logs through our pino logger; our own signal handler decides when to drain. */
-function installSdkRuntime(logger: Logger): void {
-  Runtime.install({
-    logger: toSdkLogger(logger.child({ component: 'temporal-sdk' })),
-    shutdownSignals: [],
-    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
-  });
-}
-
 /** Bundling takes seconds: done once per process, and the bundle is shared by the modes' workers. */
 async function bundleOnce(workflowsPath: string, taskQueue: string, logger: Logger) {
   const startedAt = Date.now();
@@ -114,18 +112,6 @@ async function bundleOnce(workflowsPath: string, taskQueue: string, logger: Logg
   });
   logger.info({ taskQueue, durationMs: Date.now() - startedAt }, 'workflow bundle ready');
   return bundle;
-}
-
-function loadWorkerConfigOrExit(defaultModes: string): WorkerConfig {
-  try {
-    return loadWorkerConfig(process.env, defaultModes);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\nSee docs/configuration.md for every variable and its default.\n`);
-      process.exit(78); // EX_CONFIG, as loadConfigOrExit
-    }
-    throw err;
-  }
 }
 
 /**
@@ -143,23 +129,4 @@ function onStopSignal(logger: Logger): Promise<void> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
-}
-
-const PINO_LEVELS = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
-
-/** The SDK's logger interface over pino, so worker, workflow and activity logs share one JSON stream. */
-function toSdkLogger(logger: Logger): SdkLogger {
-  const log = (level: LogLevel, message: string, meta: LogMetadata = {}) => {
-    // pino serialises errors under `err`; the SDK passes them as `error`.
-    const { error, ...rest } = meta;
-    logger[PINO_LEVELS[level]](error === undefined ? rest : { ...rest, err: error }, message);
-  };
-  return {
-    log,
-    trace: (message, meta) => log('TRACE', message, meta),
-    debug: (message, meta) => log('DEBUG', message, meta),
-    info: (message, meta) => log('INFO', message, meta),
-    warn: (message, meta) => log('WARN', message, meta),
-    error: (message, meta) => log('ERROR', message, meta),
-  };
 }
