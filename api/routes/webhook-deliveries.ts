@@ -9,6 +9,7 @@ import {
   retryDelivery,
   type DeliveryStatus,
 } from '../../core/webhooks/deliveries';
+import { idParams } from '../schemas/common';
 import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
 
 export const pageQueryProperties = {
@@ -80,12 +81,6 @@ const exampleAttempt = {
   latencyMs: 358,
   error: 'HTTP 503',
   responseBody: 'upstream unavailable',
-};
-
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', format: 'uuid' } },
 };
 
 type ListQuery = { cursor?: string; limit: number; status?: DeliveryStatus; eventType?: string };
