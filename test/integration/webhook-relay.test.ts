@@ -13,6 +13,7 @@ import { testEnv } from '../support/env';
 import { testDb } from '../support/resources';
 import { DEV_SERVER_NAMESPACES, bundleWorkflows, startDevServer, uniqueTaskQueue } from '../support/temporal';
 import { createTestTenant } from '../support/tenants';
+import { createGate, waitFor } from '../support/wait';
 import { startWebhookReceiver, verifySignature, type WebhookReceiver } from '../support/webhook-receiver';
 import {
   configureReceiver,
@@ -23,17 +24,6 @@ import {
 } from '../support/webhooks';
 
 const logger = createLogger({ level: process.env.RELAY_TEST_LOG ?? 'silent', name: 'relay-test' });
-
-/** Polls `check` until it returns a value (not undefined) or the time is up. */
-async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('webhook relay and delivery on a Temporal dev server', function () {
   this.timeout(120_000);
@@ -98,7 +88,10 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
   }
 
   async function deliveredRequest(eventId: string) {
-    return eventually(async () => receiver.requests.find((r) => r.body.id === eventId));
+    return waitFor(() => receiver.requests.find((r) => r.body.id === eventId), {
+      timeoutMs: 20_000,
+      what: `the receiver to get event ${eventId}`,
+    });
   }
 
   it('delivers a committed event as one signed delivery through workflow webhook-delivery-<deliveryId>', async () => {
@@ -123,9 +116,9 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
   it('events raised while no configuration is enabled are dispatched with no delivery', async () => {
     const tenant = await createTestTenant();
     const eventId = await raiseEvent(tenant.organization.id);
-    await eventually(async () => {
-      const event = await testDb()('events').where({ id: eventId }).first();
-      return event.dispatched_at ?? undefined;
+    await waitFor(async () => (await testDb()('events').where({ id: eventId }).first()).dispatched_at, {
+      timeoutMs: 20_000,
+      what: 'the event to be dispatched',
     });
     expect(await deliveryOfEvent(eventId)).to.equal(undefined);
   });
@@ -135,7 +128,8 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
     await stopRelay('production');
     const eventIds: string[] = [];
     for (let i = 0; i < 5; i++) eventIds.push(await raiseEvent(tenant.organization.id));
-    await new Promise((r) => setTimeout(r, 300));
+    // With the relay stopped nothing can dispatch them: no delivery exists until it restarts.
+    expect(await testDb()('webhook_deliveries').whereIn('event_id', eventIds)).to.have.length(0);
     expect(receiver.requests.filter((r) => eventIds.includes(r.body.id))).to.have.length(0);
     startRelay('production');
     for (const eventId of eventIds) await deliveredRequest(eventId);
@@ -160,13 +154,21 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
 
   it('is idempotent: starting a running delivery again (its start went unrecorded) sends it once', async () => {
     const { tenant } = await configuredTenant();
-    receiver.respondWith(() => ({ status: 200, delayMs: 1_500 }));
+    const answer = createGate();
+    receiver.respondWith(async () => {
+      await answer.opened; // the workflow stays running until the test has started it again
+      return { status: 200 };
+    });
     const eventId = await raiseEvent(tenant.organization.id);
     const request = await deliveredRequest(eventId);
     // The workflow is running: as if the relay had crashed after starting it but before recording that.
     await testDb()('webhook_deliveries').where({ id: request.deliveryId }).update({ workflow_started_at: null });
     await testDb().raw(`select pg_notify('webhook_outbox', '')`);
-    await eventually(async () => (await deliveryOfEvent(eventId))?.workflow_started_at ?? undefined);
+    await waitFor(async () => (await deliveryOfEvent(eventId))?.workflow_started_at, {
+      timeoutMs: 20_000,
+      what: 'the relay to record the workflow as started again',
+    });
+    answer.open();
     await temporal.client.workflow.getHandle(workflowIds.webhookDelivery(request.deliveryId!)).result();
     expect(requestsFor(request.deliveryId!)).to.have.length(1);
     expect(await testDb()('webhook_deliveries').where({ event_id: eventId })).to.have.length(1);
@@ -219,10 +221,13 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
         expect(res.status).to.equal(202);
         expect(await res.json()).to.include({ id: row.id, status: 'Pending', attemptCount: 7 });
         expect((await deliveredRequest(eventId)).deliveryId).to.equal(row.id);
-        const final = await eventually(async () => {
-          const r = await deliveryOfEvent(eventId);
-          return r?.status === 'Succeeded' ? r : undefined;
-        });
+        const final = await waitFor(
+          async () => {
+            const r = await deliveryOfEvent(eventId);
+            return r?.status === 'Succeeded' && r;
+          },
+          { timeoutMs: 20_000, what: 'the delivery to succeed' },
+        );
         expect([final.generation, final.attempt_count]).to.deep.equal([1, 8]);
       } finally {
         await api.close();
