@@ -22,13 +22,13 @@ function newAjv(coerceTypes: boolean): Ajv2020 {
 const bodyAjv = newAjv(false);
 const parameterAjv = newAjv(true);
 
-export type Part = 'body' | 'query' | 'params';
+export type RequestPart = 'body' | 'query' | 'params';
 
 export interface Validator {
   (value: unknown): void;
 }
 
-export function compileValidator(part: Part, schema: JsonSchema): Validator {
+export function compileValidator(part: RequestPart, schema: JsonSchema): Validator {
   const validate: ValidateFunction = (part === 'body' ? bodyAjv : parameterAjv).compile(schema);
   return (value: unknown) => {
     if (validate(value)) return;
@@ -41,7 +41,7 @@ export function compileValidator(part: Part, schema: JsonSchema): Validator {
   };
 }
 
-function toFieldError(part: Part, e: ErrorObject): FieldError {
+function toFieldError(part: RequestPart, e: ErrorObject): FieldError {
   const base = [part === 'params' ? 'path' : part, ...e.instancePath.split('/').filter(Boolean)].join('.');
   switch (e.keyword) {
     case 'additionalProperties':
