@@ -5,11 +5,14 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { errors, type FieldError } from '../../core/platform/errors';
+import { CANONICAL_UUID } from '../../core/platform/ids';
 import type { JsonSchema } from './route-definition';
 
 function newAjv(coerceTypes: boolean): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, coerceTypes, useDefaults: true, strict: true });
   addFormats(ajv);
+  // ajv-formats also takes `urn:uuid:…`, which PostgreSQL refuses: a filter id must be the canonical form.
+  ajv.addFormat('uuid', CANONICAL_UUID);
   // OpenAPI's own annotation keywords, allowed in our schemas for the document's sake.
   ajv.addKeyword({ keyword: 'example' });
   ajv.addVocabulary(['x-ts-type']);
@@ -19,13 +22,13 @@ function newAjv(coerceTypes: boolean): Ajv2020 {
 const bodyAjv = newAjv(false);
 const parameterAjv = newAjv(true);
 
-export type Part = 'body' | 'query' | 'params';
+export type RequestPart = 'body' | 'query' | 'params';
 
 export interface Validator {
   (value: unknown): void;
 }
 
-export function compileValidator(part: Part, schema: JsonSchema): Validator {
+export function compileValidator(part: RequestPart, schema: JsonSchema): Validator {
   const validate: ValidateFunction = (part === 'body' ? bodyAjv : parameterAjv).compile(schema);
   return (value: unknown) => {
     if (validate(value)) return;
@@ -38,7 +41,7 @@ export function compileValidator(part: Part, schema: JsonSchema): Validator {
   };
 }
 
-function toFieldError(part: Part, e: ErrorObject): FieldError {
+function toFieldError(part: RequestPart, e: ErrorObject): FieldError {
   const base = [part === 'params' ? 'path' : part, ...e.instancePath.split('/').filter(Boolean)].join('.');
   switch (e.keyword) {
     case 'additionalProperties':

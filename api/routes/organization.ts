@@ -1,16 +1,6 @@
 /** GET /v1/organization: the caller's organisation, for any valid key (spec §5.7). */
 import { defineApiRoute, type RouteDefinition } from '../http/route-definition';
-
-export const organizationSchema = {
-  type: 'object',
-  required: ['id', 'name', 'mode', 'createdAt'],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    name: { type: 'string' },
-    mode: { type: 'string', enum: ['production', 'sandbox'] },
-    createdAt: { type: 'string', format: 'date-time' },
-  },
-};
+import { organizationExample, organizationSchema } from '../schemas/organization';
 
 export function organizationRoutes(): RouteDefinition[] {
   return [
@@ -26,12 +16,7 @@ export function organizationRoutes(): RouteDefinition[] {
         200: {
           description: 'The organisation.',
           schema: organizationSchema,
-          example: {
-            id: '01936f1e-8a52-7c1d-9a5e-3f0b6c2d4e71',
-            name: 'Acme Lending',
-            mode: 'production',
-            createdAt: '2026-11-22T07:00:00.000Z',
-          },
+          example: organizationExample,
         },
       },
       // Authentication loaded the organisation with the key; a deleted organisation takes its keys with it (401).

@@ -1,94 +1,20 @@
 /** The delivery log (DECISIONS §4): list, inspect with attempts, and retry a Failed delivery. */
 import { errors } from '../../core/platform/errors';
-import { EVENT_TYPES } from '../../core/events/outbox';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../core/platform/pagination';
-import {
-  DELIVERY_STATUSES,
-  getDelivery,
-  listDeliveries,
-  retryDelivery,
-  type DeliveryStatus,
-} from '../../core/webhooks/deliveries';
+import { getDelivery, listDeliveries, retryDelivery, type DeliveryStatus } from '../../core/webhooks/deliveries';
 import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
+import { idParams, type PageQuery } from '../schemas/common';
+import {
+  deliveryDetailExample,
+  deliveryDetailSchema,
+  deliveryListExample,
+  deliveryListSchema,
+  deliverySchema,
+  listDeliveriesQuery,
+  retriedDeliveryExample,
+} from '../schemas/webhook-deliveries';
 
-export const pageQueryProperties = {
-  cursor: { type: 'string', maxLength: 1024, description: '`nextCursor` of the previous page.' },
-  limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
-};
-
-export function pagedSchema(item: Record<string, unknown>) {
-  return {
-    type: 'object',
-    required: ['data', 'nextCursor'],
-    properties: { data: { type: 'array', items: item }, nextCursor: { type: ['string', 'null'] } },
-  };
-}
-
-const nullableTime = { type: ['string', 'null'], format: 'date-time' };
-
-const deliverySchema = {
-  type: 'object',
-  required: ['id', 'eventId', 'eventType', 'url', 'status', 'attemptCount', 'createdAt', 'updatedAt'],
-  properties: {
-    id: { type: 'string', format: 'uuid', description: 'Sent as `Service-Delivery-Id` on every attempt.' },
-    eventId: { type: 'string' },
-    eventType: { type: 'string', enum: EVENT_TYPES },
-    url: { type: 'string', description: 'The receiver URL when the delivery was enqueued.' },
-    status: { type: 'string', enum: DELIVERY_STATUSES },
-    attemptCount: { type: 'integer' },
-    lastAttemptAt: nullableTime,
-    nextAttemptAt: { ...nullableTime, description: 'When the next retry is due, while Pending after a failure.' },
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-  },
-};
-
-const attemptSchema = {
-  type: 'object',
-  required: ['number', 'startedAt', 'url', 'succeeded', 'httpStatus', 'latencyMs', 'error', 'responseBody'],
-  properties: {
-    number: { type: 'integer', description: '1-based, across manual retries.' },
-    startedAt: { type: 'string', format: 'date-time' },
-    url: { type: 'string' },
-    succeeded: { type: 'boolean' },
-    httpStatus: { type: ['integer', 'null'], description: 'Null when no answer came (timeout, network error).' },
-    latencyMs: { type: 'integer' },
-    error: { type: ['string', 'null'] },
-    responseBody: { type: ['string', 'null'], description: 'The first 1 KiB of your receiver’s answer.' },
-  },
-};
-
-const exampleDelivery = {
-  id: '0193a1b2-c3d4-7e8f-9a0b-1c2d3e4f5a6c',
-  eventId: 'evt_0193a1b2c3d47e8f9a0b1c2d3e4f5a6b',
-  eventType: 'debt.created',
-  url: 'https://hooks.example.com/debt-events',
-  status: 'Pending',
-  attemptCount: 1,
-  lastAttemptAt: '2026-11-22T09:00:00.120Z',
-  nextAttemptAt: '2026-11-22T09:01:00.480Z',
-  createdAt: '2026-11-22T09:00:00.050Z',
-  updatedAt: '2026-11-22T09:00:00.480Z',
-};
-
-const exampleAttempt = {
-  number: 1,
-  startedAt: '2026-11-22T09:00:00.120Z',
-  url: 'https://hooks.example.com/debt-events',
-  succeeded: false,
-  httpStatus: 503,
-  latencyMs: 358,
-  error: 'HTTP 503',
-  responseBody: 'upstream unavailable',
-};
-
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', format: 'uuid' } },
-};
-
-type ListQuery = { cursor?: string; limit: number; status?: DeliveryStatus; eventType?: string };
+type ListQuery = PageQuery & { status?: DeliveryStatus; eventType?: string };
+type IdInput = ApiRouteInput<unknown, Record<string, never>, { id: string }>;
 
 export function webhookDeliveryRoutes(): RouteDefinition[] {
   return [
@@ -100,20 +26,12 @@ export function webhookDeliveryRoutes(): RouteDefinition[] {
       description: 'Newest first. Filter by `status` and `eventType`.',
       tags: ['Webhooks'],
       scope: 'webhooks:read',
-      query: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          ...pageQueryProperties,
-          status: { type: 'string', enum: DELIVERY_STATUSES },
-          eventType: { type: 'string', enum: EVENT_TYPES },
-        },
-      },
+      query: listDeliveriesQuery,
       responses: {
         200: {
           description: 'A page of deliveries.',
-          schema: pagedSchema(deliverySchema),
-          example: { data: [exampleDelivery], nextCursor: null },
+          schema: deliveryListSchema,
+          example: deliveryListExample,
         },
       },
       handler: async (_ctx, { db, auth, query }) => {
@@ -122,7 +40,7 @@ export function webhookDeliveryRoutes(): RouteDefinition[] {
         return { status: 200, body: page };
       },
     }),
-    defineApiRoute<ApiRouteInput<unknown, Record<string, unknown>, { id: string }>>({
+    defineApiRoute<IdInput>({
       method: 'get',
       path: '/v1/webhooks/deliveries/{id}',
       operationId: 'getWebhookDelivery',
@@ -135,12 +53,8 @@ export function webhookDeliveryRoutes(): RouteDefinition[] {
       responses: {
         200: {
           description: 'The delivery.',
-          schema: {
-            ...deliverySchema,
-            required: [...deliverySchema.required, 'attempts'],
-            properties: { ...deliverySchema.properties, attempts: { type: 'array', items: attemptSchema } },
-          },
-          example: { ...exampleDelivery, attempts: [exampleAttempt] },
+          schema: deliveryDetailSchema,
+          example: deliveryDetailExample,
         },
       },
       handler: async (_ctx, { db, auth, params }) => {
@@ -149,7 +63,7 @@ export function webhookDeliveryRoutes(): RouteDefinition[] {
         return { status: 200, body: delivery };
       },
     }),
-    defineApiRoute<ApiRouteInput<unknown, Record<string, unknown>, { id: string }>>({
+    defineApiRoute<IdInput>({
       method: 'post',
       path: '/v1/webhooks/deliveries/{id}/retry',
       operationId: 'retryWebhookDelivery',
@@ -165,7 +79,7 @@ export function webhookDeliveryRoutes(): RouteDefinition[] {
         202: {
           description: 'The delivery is Pending again and under way.',
           schema: deliverySchema,
-          example: { ...exampleDelivery, attemptCount: 7, nextAttemptAt: null },
+          example: retriedDeliveryExample,
         },
       },
       handler: async (_ctx, { db, auth, params }) => ({

@@ -17,37 +17,15 @@ import {
 import type { Db } from '../../core/platform/db';
 import type { SecretBox } from '../../core/platform/secret-box';
 import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
-
-const configSchema = {
-  type: 'object',
-  required: ['url', 'enabled', 'secretPrefix'],
-  properties: {
-    url: { type: ['string', 'null'], description: 'The receiver; null when none is configured.' },
-    enabled: { type: 'boolean', description: 'True when a URL and a secret are set and events are delivered.' },
-    secretPrefix: {
-      type: ['string', 'null'],
-      description: 'First 12 characters of the signing secret, to tell secrets apart.',
-    },
-    newSecret: {
-      type: 'string',
-      description: 'The full signing secret (`whsec_…`). Only in the response that minted it: store it now.',
-    },
-  },
-};
-
-const putBodySchema = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    url: { type: 'string', minLength: 1, maxLength: 2048, description: 'Absolute https URL of your receiver.' },
-    rotateSecret: { type: 'boolean', description: 'Mint a new secret; the old one stops signing at once.' },
-    clear: { type: 'boolean', description: 'Forget URL and secret; no new events are enqueued.' },
-  },
-  example: { url: 'https://hooks.example.com/debt-events' },
-};
-
-type PutBody = { url?: string; rotateSecret?: boolean; clear?: boolean };
+import {
+  mintedWebhookConfigExample,
+  putWebhookConfigBody,
+  testPingExample,
+  testPingSchema,
+  webhookConfigExample,
+  webhookConfigSchema,
+  type PutWebhookConfigBody,
+} from '../schemas/webhooks';
 
 async function checkedUrl(url: string, webhooks: WebhookConfig): Promise<string> {
   try {
@@ -60,7 +38,7 @@ async function checkedUrl(url: string, webhooks: WebhookConfig): Promise<string>
 }
 
 /** The three operations of one body shape; `url` with `rotateSecret` sets the URL and rotates in one call. */
-async function applyPut(db: Db, organizationId: string, body: PutBody, deps: WebhookRouteDeps) {
+async function applyPut(db: Db, organizationId: string, body: PutWebhookConfigBody, deps: WebhookRouteDeps) {
   const { webhooks, secretBox } = deps;
   if (body.clear === true) {
     if (body.url !== undefined || body.rotateSecret === true) {
@@ -75,8 +53,6 @@ async function applyPut(db: Db, organizationId: string, body: PutBody, deps: Web
   if (body.rotateSecret === true) return rotateWebhookSecret(db, secretBox, organizationId);
   throw errors.invalidRequest('Send `url`, `rotateSecret: true` or `clear: true`.');
 }
-
-const EXAMPLE_URL = 'https://hooks.example.com/debt-events';
 
 export interface WebhookRouteDeps {
   webhooks: WebhookConfig;
@@ -97,13 +73,13 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
       responses: {
         200: {
           description: 'The configuration.',
-          schema: configSchema,
-          example: { url: EXAMPLE_URL, enabled: true, secretPrefix: 'whsec_Zk3Rt0' },
+          schema: webhookConfigSchema,
+          example: webhookConfigExample,
         },
       },
       handler: async (_ctx, { db, auth }) => ({ status: 200, body: await getWebhookConfig(db, auth.organizationId) }),
     }),
-    defineApiRoute<ApiRouteInput<PutBody>>({
+    defineApiRoute<ApiRouteInput<PutWebhookConfigBody>>({
       method: 'put',
       path: '/v1/webhooks',
       operationId: 'putWebhookConfig',
@@ -115,18 +91,13 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
         'continue with the URL and secret they were enqueued with, and no new events are enqueued.',
       tags: ['Webhooks'],
       scope: 'webhooks:write',
-      body: putBodySchema,
+      body: putWebhookConfigBody,
       errors: ['invalid_url', 'no_webhook_configured'],
       responses: {
         200: {
           description: 'The configuration after the change; `newSecret` when a secret was minted.',
-          schema: configSchema,
-          example: {
-            url: EXAMPLE_URL,
-            enabled: true,
-            secretPrefix: 'whsec_Zk3Rt0',
-            newSecret: 'whsec_Zk3Rt0pQ1xW8nV5bL2cJ7hG4fD9sA6mK0eY3uT1iO8r',
-          },
+          schema: webhookConfigSchema,
+          example: mintedWebhookConfigExample,
         },
       },
       handler: async (_ctx, { db, auth, body }) => {
@@ -148,15 +119,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
       responses: {
         202: {
           description: 'The event and its delivery were created; the delivery is under way.',
-          schema: {
-            type: 'object',
-            required: ['eventId', 'deliveryId'],
-            properties: { eventId: { type: 'string' }, deliveryId: { type: 'string', format: 'uuid' } },
-          },
-          example: {
-            eventId: 'evt_0193a1b2c3d47e8f9a0b1c2d3e4f5a6b',
-            deliveryId: '0193a1b2-c3d4-7e8f-9a0b-1c2d3e4f5a6c',
-          },
+          schema: testPingSchema,
+          example: testPingExample,
         },
       },
       handler: async (_ctx, { db, auth }) => ({ status: 202, body: await createTestPing(db, auth.organizationId) }),

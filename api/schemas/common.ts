@@ -1,4 +1,4 @@
-/** Schema pieces shared by the debt, debtor, transaction and branding routes. */
+/** Schema pieces shared by every resource's schemas (one file per resource in this folder). */
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../core/platform/pagination';
 import type { JsonSchema } from '../http/route-definition';
 

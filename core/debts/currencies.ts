@@ -23,10 +23,6 @@ export const CURRENCY_MINOR_UNITS: ReadonlyMap<string, number> = new Map([
 
 export const DEFAULT_CURRENCY = 'AUD';
 
-export function isCurrency(code: string): boolean {
-  return CURRENCY_MINOR_UNITS.has(code);
-}
-
 /** Minor units of a known currency; throws for an unknown one (callers validate with `parseCurrency` first). */
 export function minorUnits(code: string): number {
   const units = CURRENCY_MINOR_UNITS.get(code);

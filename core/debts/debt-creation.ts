@@ -9,7 +9,7 @@ import { toDebt, debtColumns, type Debt, type DebtRow } from './debts';
 import { ApiError, errors, type FieldError } from '../platform/errors';
 import { recordEvent } from '../events/outbox';
 import { newId } from '../platform/ids';
-import { parseAmount, parseCurrency } from './money';
+import { parseCurrency, parsePrincipal } from './money';
 
 export interface CreateDebtInput {
   debtorId?: string;
@@ -87,7 +87,7 @@ export async function createDebt(db: Db, organizationId: string, input: CreateDe
   const choice = chooseDebtor(input);
   if (isBlank(input.externalAccountId)) throw new ApiError('missing_external_account_id');
   const currency = parseCurrency(input.currency);
-  const principal = parseAmount(input.originalPrincipal, currency);
+  const principal = parsePrincipal(input.originalPrincipal, currency);
   const debtorId = await resolveDebtorId(db, organizationId, choice);
   const [row] = await db('debts')
     .insert({

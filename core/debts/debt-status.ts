@@ -62,10 +62,6 @@ export const TRANSITIONS: Readonly<Record<DebtTrigger, Transition>> = {
   clientCloses: { from: NON_TERMINAL_STATUSES, to: 'Closed', events: ['debt.updated'] },
 };
 
-export function isDebtStatus(value: string): value is DebtStatus {
-  return (DEBT_STATUSES as readonly string[]).includes(value);
-}
-
 export function isTerminal(status: DebtStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }

@@ -9,7 +9,7 @@ import { canChangePrincipal, nextStatus, type DebtStatus } from './debt-status';
 import { debtColumns, findDebtRow, rowAmounts, toDebt, type Debt, type DebtRow } from './debts';
 import { ApiError } from '../platform/errors';
 import { recordEvent } from '../events/outbox';
-import { addAmounts, amountsEqual, isPositiveAmount, parseAmount, subtractAmounts } from './money';
+import { addAmounts, amountsEqual, isPositiveAmount, parsePrincipal, subtractAmounts } from './money';
 
 export interface DebtPatch {
   externalAccountId?: string;
@@ -38,7 +38,7 @@ function invalidState(row: DebtRow, what: string): ApiError {
 }
 
 function principalChanges(row: DebtRow, value: unknown): DebtChanges {
-  const next = parseAmount(value, row.currency);
+  const next = parsePrincipal(value, row.currency);
   const { original, outstanding } = rowAmounts(row);
   if (amountsEqual(next, original)) return {};
   if (!canChangePrincipal(row.status)) throw invalidState(row, 'Changing originalPrincipal');

@@ -27,26 +27,41 @@ export function parseCurrency(value: unknown, path = 'body.currency'): string {
   ]);
 }
 
-/**
- * Reads an amount sent as a JSON number, the source text of one, or a decimal string, and returns its canonical
- * decimal string. Anything that is not a positive amount in the currency's precision is `invalid_principal`.
- */
-export function parseAmount(value: unknown, currency: string, field = 'originalPrincipal'): string {
-  const fail = (message: string) =>
-    new ApiError('invalid_principal', `${field} ${message}.`, { errors: [{ path: `body.${field}`, message }] });
-  if (value === undefined || value === null) throw fail('is required');
+/** An amount read from a request: its canonical decimal string, or what is wrong with it. */
+type AmountReading = { amount: string } | { problem: string };
+
+/** Reads a JSON number, the source text of one, or a decimal string, as a positive amount in the currency. */
+function readAmount(value: unknown, currency: string): AmountReading {
+  if (value === undefined || value === null) return { problem: 'is required' };
   const text = typeof value === 'number' ? String(value) : value;
   if (typeof text !== 'string' || text.length > 64 || !DECIMAL_TEXT.test(text)) {
-    throw fail('must be a decimal number, e.g. 1250.50');
+    return { problem: 'must be a decimal number, e.g. 1250.50' };
   }
   const amount = new Exact(text);
-  if (!amount.isFinite() || amount.lte(0)) throw fail('must be greater than zero');
+  if (!amount.isFinite() || amount.lte(0)) return { problem: 'must be greater than zero' };
   const units = minorUnits(currency);
-  if (amount.decimalPlaces() > units) throw fail(`must have at most ${units} decimal places in ${currency}`);
+  if (amount.decimalPlaces() > units) return { problem: `must have at most ${units} decimal places in ${currency}` };
   if (amount.precision(true) > MAX_SIGNIFICANT_DIGITS) {
-    throw fail(`must have at most ${MAX_SIGNIFICANT_DIGITS} significant digits`);
+    return { problem: `must have at most ${MAX_SIGNIFICANT_DIGITS} significant digits` };
   }
-  return amount.toFixed();
+  return { amount: amount.toFixed() };
+}
+
+/** An amount field of a request body (e.g. a transaction's `amount`); a bad one is `invalid_request` naming it. */
+export function parseAmount(value: unknown, currency: string, field: string): string {
+  const reading = readAmount(value, currency);
+  if ('amount' in reading) return reading.amount;
+  throw errors.invalidRequest(`${field} ${reading.problem}.`, [{ path: `body.${field}`, message: reading.problem }]);
+}
+
+/** A debt's `originalPrincipal`: the spec gives a bad principal its own code, `invalid_principal`. */
+export function parsePrincipal(value: unknown, currency: string): string {
+  const reading = readAmount(value, currency);
+  if ('amount' in reading) return reading.amount;
+  const { problem } = reading;
+  throw new ApiError('invalid_principal', `originalPrincipal ${problem}.`, {
+    errors: [{ path: 'body.originalPrincipal', message: problem }],
+  });
 }
 
 /** Canonical form of a stored amount: NUMERIC comes back padded ("1250.5000"). */

@@ -45,5 +45,3 @@ export const SEARCH_ATTRIBUTE_KEYS = {
 } as const;
 
 export const SEARCH_ATTRIBUTES = Object.values(SEARCH_ATTRIBUTE_KEYS).map((key) => key.name);
-
-export type SearchAttributeName = (typeof SEARCH_ATTRIBUTE_KEYS)[keyof typeof SEARCH_ATTRIBUTE_KEYS]['name'];

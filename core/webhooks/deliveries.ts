@@ -5,6 +5,7 @@
  */
 import type { Db } from '../platform/db';
 import { ApiError, errors } from '../platform/errors';
+import { isUuid } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
 import type { SealedSecret } from '../platform/secret-box';
 import { wakeRelays } from '../events/wake-up';
@@ -137,6 +138,7 @@ export async function listDeliveries(
 }
 
 export async function getDelivery(db: Db, organizationId: string, id: string): Promise<DeliveryDetail | undefined> {
+  if (!isUuid(id)) return undefined;
   const row = await db<DeliveryRow>('webhook_deliveries').where({ organization_id: organizationId, id }).first();
   if (!row) return undefined;
   const attempts = await db<AttemptRow>('webhook_delivery_attempts').where({ delivery_id: id }).orderBy('number');
@@ -148,6 +150,7 @@ export async function getDelivery(db: Db, organizationId: string, id: string): P
  * the webhook delivery consumer's sweep, which this wakes. Any other status is `invalid_state`.
  */
 export async function retryDelivery(db: Db, organizationId: string, id: string): Promise<DeliveryView> {
+  if (!isUuid(id)) throw errors.notFound('delivery');
   const row = await db<DeliveryRow>('webhook_deliveries')
     .where({ organization_id: organizationId, id })
     .forUpdate()

@@ -55,14 +55,14 @@ describe('Problem documents for every error path', () => {
 
   it('400 invalid_request naming each offending field for schema violations', async () => {
     const problem = await expectProblem(
-      await send(JSON.stringify({ colour: 'red', delayMs: 'soon' })),
+      await send(JSON.stringify({ colour: 'red', outcome: 42 })),
       400,
       'invalid_request',
     );
     expect(problem.errors).to.deep.include.members([
       { path: 'body.colour', message: 'is not a recognised field' },
       { path: 'body.note', message: 'is required' },
-      { path: 'body.delayMs', message: 'must be integer' },
+      { path: 'body.outcome', message: 'must be one of ok, business_error, crash' },
     ]);
   });
 

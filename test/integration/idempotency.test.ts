@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { deleteExpiredIdempotencyRecords } from '../../core/platform/idempotency-store';
 import { useApiSuite } from '../support/api-suite';
-import { afterCommitRuns, fixtureRoutes, type FixtureBody } from '../support/fixture-routes';
+import { afterCommitRuns, fixtureRoutes, holdNextCall, type FixtureBody } from '../support/fixture-routes';
 import { testDb } from '../support/resources';
 import { createTestTenant, jsonHeaders } from '../support/tenants';
 
@@ -53,13 +53,15 @@ describe('Idempotency-Key on mutations', function () {
   });
 
   it('answers 409 idempotency_in_progress while the first request runs, then replays', async () => {
-    const slow = post({ note: 'slow', delayMs: 1500 }, 'key-p');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const concurrent = await post({ note: 'slow', delayMs: 1500 }, 'key-p');
+    const held = holdNextCall('slow');
+    const slow = post({ note: 'slow' }, 'key-p');
+    await held.entered;
+    const concurrent = await post({ note: 'slow' }, 'key-p');
     expect(concurrent.status).to.equal(409);
     expect(((await concurrent.json()) as { title: string }).title).to.equal('idempotency_in_progress');
+    held.release();
     expect((await slow).status).to.equal(201);
-    const after = await post({ note: 'slow', delayMs: 1500 }, 'key-p');
+    const after = await post({ note: 'slow' }, 'key-p');
     expect(after.headers.get('idempotent-replayed')).to.equal('true');
     expect(await sideEffects()).to.equal(1);
   });

@@ -13,7 +13,7 @@ import { consumptionCounts, ensureConsumptionTable, recordingConsumer } from '..
 import { killGroup } from '../support/processes';
 import { testDb } from '../support/resources';
 import { createTestTenant } from '../support/tenants';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../support/wait';
 import { raiseEvent } from '../support/webhooks';
 
 const ROOT = join(__dirname, '..', '..');
@@ -67,14 +67,16 @@ describe('multi-consumer outbox', function () {
       });
 
       await waitFor(async () => (await consumptionCounts(testDb(), healthy, eventIds)).every((n) => n === 1), {
+        timeoutMs: 20_000,
         what: 'the healthy consumer to take all 20 events',
       });
-      await waitFor(async () => failedBatches > 0, { what: 'the failing consumer to have failed' });
+      await waitFor(async () => failedBatches > 0, { timeoutMs: 20_000, what: 'the failing consumer to have failed' });
       expect(await consumptionCounts(testDb(), failing, eventIds)).to.deep.equal(eventIds.map(() => 0));
       expect(await readCursor(testDb(), failing, 'production')).to.deep.equal(failingStart);
 
       broken = false;
       await waitFor(async () => (await consumptionCounts(testDb(), failing, eventIds)).every((n) => n === 1), {
+        timeoutMs: 30_000,
         what: 'the mended consumer to take all 20 events',
       });
       expect(await consumptionCounts(testDb(), healthy, eventIds)).to.deep.equal(eventIds.map(() => 1));
@@ -126,6 +128,7 @@ describe('multi-consumer outbox', function () {
 
       startRelayProcess(consumer);
       await waitFor(async () => (await consumptionCounts(testDb(), consumer, eventIds)).every((n) => n >= 1), {
+        timeoutMs: 30_000,
         what: 'the second relay process to take the rest',
       });
       expect(await consumptionCounts(testDb(), consumer, eventIds)).to.deep.equal(eventIds.map(() => 1));

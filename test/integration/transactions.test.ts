@@ -71,7 +71,12 @@ describe('Transactions and payments: GET /v1/transactions, GET /v1/payments', ()
         data: [],
         nextCursor: null,
       });
-      expectProblem(await ctx.api('GET', `${path}?debtId=nope`), 400, 'invalid_request');
+      for (const malformed of ['nope', `urn:uuid:${one}`, `{${one}}`, one.replace(/-/g, '')]) {
+        const problem = expectProblem(await ctx.api('GET', `${path}?debtId=${malformed}`), 400, 'invalid_request');
+        expect(problem.errors, malformed).to.deep.equal([
+          { path: 'query.debtId', message: 'must match format "uuid"' },
+        ]);
+      }
     }
   });
 
@@ -96,7 +101,8 @@ describe('Transactions and payments: GET /v1/transactions, GET /v1/payments', ()
     expect(yen).to.include({ currency: 'JPY', amount: 1500 });
     let failure: unknown;
     await record(debtId, { amount: '1500.5' }).catch((err: unknown) => (failure = err));
-    expect(failure).to.have.property('code', 'invalid_principal');
+    expect(failure).to.have.property('code', 'invalid_request');
+    expect(failure).to.have.nested.property('extra.errors[0].path', 'body.amount');
   });
 
   it('needs transactions:read and payments:read respectively', async () => {

@@ -110,7 +110,7 @@ describe('delivery log and events API (GET /v1/webhooks/deliveries…, GET /v1/e
     });
     const stranger = await createTestTenant();
     expect((await getJson(`/v1/webhooks/deliveries/${ids.failed}`, stranger.headers)).status).to.equal(404);
-    expect((await getJson('/v1/webhooks/deliveries/not-a-uuid')).status).to.equal(400);
+    expect((await getJson('/v1/webhooks/deliveries/not-a-uuid')).status).to.equal(404);
   });
 
   it('retries only a Failed delivery (202, Pending again, next run numbered on); otherwise 409 invalid_state', async () => {

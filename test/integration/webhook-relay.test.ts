@@ -14,6 +14,7 @@ import { testEnv } from '../support/env';
 import { testDb } from '../support/resources';
 import { DEV_SERVER_NAMESPACES, bundleWorkflows, startDevServer, uniqueTaskQueue } from '../support/temporal';
 import { createTestTenant } from '../support/tenants';
+import { createGate, waitFor } from '../support/wait';
 import { startWebhookReceiver, verifySignature, type WebhookReceiver } from '../support/webhook-receiver';
 import {
   configureReceiver,
@@ -26,17 +27,6 @@ import {
 } from '../support/webhooks';
 
 const logger = createLogger({ level: process.env.RELAY_TEST_LOG ?? 'silent', name: 'relay-test' });
-
-/** Polls `check` until it returns a value (not undefined) or the time is up. */
-async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('webhook relay and delivery on a Temporal dev server', function () {
   this.timeout(120_000);
@@ -104,7 +94,10 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
   }
 
   async function deliveredRequest(eventId: string) {
-    return eventually(async () => receiver.requests.find((r) => r.body.id === eventId));
+    return waitFor(() => receiver.requests.find((r) => r.body.id === eventId), {
+      timeoutMs: 20_000,
+      what: `the receiver to get event ${eventId}`,
+    });
   }
 
   it('delivers a committed event as one signed delivery through workflow webhook-delivery-<deliveryId>', async () => {
@@ -129,9 +122,10 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
   it('events raised while no configuration is enabled are dispatched with no delivery', async () => {
     const tenant = await createTestTenant();
     const eventId = await raiseEvent(tenant.organization.id);
-    await eventually(async () =>
-      (await isConsumed(WEBHOOK_DELIVERY_CONSUMER, 'production', eventId)) ? true : undefined,
-    );
+    await waitFor(() => isConsumed(WEBHOOK_DELIVERY_CONSUMER, 'production', eventId), {
+      timeoutMs: 20_000,
+      what: 'the webhook consumer to take the event',
+    });
     expect(await deliveryOfEvent(eventId)).to.equal(undefined);
   });
 
@@ -140,9 +134,10 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
     await stopRelay('production');
     const eventIds: string[] = [];
     for (let i = 0; i < 5; i++) eventIds.push(await raiseEvent(tenant.organization.id));
-    // No relay runs, so nothing can take them: the consumer's cursor is still before every one.
+    // No relay runs, so nothing can take them: the consumer's cursor is still before every one, and no delivery exists.
     for (const eventId of eventIds)
       expect(await isConsumed(WEBHOOK_DELIVERY_CONSUMER, 'production', eventId)).to.equal(false);
+    expect(await testDb()('webhook_deliveries').whereIn('event_id', eventIds)).to.have.length(0);
     startRelay('production');
     for (const eventId of eventIds) await deliveredRequest(eventId);
     const deliveries = await testDb()('webhook_deliveries').whereIn('event_id', eventIds);
@@ -166,13 +161,21 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
 
   it('is idempotent: starting a running delivery again (its start went unrecorded) sends it once', async () => {
     const { tenant } = await configuredTenant();
-    receiver.respondWith(() => ({ status: 200, delayMs: 1_500 }));
+    const answer = createGate();
+    receiver.respondWith(async () => {
+      await answer.opened; // the workflow stays running until the test has started it again
+      return { status: 200 };
+    });
     const eventId = await raiseEvent(tenant.organization.id);
     const request = await deliveredRequest(eventId);
     // The workflow is running: as if the relay had crashed after starting it but before recording that.
     await testDb()('webhook_deliveries').where({ id: request.deliveryId }).update({ workflow_started_at: null });
     await testDb().raw(`select pg_notify('webhook_outbox', '')`);
-    await eventually(async () => (await deliveryOfEvent(eventId))?.workflow_started_at ?? undefined);
+    await waitFor(async () => (await deliveryOfEvent(eventId))?.workflow_started_at, {
+      timeoutMs: 20_000,
+      what: 'the relay to record the workflow as started again',
+    });
+    answer.open();
     await temporal.client.workflow.getHandle(workflowIds.webhookDelivery(request.deliveryId!)).result();
     expect(requestsFor(request.deliveryId!)).to.have.length(1);
     expect(await testDb()('webhook_deliveries').where({ event_id: eventId })).to.have.length(1);
@@ -225,10 +228,13 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
         expect(res.status).to.equal(202);
         expect(await res.json()).to.include({ id: row.id, status: 'Pending', attemptCount: 7 });
         expect((await deliveredRequest(eventId)).deliveryId).to.equal(row.id);
-        const final = await eventually(async () => {
-          const r = await deliveryOfEvent(eventId);
-          return r?.status === 'Succeeded' ? r : undefined;
-        });
+        const final = await waitFor(
+          async () => {
+            const r = await deliveryOfEvent(eventId);
+            return r?.status === 'Succeeded' && r;
+          },
+          { timeoutMs: 20_000, what: 'the delivery to succeed' },
+        );
         expect([final.generation, final.attempt_count]).to.deep.equal([1, 8]);
       } finally {
         await api.close();

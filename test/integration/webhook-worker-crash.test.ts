@@ -8,6 +8,7 @@ import { killGroup } from '../support/processes';
 import { testDb } from '../support/resources';
 import { DEV_SERVER_NAMESPACES, startDevServer } from '../support/temporal';
 import { createTestTenant } from '../support/tenants';
+import { createGate } from '../support/wait';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import {
   attemptsOf,
@@ -77,8 +78,12 @@ describe('webhooks worker process: crash safety', function () {
   it('completes a delivery whose worker was SIGKILLed while the receiver was slow, under the same delivery id', async () => {
     const tenant = await createTestTenant();
     await configureReceiver(webhooks, tenant.organization.id, receiver.url);
-    let slowAnswers = 1;
-    receiver.respondWith(() => (slowAnswers-- > 0 ? { status: 200, delayMs: 8_000 } : { status: 200 }));
+    const firstAnswer = createGate();
+    let answered = 0;
+    receiver.respondWith(async () => {
+      if (answered++ === 0) await firstAnswer.opened; // the first request hangs until its worker is dead
+      return { status: 200 };
+    });
 
     const first = startWorker();
     await first.ready;
@@ -87,6 +92,7 @@ describe('webhooks worker process: crash safety', function () {
     expect(slow!.body.id).to.equal(eventId);
     killGroup(first); // mid-request: the receiver has not answered yet
     await first.exited;
+    firstAnswer.open();
     const row = (await deliveryOfEvent(eventId))!;
     expect([row.status, row.attempt_count]).to.deep.equal(['Pending', 0]);
 

@@ -1,4 +1,4 @@
-/** A small JSON client for the debt, debtor, transaction and branding routes, used by their integration tests. */
+/** A small JSON client for any /v1 route (a caller per tenant) and the problem-document assertion every suite uses. */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { TestTenant } from './tenants';

@@ -5,6 +5,7 @@
 import { ApiError } from '../../core/platform/errors';
 import { recordEvent } from '../../core/events/outbox';
 import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../../api/http/route-definition';
+import { createGate } from './wait';
 
 /** Notes whose after-commit task ran, in order: proves such tasks run only after a successful operation. */
 export const afterCommitRuns: string[] = [];
@@ -12,7 +13,19 @@ export const afterCommitRuns: string[] = [];
 export interface FixtureBody {
   note: string;
   outcome?: 'ok' | 'business_error' | 'crash';
-  delayMs?: number;
+}
+
+const heldNotes = new Map<string, { entered: () => void; released: Promise<void> }>();
+
+/**
+ * Holds the next call with this note inside its handler (its transaction open) until `release`: the test knows the
+ * call is under way when `entered` resolves, instead of guessing how long to wait.
+ */
+export function holdNextCall(note: string): { entered: Promise<void>; release: () => void } {
+  const entered = createGate();
+  const released = createGate();
+  heldNotes.set(note, { entered: entered.open, released: released.opened });
+  return { entered: entered.opened, release: released.open };
 }
 
 export function fixtureRoutes(): RouteDefinition[] {
@@ -48,7 +61,6 @@ function noteRoute(path: string, operationId: string): RouteDefinition {
       properties: {
         note: { type: 'string', minLength: 1 },
         outcome: { type: 'string', enum: ['ok', 'business_error', 'crash'] },
-        delayMs: { type: 'integer', minimum: 0, maximum: 5000 },
       },
     },
     errors: ['invalid_state'],
@@ -56,7 +68,12 @@ function noteRoute(path: string, operationId: string): RouteDefinition {
     handler: async (_ctx, { body, db, auth, afterCommit }) => {
       const event = await recordEvent(db, auth.organizationId, 'test.ping', { note: body.note });
       afterCommit(async () => void afterCommitRuns.push(body.note));
-      if (body.delayMs) await new Promise((resolve) => setTimeout(resolve, body.delayMs));
+      const hold = heldNotes.get(body.note);
+      if (hold) {
+        heldNotes.delete(body.note);
+        hold.entered();
+        await hold.released;
+      }
       if (body.outcome === 'business_error') throw new ApiError('invalid_state', 'Fixture refused the note.');
       if (body.outcome === 'crash') throw new Error('fixture crash with secret internals');
       return {

@@ -47,7 +47,6 @@ export interface ReceivedRequest {
 export interface Reply {
   status: number;
   body?: string;
-  delayMs?: number;
   headers?: Record<string, string>;
 }
 
@@ -90,7 +89,6 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
       requests.push(received);
       waiters.forEach((wake) => wake());
       const reply = await responder(received);
-      if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
       if (res.destroyed) return;
       res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
       res.end(reply.body ?? '');

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createWebhookHttp, type WebhookHttp } from '../../core/webhooks/http-sender';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { createGate } from '../support/wait';
 
 const BODY = JSON.stringify({ id: 'evt_x', type: 'test.ping', createdAt: '2026-11-22T09:00:00.000Z', data: {} });
 
@@ -58,8 +59,13 @@ describe('webhook HTTP sender (real sockets on 127.0.0.1)', function () {
   });
 
   it('gives up after 10 seconds without an answer', async () => {
-    receiver.respondWith(() => ({ status: 200, delayMs: 12_000 }));
+    const answer = createGate();
+    receiver.respondWith(async () => {
+      await answer.opened; // not before the sender has given up
+      return { status: 200 };
+    });
     const result = await client(['127.0.0.1']).send(receiver.url, BODY, {});
+    answer.open();
     expect(result).to.include({ succeeded: false, httpStatus: null });
     expect(result.error).to.match(/^timeout/);
     expect(result.latencyMs).to.be.within(9_900, 11_000);
