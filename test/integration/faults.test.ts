@@ -69,15 +69,15 @@ describe('faults against the real processes', function () {
   }
 
   describe('with the webhooks worker', () => {
+    let worker: ServiceProcess;
     before(async () => {
-      procs.push(
-        await startWebhooksWorker({
-          ...serviceEnv(),
-          WORKER_MODES: 'production',
-          PRODUCTION_DATABASE_URL: pg.databaseUrl,
-          PRODUCTION_TEMPORAL_NAMESPACE: DEV_SERVER_NAMESPACES[0],
-        }),
-      );
+      worker = await startWebhooksWorker({
+        ...serviceEnv(),
+        WORKER_MODES: 'production',
+        PRODUCTION_DATABASE_URL: pg.databaseUrl,
+        PRODUCTION_TEMPORAL_NAMESPACE: DEV_SERVER_NAMESPACES[0],
+      });
+      procs.push(worker);
     });
 
     /** Resolves once the receiver has had a request for each event id. */
@@ -110,6 +110,12 @@ describe('faults against the real processes', function () {
         debts.push(res.body);
       }
       const eventIds = await Promise.all(debts.map((debt) => eventOfDebt(debt.id)));
+      // Down long enough for the client's own gRPC retries to give up, so the relay's recovery is what is tested.
+      await waitFor(() => worker.output().includes('outbox consumer failed'), {
+        what: 'the delivery consumer to fail on the missing Temporal',
+        timeoutMs: 60_000,
+        intervalMs: 100,
+      });
       await temporal.start();
       const backAt = Date.now();
       await waitForDeliveries(eventIds, 60_000);
@@ -135,5 +141,59 @@ describe('faults against the real processes', function () {
         what: 'the relay to LISTEN again',
       });
     });
+  });
+
+  it('answers within the bound while Redis accepts connections but never replies (rate limits fail open)', async () => {
+    const tenant = await createTenantIn(pg.db);
+    const call = callerOf(tenant.headers);
+    const healthy = await call('GET', '/v1/organization');
+    expect(healthy.status).to.equal(200);
+    expect(healthy.headers.get('x-ratelimit-limit')).to.be.a('string');
+    redis.pause();
+    try {
+      const times: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const { value: res, ms } = await timed(() => call('GET', '/v1/organization'));
+        expect(res.status, res.text).to.equal(200);
+        expect(res.headers.get('x-ratelimit-limit')).to.equal(null); // failing open: no window to report
+        times.push(ms);
+      }
+      // The write commits; the portal cache cannot be invalidated, which the answer must say rather than hang.
+      const patch = await timed(() => call('PATCH', '/v1/organization/branding', { brandTagline: 'Paused cache' }));
+      expect(patch.value.status, patch.value.text).to.equal(503);
+      expect(patch.value.body.title).to.equal('service_unavailable');
+      console.log(`      with Redis paused: GET ${times.join(', ')} ms; PATCH branding ${patch.ms} ms`);
+    } finally {
+      redis.resume();
+    }
+    await waitFor(async () => (await call('GET', '/v1/organization')).headers.get('x-ratelimit-limit') !== null, {
+      what: 'rate limit headers once Redis answers again',
+    });
+  });
+
+  it('answers 503 problem documents while PostgreSQL is down, and 2xx again once it is back, without a restart', async () => {
+    const tenant = await createTenantIn(pg.db);
+    const call = callerOf(tenant.headers);
+    expect((await call('GET', '/v1/debts')).status).to.equal(200);
+    await pg.stop();
+    try {
+      for (const [method, path, body] of [
+        ['GET', '/v1/debts', undefined],
+        ['POST', '/v1/debts', inlineDebtBody()],
+      ] as const) {
+        const { value: res, ms } = await timed(() => call(method, path, body));
+        expect(res.status, res.text).to.equal(503);
+        expect(res.headers.get('content-type')).to.match(/^application\/problem\+json/);
+        expect(res.body).to.include({ title: 'service_unavailable', status: 503 });
+        console.log(`      ${method} ${path} with PostgreSQL down: ${res.status} in ${ms} ms`);
+      }
+    } finally {
+      await pg.start();
+    }
+    // The pool's connections died with the server: the first requests after the restart must not fail on them.
+    const list = await call('GET', '/v1/debts');
+    expect(list.status, list.text).to.equal(200);
+    const created = await call('POST', '/v1/debts', inlineDebtBody());
+    expect(created.status, created.text).to.equal(201);
   });
 });

@@ -71,7 +71,11 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     await start();
     running = true;
     const admin = createDb(`postgres://${ROLE}@127.0.0.1:${port}/postgres`, { pool: { min: 0, max: 1 } });
-    await admin.raw(`create database ${DATABASE}`).finally(() => admin.destroy());
+    try {
+      await admin.raw(`create database ${DATABASE}`);
+    } finally {
+      await admin.destroy();
+    }
     const databaseUrl = `postgres://${ROLE}@127.0.0.1:${port}/${DATABASE}`;
     db = createDb(`${databaseUrl}?application_name=${TEST_CLIENT_NAME}`, { pool: { min: 0, max: 4 } });
     await migrate(db, 'up');

@@ -54,11 +54,7 @@ export async function startWebhooksWorker(env: Record<string, string>): Promise<
 }
 
 /** Waits for `ready`; a process that exits first or never gets ready is killed and its output reported. */
-async function untilReady(
-  proc: ServiceProcess,
-  name: string,
-  ready: () => boolean | Promise<boolean>,
-): Promise<void> {
+async function untilReady(proc: ServiceProcess, name: string, ready: () => boolean | Promise<boolean>): Promise<void> {
   try {
     await waitFor(
       () => {
