@@ -1,7 +1,13 @@
-/** Redis client factory. Commands fail fast while disconnected so callers can fail open (DECISIONS.md §5). */
+/**
+ * Redis client factory. Commands fail fast while disconnected, and time out when a connected Redis does not answer
+ * (a paused or wedged server keeps the TCP connection open), so callers can fail open (DECISIONS.md §5).
+ */
 import { Redis } from 'ioredis';
 
 export type { Redis };
+
+/** Bounds what a hung Redis adds to a request: the rate limit check then fails open within this. */
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
 
 export function createRedis(redisUrl: string): Redis {
   return new Redis(redisUrl, {
@@ -11,6 +17,7 @@ export function createRedis(redisUrl: string): Redis {
     enableAutoPipelining: true,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     // Keep trying to reconnect in the background, at most every 2 s.
     retryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000),
   });

@@ -1,10 +1,12 @@
 /**
  * Turns every error thrown below it into a problem document: ApiErrors as they are, Koa/http-errors by status,
- * anything else as a 500 `internal_error` whose details go only to the log, with the request id.
+ * a dependency that is not answering as a 503 `service_unavailable`, anything else as a 500 `internal_error` whose
+ * details go only to the log, with the request id.
  */
 import type { Middleware } from 'koa';
 import { ApiError, type ErrorCode } from '../../../core/platform/errors';
 import type { Logger } from '../../../core/platform/logger';
+import { isDependencyUnavailable } from '../../../core/platform/unavailable';
 import { writeProblem } from '../problem';
 import type { ApiState } from '../route-definition';
 
@@ -37,6 +39,11 @@ function toApiError(err: unknown, requestId: string, logger: Logger): ApiError {
     // Client errors raised by body parsing (http-errors, or co-body's SyntaxError for bad JSON): their message
     // describes the client's input, e.g. "Unexpected end of JSON input".
     return new ApiError(code, code === 'invalid_request' ? `Malformed request: ${(err as Error).message}` : undefined);
+  }
+  if (isDependencyUnavailable(err)) {
+    // Not a bug: the database or Redis is not answering. The client may retry; the log says which.
+    logger.warn({ err: (err as Error).message, requestId }, 'dependency unavailable');
+    return new ApiError('service_unavailable');
   }
   logger.error({ err, requestId }, 'unhandled error');
   return new ApiError('internal_error');

@@ -1,0 +1,56 @@
+/**
+ * A `redis-server` of the test's own on a free loopback port, for fault tests that pause it (SIGSTOP: it keeps
+ * accepting connections and never answers). The machine's shared Redis on 6379 must never be paused.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { freePort } from './ports';
+import { waitFor } from './wait-for';
+
+export interface OwnRedis {
+  url: string;
+  /** SIGSTOP: the kernel still completes TCP handshakes, but no command is ever answered. */
+  pause(): void;
+  resume(): void;
+  destroy(): Promise<void>;
+}
+
+export async function startOwnRedis(): Promise<OwnRedis> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    process.env.REDIS_SERVER_PATH ?? 'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `redis://127.0.0.1:${port}`;
+  const destroy = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); // works on a stopped process too
+    await exited;
+  };
+  try {
+    await waitFor(() => answersPing(url), { what: `redis-server on port ${port}`, timeoutMs: 10_000 });
+  } catch (err) {
+    await destroy();
+    throw err;
+  }
+  return {
+    url,
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
+    destroy,
+  };
+}
+
+async function answersPing(url: string): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}

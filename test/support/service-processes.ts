@@ -1,0 +1,71 @@
+/**
+ * The API (`api/server.ts`) and the webhooks worker (`workers/webhooks.ts`) as real processes, each in its own process
+ * group so `killGroup` (processes.ts) also ends tsx's child. Fault tests point them at their own services.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { freePort } from './ports';
+import { killGroup } from './processes';
+import { waitFor } from './wait-for';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  exited: Promise<void>;
+  /** Everything the process wrote so far (its JSON log), for failure messages and log assertions. */
+  output(): string;
+}
+
+export interface ApiProcess extends ServiceProcess {
+  baseUrl: string;
+}
+
+function spawnService(entry: string, env: Record<string, string>): ServiceProcess {
+  const child = spawn(TSX, [entry], { cwd: ROOT, env: { ...process.env, ...env }, detached: true });
+  let output = '';
+  const collect = (chunk: Buffer) => void (output += chunk.toString('utf8'));
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  return { child, exited, output: () => output };
+}
+
+/** Starts the API and resolves once `GET /` answers (which needs none of its dependencies). */
+export async function startApi(env: Record<string, string>): Promise<ApiProcess> {
+  const port = await freePort();
+  const proc = spawnService('api/server.ts', { HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await untilReady(proc, 'api', () =>
+    fetch(`${baseUrl}/`).then(
+      (res) => res.ok,
+      () => false,
+    ),
+  );
+  return { ...proc, baseUrl };
+}
+
+/** Starts the webhooks worker and resolves once it polls its task queue. */
+export async function startWebhooksWorker(env: Record<string, string>): Promise<ServiceProcess> {
+  const proc = spawnService('workers/webhooks.ts', { LOG_LEVEL: 'info', ...env });
+  await untilReady(proc, 'webhooks worker', () => proc.output().includes('polling task queue webhooks'));
+  return proc;
+}
+
+/** Waits for `ready`; a process that exits first or never gets ready is killed and its output reported. */
+async function untilReady(proc: ServiceProcess, name: string, ready: () => boolean | Promise<boolean>): Promise<void> {
+  try {
+    await waitFor(
+      () => {
+        if (proc.child.exitCode !== null) throw new Error(`${name} exited (${proc.child.exitCode})`);
+        return ready();
+      },
+      { what: `the ${name} to be ready`, timeoutMs: 60_000, intervalMs: 100 },
+    );
+  } catch (err) {
+    killGroup(proc);
+    await proc.exited;
+    throw new Error(`${(err as Error).message}:\n${proc.output()}`);
+  }
+}
