@@ -13,7 +13,7 @@ import { createOwnTemporal, type OwnTemporal } from '../support/own-temporal';
 import { killGroup } from '../support/processes';
 import { startApi, startWebhooksWorker, type ApiProcess, type ServiceProcess } from '../support/service-processes';
 import { DEV_SERVER_NAMESPACES } from '../support/temporal';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../support/wait';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { localWebhookConfig, localWebhookEnv } from '../support/webhooks';
 
@@ -85,8 +85,8 @@ describe('faults against the real processes', function () {
     });
 
     /** Resolves once the receiver has had a request for each event id. */
-    function waitForDeliveries(eventIds: string[], timeoutMs: number): Promise<void> {
-      return waitFor(() => eventIds.every((id) => receiver.requests.some((r) => r.body.id === id)), {
+    async function waitForDeliveries(eventIds: string[], timeoutMs: number): Promise<void> {
+      await waitFor(() => eventIds.every((id) => receiver.requests.some((r) => r.body.id === id)), {
         what: `deliveries of ${eventIds.length} events`,
         timeoutMs,
         intervalMs: 100,

@@ -1,4 +1,5 @@
 /** Tenants, receivers and connection kills in a fault test's own database (the shared test helpers use testDb()). */
+import { createSecretBox } from '../../core/platform/secret-box';
 import { mintApiKey } from '../../core/access/api-keys';
 import { createOrganization } from '../../core/access/organizations';
 import { SCOPES } from '../../core/access/scopes';
@@ -20,7 +21,7 @@ export async function createTenantIn(db: Db, receiver?: { webhooks: WebhookConfi
   });
   if (receiver) {
     await db.transaction((trx) =>
-      setWebhookUrl(trx, receiver.webhooks.secretEncryptionKey, organization.id, receiver.url),
+      setWebhookUrl(trx, createSecretBox(receiver.webhooks.secretEncryptionKey), organization.id, receiver.url),
     );
   }
   return { organization, key: secret, keyId: apiKey.id, headers: { authorization: `Bearer ${secret}` } };

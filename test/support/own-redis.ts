@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { freePort } from './ports';
-import { waitFor } from './wait-for';
+import { waitFor } from './wait';
 
 export interface OwnRedis {
   url: string;

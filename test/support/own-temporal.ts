@@ -10,7 +10,7 @@ import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../../core/temporal/names';
 import { freePort } from './ports';
 import { DEV_SERVER_NAMESPACES, temporalCliPath } from './temporal';
-import { waitFor } from './wait-for';
+import { waitFor } from './wait';
 
 export interface OwnTemporal {
   /** `127.0.0.1:<port>`, the same across restarts. */

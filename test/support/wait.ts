@@ -2,8 +2,8 @@
 import { setTimeout as pause } from 'node:timers/promises';
 
 export interface WaitOptions {
-  /** Give up after this long; the error names `what`. */
-  timeoutMs: number;
+  /** Give up after this long (default 20 s); the error names `what`. */
+  timeoutMs?: number;
   /** What is awaited, for the failure message, e.g. "the delivery's workflow to start". */
   what: string;
   /** How often to ask again; short, since each check is cheap. */
@@ -18,11 +18,12 @@ export async function waitFor<T>(
   condition: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   options: WaitOptions,
 ): Promise<T> {
-  const deadline = Date.now() + options.timeoutMs;
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await condition();
     if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${options.what}`);
     await pause(options.intervalMs ?? 25);
   }
 }
