@@ -162,9 +162,7 @@ export async function findApiKeyBySecret(
 export async function listApiKeys(db: Db, organizationId?: string): Promise<ApiKey[]> {
   const rows = await db<ApiKeyRow>('api_keys')
     .select(...COLUMNS)
-    .modify((query) => {
-      if (organizationId) void query.where('organization_id', organizationId);
-    })
+    .where(organizationId ? { organization_id: organizationId } : {})
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return (rows as ApiKeyRow[]).map(toApiKey);
 }

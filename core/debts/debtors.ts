@@ -2,7 +2,7 @@
  * Debtors (DECISIONS.md §2). Every function takes the organisation first and scopes every query by it, so another
  * organisation's debtor is simply not found. Contact data never goes to logs.
  */
-import type { Db } from '../platform/db';
+import type { Db, Trx } from '../platform/db';
 import { errors } from '../platform/errors';
 import { isUuid, newId } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
@@ -91,9 +91,13 @@ export async function listDebtors(
   organizationId: string,
   options: { page: PageRequest; referenceId?: string; email?: string },
 ): Promise<Page<Debtor>> {
-  const query = db<DebtorRow>('debtors').select(COLUMNS).where('organization_id', organizationId);
-  if (options.referenceId !== undefined) void query.where('reference_id', options.referenceId);
-  if (options.email !== undefined) void query.whereRaw('lower(email) = lower(?)', [options.email]);
+  const filtered = db<DebtorRow>('debtors')
+    .select(COLUMNS)
+    .where({
+      organization_id: organizationId,
+      ...(options.referenceId !== undefined && { reference_id: options.referenceId }),
+    });
+  const query = options.email === undefined ? filtered : filtered.whereRaw('lower(email) = lower(?)', [options.email]);
   return fetchPage(
     query,
     {
@@ -137,15 +141,18 @@ export async function findOrCreateDebtorByReference(db: Db, organizationId: stri
   return toDebtor(existing);
 }
 
-/** `PATCH /v1/debtors/{id}`; undefined when the debtor is not the organisation's. Unchanged fields write nothing. */
+/**
+ * `PATCH /v1/debtors/{id}` under a row lock in the caller's transaction; undefined when the debtor is not the
+ * organisation's. Unchanged fields write nothing.
+ */
 export async function updateDebtor(
-  db: Db,
+  trx: Trx,
   organizationId: string,
   id: string,
   patch: DebtorPatch,
 ): Promise<Debtor | undefined> {
   if (!isUuid(id)) return undefined;
-  const row = await db('debtors')
+  const row = await trx('debtors')
     .where({ organization_id: organizationId, id })
     .forUpdate()
     .first<DebtorRow | undefined>(COLUMNS);
@@ -153,10 +160,10 @@ export async function updateDebtor(
   const changes = debtorChanges(row, patch);
   if (Object.keys(changes).length === 0) return toDebtor(row);
   requireContact({ ...row, ...changes });
-  if (changes.reference_id !== undefined) await assertReferenceFree(db, organizationId, id, changes.reference_id);
-  const [updated] = await db<DebtorRow>('debtors')
+  if (changes.reference_id !== undefined) await assertReferenceFree(trx, organizationId, id, changes.reference_id);
+  const [updated] = await trx<DebtorRow>('debtors')
     .where({ organization_id: organizationId, id })
-    .update({ ...changes, updated_at: db.fn.now(3) as unknown as Date })
+    .update({ ...changes, updated_at: trx.fn.now(3) as unknown as Date })
     .returning(COLUMNS)
     .catch((err: unknown) => {
       // A concurrent PATCH took the reference between our check and our write.

@@ -32,6 +32,7 @@ export interface Transaction {
 
 interface TransactionRow {
   id: string;
+  organization_id: string;
   debt_id: string;
   direction: TransactionDirection;
   status: TransactionStatus;
@@ -93,7 +94,7 @@ export async function recordTransaction(db: Db, organizationId: string, input: N
       amount: parseAmount(input.amount, debt.currency, 'amount'),
       currency: debt.currency,
       processor_reference: input.processorReference ?? null,
-    } as Record<string, unknown>)
+    })
     .returning(COLUMNS);
   return toTransaction(row as TransactionRow);
 }
@@ -110,9 +111,13 @@ export async function listTransactions(
   organizationId: string,
   options: TransactionFilters & { page: PageRequest },
 ): Promise<Page<Transaction>> {
-  const query = db<TransactionRow>('transactions').select(COLUMNS).where('organization_id', organizationId);
-  if (options.debtId !== undefined) void query.where('debt_id', options.debtId);
-  if (options.paymentsOnly) void query.where({ direction: 'Inbound', status: 'Succeeded' });
+  const query = db<TransactionRow>('transactions')
+    .select(COLUMNS)
+    .where({
+      organization_id: organizationId,
+      ...(options.debtId !== undefined && { debt_id: options.debtId }),
+      ...(options.paymentsOnly && { direction: 'Inbound' as const, status: 'Succeeded' as const }),
+    });
   return fetchPage(
     query,
     {

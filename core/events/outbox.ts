@@ -3,7 +3,7 @@
  * it, so a committed change always has its event and a rolled-back one never does. The webhook relay reads the
  * undispatched rows; `GET /v1/events` reads them all.
  */
-import type { Db } from '../platform/db';
+import type { Trx } from '../platform/db';
 import { newEventId } from '../platform/ids';
 
 export const EVENT_TYPES = [
@@ -40,11 +40,12 @@ export function toEventEnvelope(row: EventRow): EventEnvelope {
 }
 
 /**
- * Records an event. Pass the transaction that makes the change: that is what makes the outbox atomic.
+ * Records an event in the transaction that makes the change: that is what makes the outbox atomic, so it takes a
+ * `Trx`, never the pool.
  * `data` holds resources as the API returns them (e.g. `{ debt }`).
  */
 export async function recordEvent(
-  trx: Db,
+  trx: Trx,
   organizationId: string,
   type: EventType,
   data: Record<string, unknown>,

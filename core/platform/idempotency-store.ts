@@ -5,7 +5,7 @@
  * the first is still in progress. A crash rolls back the handler's writes and the lock together.
  */
 import { createHash } from 'node:crypto';
-import type { Db } from './db';
+import type { Db, Trx } from './db';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
@@ -26,7 +26,7 @@ export function requestFingerprint(method: string, path: string, rawBody: string
 }
 
 /** True when this transaction now holds the key's lock; false when another request holds it. */
-export async function tryLockIdempotencyKey(trx: Db, organizationId: string, key: string): Promise<boolean> {
+export async function tryLockIdempotencyKey(trx: Trx, organizationId: string, key: string): Promise<boolean> {
   const { rows } = await trx.raw<{ rows: { locked: boolean }[] }>(
     'select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked',
     [`idempotency:${organizationId}:${key}`],
@@ -63,9 +63,9 @@ export async function findIdempotencyRecord(
   };
 }
 
-/** Saves (or, over an expired record, replaces) the response for 24 hours. */
+/** Saves (or, over an expired record, replaces) the response for 24 hours, in the transaction that made it. */
 export async function saveIdempotencyRecord(
-  trx: Db,
+  trx: Trx,
   organizationId: string,
   key: string,
   fingerprint: string,

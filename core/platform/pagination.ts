@@ -71,11 +71,11 @@ export async function fetchPage<Row, Item>(
   toItem: (row: Row) => Item,
 ): Promise<Page<Item>> {
   const { list, page, createdAtColumn, idColumn } = options;
-  if (page.cursor) {
-    const after = decodeCursor(list, page.cursor, options.isValidId);
-    void query.whereRaw(`(??, ??) < (?, ?)`, [createdAtColumn, idColumn, after.createdAt, after.id]);
-  }
-  const rows = (await query
+  const after = page.cursor ? decodeCursor(list, page.cursor, options.isValidId) : undefined;
+  const afterCursor = after
+    ? query.whereRaw(`(??, ??) < (?, ?)`, [createdAtColumn, idColumn, after.createdAt, after.id])
+    : query;
+  const rows = (await afterCursor
     .orderBy([
       { column: createdAtColumn, order: 'desc' },
       { column: idColumn, order: 'desc' },

@@ -3,7 +3,7 @@
  * activity reads and writes. Every read is scoped by organisation; the activity's reads are by delivery id only,
  * because it acts for the system, not for a caller.
  */
-import type { Db } from '../platform/db';
+import type { Db, Trx } from '../platform/db';
 import { ApiError, errors } from '../platform/errors';
 import { isUuid } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
@@ -121,9 +121,11 @@ export async function listDeliveries(
   filter: DeliveryFilter,
   page: PageRequest,
 ): Promise<Page<DeliveryView>> {
-  const query = db<DeliveryRow>('webhook_deliveries').where({ organization_id: organizationId });
-  if (filter.status) void query.andWhere({ status: filter.status });
-  if (filter.eventType) void query.andWhere({ event_type: filter.eventType });
+  const query = db<DeliveryRow>('webhook_deliveries').where({
+    organization_id: organizationId,
+    ...(filter.status && { status: filter.status }),
+    ...(filter.eventType && { event_type: filter.eventType }),
+  });
   return fetchPage<DeliveryRow, DeliveryView>(
     query,
     {
@@ -147,11 +149,11 @@ export async function getDelivery(db: Db, organizationId: string, id: string): P
 
 /**
  * Delivers a `Failed` delivery again: same delivery id, a new run of the whole schedule (a new generation), started by
- * the webhook delivery consumer's sweep, which this wakes. Any other status is `invalid_state`.
+ * the webhook delivery consumer's sweep, which this wakes (at the caller's commit). Any other status is `invalid_state`.
  */
-export async function retryDelivery(db: Db, organizationId: string, id: string): Promise<DeliveryView> {
+export async function retryDelivery(trx: Trx, organizationId: string, id: string): Promise<DeliveryView> {
   if (!isUuid(id)) throw errors.notFound('delivery');
-  const row = await db<DeliveryRow>('webhook_deliveries')
+  const row = await trx<DeliveryRow>('webhook_deliveries')
     .where({ organization_id: organizationId, id })
     .forUpdate()
     .first();
@@ -159,7 +161,7 @@ export async function retryDelivery(db: Db, organizationId: string, id: string):
   if (row.status !== 'Failed') {
     throw new ApiError('invalid_state', `Only a Failed delivery can be retried; this one is ${row.status}.`);
   }
-  const [updated] = await db<DeliveryRow>('webhook_deliveries')
+  const [updated] = await trx<DeliveryRow>('webhook_deliveries')
     .where({ id })
     .update({
       status: 'Pending',
@@ -167,10 +169,10 @@ export async function retryDelivery(db: Db, organizationId: string, id: string):
       attempt_base: row.attempt_count,
       next_attempt_at: null,
       workflow_started_at: null,
-      updated_at: db.fn.now(3) as unknown as Date,
+      updated_at: trx.fn.now(3) as unknown as Date,
     })
     .returning('*');
-  await wakeRelays(db);
+  await wakeRelays(trx);
   return toDeliveryView(updated as DeliveryRow);
 }
 
@@ -206,6 +208,7 @@ export interface AttemptRecord {
 /**
  * Records one attempt and the delivery's new status, atomically. Idempotent per attempt number: an activity retried
  * after a crash overwrites its own row. Only the current generation's run may move a Pending delivery.
+ * Owns its transaction: the activity calls it with the pool.
  */
 export async function recordAttempt(db: Db, a: AttemptRecord): Promise<boolean> {
   return db.transaction(async (trx) => {

@@ -6,7 +6,7 @@
  */
 import type { Mode } from '../platform/config';
 import type { OutboxEvent } from '../events/consumer';
-import type { Db } from '../platform/db';
+import type { Db, Trx } from '../platform/db';
 import { ApiError } from '../platform/errors';
 import { recordEvent } from '../events/outbox';
 import { newId } from '../platform/ids';
@@ -109,7 +109,7 @@ export async function markWorkflowsStarted(db: Db, refs: DeliveryRef[]): Promise
  * name both. The delivery consumer, woken by the events trigger, finds the delivery already made and starts its workflow.
  */
 export async function createTestPing(
-  trx: Db, // TODO(house): Trx once route inputs of mutations are typed as transactions
+  trx: Trx,
   organizationId: string,
 ): Promise<{ eventId: string; deliveryId: string }> {
   const configs = await enabledConfigs(trx, [organizationId]);

@@ -24,7 +24,8 @@ describe('Keyset pagination (core/pagination)', () => {
   }
 
   async function seed(organizationId: string, labels: string[]): Promise<void> {
-    for (const n of labels) await recordEvent(testDb(), organizationId, 'test.ping', { n });
+    // One transaction per event, as the API writes them: each gets its own created_at.
+    for (const n of labels) await testDb().transaction((trx) => recordEvent(trx, organizationId, 'test.ping', { n }));
   }
 
   it('walks the whole list newest first, with no duplicates, and nextCursor null at the end', async () => {

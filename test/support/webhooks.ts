@@ -49,7 +49,7 @@ export async function raiseEvent(organizationId: string, type: EventType = 'debt
     debt: { id: randomBytes(8).toString('hex'), status: 'PendingAssignment', originalPrincipal: 1250, currency: 'AUD' },
     debtor: { firstName: 'Ava', lastName: 'Harris', email: DEBTOR_EMAIL, phone: DEBTOR_PHONE },
   };
-  const event = await recordEvent(testDb(), organizationId, type, data);
+  const event = await testDb().transaction((trx) => recordEvent(trx, organizationId, type, data));
   return event.id;
 }
 
