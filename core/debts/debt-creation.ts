@@ -103,8 +103,9 @@ export async function createDebt(trx: Trx, organizationId: string, input: Create
       currency,
       status: 'PendingAssignment',
     })
-    .returning(debtColumns(trx));
-  const debt = toDebt(row as DebtRow);
+    .returning<DebtRow[]>(debtColumns(trx));
+  if (!row) throw new Error('insert into debts returned no row');
+  const debt = toDebt(row);
   await recordEvent(trx, organizationId, 'debt.created', { debt });
   return debt;
 }

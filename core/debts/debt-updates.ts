@@ -91,8 +91,9 @@ export async function updateDebt(
   const [updated] = await trx('debts')
     .where({ organization_id: organizationId, id })
     .update({ ...changes, updated_at: trx.fn.now(3) })
-    .returning(debtColumns(trx));
-  const debt = toDebt(updated as DebtRow);
+    .returning<DebtRow[]>(debtColumns(trx));
+  if (!updated) throw new Error('the locked debt row was not updated');
+  const debt = toDebt(updated);
   await recordEvent(trx, organizationId, 'debt.updated', { debt });
   return debt;
 }

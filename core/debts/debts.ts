@@ -35,7 +35,10 @@ export interface Debt {
   updatedAt: string;
 }
 
-/** A row as selected by `debtColumns`: NUMERIC as strings, the due date as `YYYY-MM-DD` text. */
+/**
+ * A row of `debts` as this module reads it, always through `debtColumns`: NUMERIC as strings, the due date as
+ * `YYYY-MM-DD` text (a plain select would turn the date into a local-time Date).
+ */
 export interface DebtRow {
   id: string;
   organization_id: string;
@@ -57,7 +60,10 @@ export interface DebtRow {
   updated_at: Date;
 }
 
-/** The columns of a `DebtRow`; the date goes out as text because pg would turn it into a local-time Date. */
+/**
+ * The columns of a `DebtRow`; the date goes out as text because pg would turn it into a local-time Date. Knex cannot
+ * type a raw column, so queries selecting these name their result `DebtRow` (`first<DebtRow>`, `returning<DebtRow[]>`).
+ */
 export function debtColumns(db: Db): (string | Knex.Raw)[] {
   return [
     'debts.id',
@@ -118,16 +124,14 @@ export function rowAmounts(row: DebtRow): { original: string; outstanding: strin
 /** The organisation's debt row. */
 export async function findDebtRow(db: Db, organizationId: string, id: string): Promise<DebtRow | undefined> {
   if (!isUuid(id)) return undefined;
-  return db('debts')
-    .where({ 'debts.organization_id': organizationId, 'debts.id': id })
-    .first<DebtRow | undefined>(debtColumns(db));
+  return db('debts').where({ organization_id: organizationId, id }).first<DebtRow | undefined>(debtColumns(db));
 }
 
 /** The organisation's debt row under a row lock, for a read-modify-write in the caller's transaction. */
 export async function lockDebtRow(trx: Trx, organizationId: string, id: string): Promise<DebtRow | undefined> {
   if (!isUuid(id)) return undefined;
   return trx('debts')
-    .where({ 'debts.organization_id': organizationId, 'debts.id': id })
+    .where({ organization_id: organizationId, id })
     .first<DebtRow | undefined>(debtColumns(trx))
     .forUpdate();
 }
@@ -149,11 +153,11 @@ export async function listDebts(
   options: DebtFilters & { page: PageRequest },
 ): Promise<Page<Debt>> {
   const query = db('debts')
-    .select(debtColumns(db))
+    .select<DebtRow[]>(debtColumns(db))
     .where({
-      'debts.organization_id': organizationId,
-      ...(options.status !== undefined && { 'debts.status': options.status }),
-      ...(options.debtorId !== undefined && { 'debts.debtor_id': options.debtorId }),
+      organization_id: organizationId,
+      ...(options.status !== undefined && { status: options.status }),
+      ...(options.debtorId !== undefined && { debtor_id: options.debtorId }),
     });
   return fetchPage(
     query,

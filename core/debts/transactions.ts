@@ -30,7 +30,8 @@ export interface Transaction {
   createdAt: string;
 }
 
-interface TransactionRow {
+/** A row of `transactions`: the amount as a decimal string (NUMERIC). */
+export interface TransactionRow {
   id: string;
   organization_id: string;
   debt_id: string;
@@ -41,6 +42,7 @@ interface TransactionRow {
   currency: string;
   processor_reference: string | null;
   created_at: Date;
+  updated_at: Date;
 }
 
 const COLUMNS = [
@@ -53,9 +55,11 @@ const COLUMNS = [
   'currency',
   'processor_reference',
   'created_at',
-];
+] as const;
 
-function toTransaction(row: TransactionRow): Transaction {
+type TransactionFields = Pick<TransactionRow, (typeof COLUMNS)[number]>;
+
+function toTransaction(row: TransactionFields): Transaction {
   return {
     id: row.id,
     debtId: row.debt_id,
@@ -83,7 +87,7 @@ export interface NewTransaction {
 export async function recordTransaction(db: Db, organizationId: string, input: NewTransaction): Promise<Transaction> {
   const debt = await findDebtRow(db, organizationId, input.debtId);
   if (!debt) throw errors.notFound('debt');
-  const [row] = await db<TransactionRow>('transactions')
+  const [row] = await db('transactions')
     .insert({
       id: newId(),
       organization_id: organizationId,
@@ -96,7 +100,8 @@ export async function recordTransaction(db: Db, organizationId: string, input: N
       processor_reference: input.processorReference ?? null,
     })
     .returning(COLUMNS);
-  return toTransaction(row as TransactionRow);
+  if (!row) throw new Error('insert into transactions returned no row');
+  return toTransaction(row);
 }
 
 export interface TransactionFilters {
@@ -111,8 +116,8 @@ export async function listTransactions(
   organizationId: string,
   options: TransactionFilters & { page: PageRequest },
 ): Promise<Page<Transaction>> {
-  const query = db<TransactionRow>('transactions')
-    .select(COLUMNS)
+  const query = db('transactions')
+    .select(...COLUMNS)
     .where({
       organization_id: organizationId,
       ...(options.debtId !== undefined && { debt_id: options.debtId }),
@@ -125,7 +130,7 @@ export async function listTransactions(
       page: options.page,
       createdAtColumn: 'transactions.created_at',
       idColumn: 'transactions.id',
-      position: (row: TransactionRow) => ({ createdAt: row.created_at, id: row.id }),
+      position: (row: TransactionFields) => ({ createdAt: row.created_at, id: row.id }),
     },
     toTransaction,
   );

@@ -11,7 +11,7 @@ export async function listEvents(
   page: PageRequest,
 ): Promise<Page<EventEnvelope>> {
   return fetchPage<EventRow, EventEnvelope>(
-    db<EventRow>('events').where({ organization_id: organizationId, ...(type && { type }) }),
+    db('events').where({ organization_id: organizationId, ...(type && { type }) }),
     {
       list: 'events',
       page,

@@ -27,15 +27,18 @@ export interface EventEnvelope {
   data: Record<string, unknown>;
 }
 
+/** A row of `events`. `txid` (xid8, as text) and `seq` are its outbox position, set by the database. */
 export interface EventRow {
   id: string;
   organization_id: string;
   type: EventType;
   data: Record<string, unknown>;
   created_at: Date;
+  txid: string;
+  seq: number;
 }
 
-export function toEventEnvelope(row: EventRow): EventEnvelope {
+export function toEventEnvelope(row: Pick<EventRow, 'id' | 'type' | 'created_at' | 'data'>): EventEnvelope {
   return { id: row.id, type: row.type, createdAt: row.created_at.toISOString(), data: row.data };
 }
 
@@ -50,8 +53,9 @@ export async function recordEvent(
   type: EventType,
   data: Record<string, unknown>,
 ): Promise<EventEnvelope> {
-  const [row] = await trx<EventRow>('events')
+  const [row] = await trx('events')
     .insert({ id: newEventId(), organization_id: organizationId, type, data })
-    .returning(['id', 'organization_id', 'type', 'data', 'created_at']);
-  return toEventEnvelope(row as EventRow);
+    .returning(['id', 'type', 'data', 'created_at']);
+  if (!row) throw new Error('insert into events returned no row');
+  return toEventEnvelope(row);
 }

@@ -5,6 +5,7 @@
  * the first is still in progress. A crash rolls back the handler's writes and the lock together.
  */
 import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Db, Trx } from './db';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
@@ -34,7 +35,8 @@ export async function tryLockIdempotencyKey(trx: Trx, organizationId: string, ke
   return rows[0]?.locked === true;
 }
 
-interface IdempotencyRow {
+/** A row of `idempotency_keys`. */
+export interface IdempotencyRow {
   organization_id: string;
   key: string;
   fingerprint: string;
@@ -42,14 +44,26 @@ interface IdempotencyRow {
   response_headers: Record<string, string>;
   response_body: string;
   request_id: string;
+  created_at: Date;
+  expires_at: Date;
 }
+
+/** The table for knex: the jsonb headers are written as JSON text and read back as an object. */
+export type IdempotencyKeyTable = Knex.CompositeTableType<
+  IdempotencyRow,
+  Omit<IdempotencyRow, 'response_headers' | 'created_at' | 'expires_at'> & {
+    response_headers: string;
+    created_at: Knex.Raw;
+    expires_at: Knex.Raw;
+  }
+>;
 
 export async function findIdempotencyRecord(
   db: Db,
   organizationId: string,
   key: string,
 ): Promise<IdempotencyRecord | undefined> {
-  const row = await db<IdempotencyRow>('idempotency_keys')
+  const row = await db('idempotency_keys')
     .where({ organization_id: organizationId, key })
     .where('expires_at', '>', db.fn.now())
     .first('fingerprint', 'response_status', 'response_headers', 'response_body', 'request_id');

@@ -62,7 +62,9 @@ export interface PageOptions<Row> {
 }
 
 /**
- * Applies the keyset condition, order and limit to `query` and shapes the page. Fetches one row more than asked
+ * Applies the keyset condition, order and limit to `query` and shapes the page. `Row` is what the caller's query
+ * selects: knex's types cannot carry a selection through the clauses added here, so this is the one place where a
+ * list's rows are given their type. Fetches one row more than asked
  * to know whether another page exists, so the last page's `nextCursor` is null without a second query.
  */
 export async function fetchPage<Row, Item>(

@@ -8,6 +8,7 @@ import { ApiError, errors } from '../platform/errors';
 import { isUuid } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
 import type { SealedSecret } from '../platform/secret-box';
+import type { EventRow } from '../events/outbox';
 import { wakeRelays } from '../events/wake-up';
 
 export const DELIVERY_STATUSES = ['Pending', 'Succeeded', 'Failed'] as const;
@@ -16,6 +17,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** Bytes of the receiver's answer kept per attempt. */
 export const RESPONSE_EXCERPT_BYTES = 1024;
 
+/** A row of `webhook_deliveries`: the receiver's URL and sealed secret as snapshotted when it was enqueued. */
 export interface DeliveryRow {
   id: string;
   organization_id: string;
@@ -36,7 +38,8 @@ export interface DeliveryRow {
   updated_at: Date;
 }
 
-interface AttemptRow {
+/** A row of `webhook_delivery_attempts`. */
+export interface AttemptRow {
   delivery_id: string;
   number: number;
   url: string;
@@ -121,7 +124,7 @@ export async function listDeliveries(
   filter: DeliveryFilter,
   page: PageRequest,
 ): Promise<Page<DeliveryView>> {
-  const query = db<DeliveryRow>('webhook_deliveries').where({
+  const query = db('webhook_deliveries').where({
     organization_id: organizationId,
     ...(filter.status && { status: filter.status }),
     ...(filter.eventType && { event_type: filter.eventType }),
@@ -141,9 +144,9 @@ export async function listDeliveries(
 
 export async function getDelivery(db: Db, organizationId: string, id: string): Promise<DeliveryDetail | undefined> {
   if (!isUuid(id)) return undefined;
-  const row = await db<DeliveryRow>('webhook_deliveries').where({ organization_id: organizationId, id }).first();
+  const row = await db('webhook_deliveries').where({ organization_id: organizationId, id }).first();
   if (!row) return undefined;
-  const attempts = await db<AttemptRow>('webhook_delivery_attempts').where({ delivery_id: id }).orderBy('number');
+  const attempts = await db('webhook_delivery_attempts').where({ delivery_id: id }).orderBy('number');
   return { ...toDeliveryView(row), attempts: attempts.map(toAttemptView) };
 }
 
@@ -153,15 +156,12 @@ export async function getDelivery(db: Db, organizationId: string, id: string): P
  */
 export async function retryDelivery(trx: Trx, organizationId: string, id: string): Promise<DeliveryView> {
   if (!isUuid(id)) throw errors.notFound('delivery');
-  const row = await trx<DeliveryRow>('webhook_deliveries')
-    .where({ organization_id: organizationId, id })
-    .forUpdate()
-    .first();
+  const row = await trx('webhook_deliveries').where({ organization_id: organizationId, id }).forUpdate().first();
   if (!row) throw errors.notFound('delivery');
   if (row.status !== 'Failed') {
     throw new ApiError('invalid_state', `Only a Failed delivery can be retried; this one is ${row.status}.`);
   }
-  const [updated] = await trx<DeliveryRow>('webhook_deliveries')
+  const [updated] = await trx('webhook_deliveries')
     .where({ id })
     .update({
       status: 'Pending',
@@ -169,21 +169,20 @@ export async function retryDelivery(trx: Trx, organizationId: string, id: string
       attempt_base: row.attempt_count,
       next_attempt_at: null,
       workflow_started_at: null,
-      updated_at: trx.fn.now(3) as unknown as Date,
+      updated_at: trx.fn.now(3),
     })
     .returning('*');
+  if (!updated) throw new Error('the locked delivery row was not updated');
   await wakeRelays(trx);
-  return toDeliveryView(updated as DeliveryRow);
+  return toDeliveryView(updated);
 }
 
 /** For the delivery activity: the delivery with its event, whatever the organisation. */
 export async function loadDeliveryWithEvent(
   db: Db,
   deliveryId: string,
-): Promise<
-  { delivery: DeliveryRow; event: { id: string; type: string; data: unknown; created_at: Date } } | undefined
-> {
-  const delivery = await db<DeliveryRow>('webhook_deliveries').where({ id: deliveryId }).first();
+): Promise<{ delivery: DeliveryRow; event: Pick<EventRow, 'id' | 'type' | 'data' | 'created_at'> } | undefined> {
+  const delivery = await db('webhook_deliveries').where({ id: deliveryId }).first();
   if (!delivery) return undefined;
   const event = await db('events').where({ id: delivery.event_id }).first('id', 'type', 'data', 'created_at');
   return event ? { delivery, event } : undefined;

@@ -21,6 +21,7 @@ export interface WebhookConfigChange extends WebhookConfigView {
   newSecret?: string;
 }
 
+/** A row of `webhook_configs`: URL and sealed secret are all set exactly when `enabled` (a check constraint). */
 export interface WebhookConfigRow {
   organization_id: string;
   url: string | null;
@@ -29,6 +30,8 @@ export interface WebhookConfigRow {
   secret_ciphertext: Buffer | null;
   secret_prefix: string | null;
   enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
 }
 
 /** The receiver a delivery goes to: URL and plaintext secret. Never logged, never passed to Temporal. */
@@ -53,12 +56,12 @@ export function sealedOf(row: Pick<WebhookConfigRow, 'secret_iv' | 'secret_tag' 
 }
 
 async function findRow(db: Db, organizationId: string): Promise<WebhookConfigRow | undefined> {
-  return db<WebhookConfigRow>('webhook_configs').where({ organization_id: organizationId }).first();
+  return db('webhook_configs').where({ organization_id: organizationId }).first();
 }
 
 /** The row under a lock, so concurrent changes of one organisation's configuration apply one after the other. */
 async function lockRow(trx: Trx, organizationId: string): Promise<WebhookConfigRow | undefined> {
-  return trx<WebhookConfigRow>('webhook_configs').where({ organization_id: organizationId }).first().forUpdate();
+  return trx('webhook_configs').where({ organization_id: organizationId }).first().forUpdate();
 }
 
 export async function getWebhookConfig(db: Db, organizationId: string): Promise<WebhookConfigView> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createDebt } from '../../core/debts/debt-creation';
-import { toEventEnvelope, type EventRow } from '../../core/events/outbox';
+import { toEventEnvelope } from '../../core/events/outbox';
 import { useApiSuite } from '../support/api-suite';
 import { expectProblem, inlineDebtBody } from '../support/debt-api';
 import { testDb } from '../support/resources';
@@ -12,7 +12,7 @@ describe('Outbox: debt.created and debt.updated are written with the change, ato
   const ctx = useApiSuite();
 
   async function events(organizationId = ctx.tenant.organization.id) {
-    const rows = await testDb()<EventRow>('events').where({ organization_id: organizationId }).orderBy('id');
+    const rows = await testDb()('events').where({ organization_id: organizationId }).orderBy('id');
     return rows.map(toEventEnvelope);
   }
 

@@ -8,7 +8,7 @@ import { createTestTenant } from '../support/tenants';
 
 describe('Keyset pagination (core/pagination)', () => {
   async function page(organizationId: string, limit: number, cursor?: string): Promise<Page<string>> {
-    const query = testDb()<EventRow>('events').where({ organization_id: organizationId }).select('*');
+    const query = testDb()('events').where({ organization_id: organizationId }).select('*');
     return fetchPage(
       query,
       {

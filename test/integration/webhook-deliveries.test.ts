@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from '../support/app';
 import { testDb } from '../support/resources';
 import { createTestTenant, mintKey, type TestTenant } from '../support/tenants';
 import { configureReceiver, deliveryOfEvent, dispatchAll, localWebhookConfig, raiseEvent } from '../support/webhooks';
+import { foundRow } from '../support/rows';
 
 // Response bodies are read field by field in assertions; chai checks the shapes.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -124,7 +125,7 @@ describe('delivery log and events API (GET /v1/webhooks/deliveries…, GET /v1/e
     const res = await retry(ids.failed);
     expect(res.status).to.equal(202);
     expect(await res.json()).to.include({ id: ids.failed, status: 'Pending', attemptCount: 1, nextAttemptAt: null });
-    const row = await testDb()('webhook_deliveries').where({ id: ids.failed }).first();
+    const row = await foundRow(testDb()('webhook_deliveries').where({ id: ids.failed }).first(), 'delivery');
     expect([row.generation, row.attempt_base, row.workflow_started_at]).to.deep.equal([1, 1, null]);
     expect((await retry(ids.failed)).status).to.equal(409);
   });

@@ -144,7 +144,7 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
     expect(deliveries).to.have.length(5);
     for (const d of deliveries) {
       await temporal.client.workflow.getHandle(workflowIds.webhookDelivery(d.id)).result();
-      expect(requestsFor(d.id as string)).to.have.length(1);
+      expect(requestsFor(d.id)).to.have.length(1);
     }
   });
 

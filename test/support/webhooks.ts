@@ -80,7 +80,7 @@ export async function isConsumed(consumer: string, mode: Mode, eventId: string):
 }
 
 export async function deliveryOfEvent(eventId: string): Promise<DeliveryRow | undefined> {
-  return testDb()<DeliveryRow>('webhook_deliveries').where({ event_id: eventId }).first();
+  return testDb()('webhook_deliveries').where({ event_id: eventId }).first();
 }
 
 export async function attemptsOf(deliveryId: string) {
