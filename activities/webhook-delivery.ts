@@ -9,7 +9,7 @@
 import { Context } from '@temporalio/activity';
 import type { WebhookConfig } from '../core/platform/config';
 import type { Db } from '../core/platform/db';
-import { toEventEnvelope, type EventRow } from '../core/events/outbox';
+import { toEventEnvelope } from '../core/events/outbox';
 import { SecretUnreadableError, type SecretBox } from '../core/platform/secret-box';
 import {
   loadDeliveryWithEvent,
@@ -93,7 +93,7 @@ function unsent(error: string): SendOutcome {
 async function send(
   http: WebhookHttp,
   delivery: DeliveryRow,
-  event: EventRow,
+  event: Parameters<typeof toEventEnvelope>[0],
   target: SigningTarget,
   at: Date,
 ): Promise<SendOutcome> {
@@ -137,8 +137,7 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDep
 
     const target = await chooseTarget(db, secretBox, delivery);
     const startedAt = new Date();
-    const outcome =
-      typeof target === 'string' ? unsent(target) : await send(http, delivery, event as EventRow, target, startedAt);
+    const outcome = typeof target === 'string' ? unsent(target) : await send(http, delivery, event, target, startedAt);
     const url = typeof target === 'string' ? delivery.url : target.url;
 
     const status = statusAfter(outcome, input);

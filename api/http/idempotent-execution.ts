@@ -1,12 +1,12 @@
 /**
  * Runs a validated request's handler with the right database handle:
- * - reads run on the pool;
- * - mutations run in one transaction, so a failure leaves nothing half-done;
+ * - reads run on the pool (`db`);
+ * - mutations run in one transaction (`trx`), so a failure leaves nothing half-done;
  * - mutations with an `Idempotency-Key` also save their response in that transaction, or replay a saved one.
  * Only requests that reached the handler are saved: validation failures never get here, and 5xx roll back whole.
  */
 import { ApiError, errors } from '../../core/platform/errors';
-import type { Db } from '../../core/platform/db';
+import type { Db, Trx } from '../../core/platform/db';
 import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   findIdempotencyRecord,
@@ -17,10 +17,10 @@ import {
 } from '../../core/platform/idempotency-store';
 import { problemDocument, PROBLEM_CONTENT_TYPE } from './problem';
 import { rawBody } from './middleware/json-body';
-import type { ApiContext, HandlerResult, RouteDefinition, RouteInput } from './route-definition';
+import type { ApiContext, HandlerResult, RequestInput, RouteDefinition } from './route-definition';
 
-export type RequestInput = Omit<RouteInput, 'db' | 'auth' | 'afterCommit'>;
-export type Executor = (ctx: ApiContext, route: RouteDefinition, input: RequestInput) => Promise<HandlerResult>;
+export type ValidatedRequest = Omit<RequestInput, 'auth' | 'afterCommit'>;
+export type Executor = (ctx: ApiContext, route: RouteDefinition, input: ValidatedRequest) => Promise<HandlerResult>;
 
 /** Printable ASCII without spaces at the ends, 1–200 characters. */
 const IDEMPOTENCY_KEY_FORM = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
@@ -41,11 +41,11 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string }): Execu
     return result;
   };
 
-  async function run(ctx: ApiContext, route: RouteDefinition, input: Omit<RouteInput, 'db'>): Promise<HandlerResult> {
+  async function run(ctx: ApiContext, route: RouteDefinition, input: RequestInput): Promise<HandlerResult> {
     const auth = input.auth;
     if (route.method === 'get') return route.handler(ctx, { ...input, db });
     const key = ctx.get('Idempotency-Key');
-    if (!key || !auth) return db.transaction((trx) => route.handler(ctx, { ...input, db: trx }));
+    if (!key || !auth) return db.transaction((trx) => route.handler(ctx, { ...input, trx }));
 
     if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_FORM.test(key)) {
       throw errors.invalidRequest(
@@ -61,7 +61,7 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string }): Execu
         if (saved.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
         return replay(saved);
       }
-      const response = await handleInSavepoint(trx, ctx, route, { ...input, db: trx });
+      const response = await handleInSavepoint(trx, ctx, route, input);
       await saveIdempotencyRecord(trx, auth.organizationId, key, fingerprint, response);
       return toResult(response);
     });
@@ -69,13 +69,13 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string }): Execu
 
   /** Business errors (4xx) are answers worth saving: roll back the handler's writes, keep the transaction. */
   async function handleInSavepoint(
-    trx: Db,
+    trx: Trx,
     ctx: ApiContext,
     route: RouteDefinition,
-    input: RouteInput,
+    input: RequestInput,
   ): Promise<SavedResponse> {
     try {
-      const result = await trx.transaction((savepoint) => route.handler(ctx, { ...input, db: savepoint }));
+      const result = await trx.transaction((savepoint) => route.handler(ctx, { ...input, trx: savepoint }));
       return serialize(result, ctx.state.requestId);
     } catch (err) {
       if (!(err instanceof ApiError) || err.status >= 500) throw err;

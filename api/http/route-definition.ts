@@ -5,11 +5,12 @@
  */
 import type { ParameterizedContext } from 'koa';
 import type { AuthContext } from '../../core/access/auth-context';
-import type { Db } from '../../core/platform/db';
+import type { Db, Trx } from '../../core/platform/db';
 import type { ErrorCode } from '../../core/platform/errors';
 import type { Scope } from '../../core/access/scopes';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type MutationMethod = Exclude<HttpMethod, 'get'>;
 
 /** A JSON Schema (2020-12, the dialect of OpenAPI 3.1). Kept loose on purpose: ajv checks it at start-up. */
 export type JsonSchema = Record<string, unknown>;
@@ -38,12 +39,11 @@ export interface Deprecation {
  */
 export type RouteAuth = { kind: 'none' } | { kind: 'key'; scope: Scope | null };
 
-export interface RouteInput<TBody = unknown, TQuery = Record<string, unknown>, TParams = Record<string, string>> {
+/** What every handler gets: the validated request, the caller, and the after-commit hook. */
+export interface RequestInput<TBody = unknown, TQuery = Record<string, unknown>, TParams = Record<string, string>> {
   body: TBody;
   query: TQuery;
   params: TParams;
-  /** The database to use: inside a transaction for mutations (with the idempotency record), the pool for reads. */
-  db: Db;
   /** Set on every `kind: 'key'` route. */
   auth?: AuthContext;
   /**
@@ -54,12 +54,42 @@ export interface RouteInput<TBody = unknown, TQuery = Record<string, unknown>, T
   afterCommit: (task: () => Promise<void>) => void;
 }
 
-/** The input of an authenticated route, where `auth` is always present. */
+/** The input of a read (GET): `db` is the pool. */
+export interface RouteInput<
+  TBody = unknown,
+  TQuery = Record<string, unknown>,
+  TParams = Record<string, string>,
+> extends RequestInput<TBody, TQuery, TParams> {
+  db: Db;
+}
+
+/**
+ * The input of a mutation (POST, PUT, PATCH, DELETE): `trx` is the request's transaction, which also saves its
+ * idempotency record. Pass it to core functions that take a `Trx`; whatever they write commits with the response.
+ */
+export interface MutationInput<
+  TBody = unknown,
+  TQuery = Record<string, unknown>,
+  TParams = Record<string, string>,
+> extends RequestInput<TBody, TQuery, TParams> {
+  trx: Trx;
+}
+
+/** The input of an authenticated read, where `auth` is always present. */
 export type ApiRouteInput<
   TBody = unknown,
   TQuery = Record<string, unknown>,
   TParams = Record<string, string>,
 > = RouteInput<TBody, TQuery, TParams> & { auth: AuthContext };
+
+/** The input of an authenticated mutation, where `auth` is always present. */
+export type ApiMutationInput<
+  TBody = unknown,
+  TQuery = Record<string, unknown>,
+  TParams = Record<string, string>,
+> = MutationInput<TBody, TQuery, TParams> & { auth: AuthContext };
+
+export type AnyRouteInput = RouteInput | MutationInput;
 
 export interface HandlerResult {
   status: number;
@@ -79,7 +109,7 @@ export interface ApiState {
 
 export type ApiContext = ParameterizedContext<ApiState>;
 
-export interface RouteDefinition<TInput extends RouteInput = RouteInput> {
+export interface RouteDefinition<TInput extends AnyRouteInput = AnyRouteInput> {
   method: HttpMethod;
   /** OpenAPI-style path, e.g. `/v1/debts/{id}`. */
   path: string;
@@ -101,22 +131,43 @@ export interface RouteDefinition<TInput extends RouteInput = RouteInput> {
   handler: (ctx: ApiContext, input: TInput) => Promise<HandlerResult>;
 }
 
-/** Identity helper that keeps the handler's input type tied to the declaration. */
-export function defineRoute<TInput extends RouteInput = RouteInput>(route: RouteDefinition<TInput>): RouteDefinition {
-  return route as unknown as RouteDefinition;
+/**
+ * Identity helper that keeps the handler's input type tied to the declaration: a read's handler gets the pool
+ * (`RouteInput`), a mutation's the request's transaction (`MutationInput`).
+ */
+export function defineRoute<TInput extends RouteInput = RouteInput>(
+  route: RouteDefinition<TInput> & { method: 'get' },
+): RouteDefinition;
+export function defineRoute<TInput extends MutationInput = MutationInput>(
+  route: RouteDefinition<TInput> & { method: MutationMethod },
+): RouteDefinition;
+export function defineRoute(route: RouteDefinition): RouteDefinition {
+  return route;
 }
 
-/** A `/v1` route: needs an API key (and `scope`, unless null); its handler always gets the caller's `auth`. */
+type ApiRouteDeclaration<TInput extends AnyRouteInput> = Omit<RouteDefinition<TInput>, 'auth'> & {
+  scope: Scope | null;
+};
+
+/**
+ * A `/v1` route: needs an API key (and `scope`, unless null); its handler always gets the caller's `auth`, and the
+ * pool (`ApiRouteInput`) for a read or the request's transaction (`ApiMutationInput`) for a mutation.
+ */
 export function defineApiRoute<TInput extends ApiRouteInput = ApiRouteInput>(
-  route: Omit<RouteDefinition<TInput>, 'auth'> & { scope: Scope | null },
-): RouteDefinition {
+  route: ApiRouteDeclaration<TInput> & { method: 'get' },
+): RouteDefinition;
+export function defineApiRoute<TInput extends ApiMutationInput = ApiMutationInput>(
+  route: ApiRouteDeclaration<TInput> & { method: MutationMethod },
+): RouteDefinition;
+export function defineApiRoute(route: ApiRouteDeclaration<ApiRouteInput | ApiMutationInput>): RouteDefinition {
   const { scope, handler, ...rest } = route;
   return {
     ...rest,
     auth: { kind: 'key', scope },
     handler: async (ctx, input) => {
-      if (!input.auth) throw new Error(`route ${route.operationId} ran without authentication`);
-      return handler(ctx, input as TInput);
+      const { auth } = input;
+      if (!auth) throw new Error(`route ${route.operationId} ran without authentication`);
+      return handler(ctx, { ...input, auth });
     },
   };
 }

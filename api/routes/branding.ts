@@ -5,7 +5,7 @@
 import { getBranding, updateBranding, type BrandingPatch } from '../../core/branding/branding';
 import { invalidatePortalBranding } from '../../core/branding/portal-cache';
 import type { Redis } from '../../core/platform/redis';
-import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
+import { defineApiRoute, type ApiMutationInput, type RouteDefinition } from '../http/route-definition';
 import { brandingExample, brandingSchema, patchBrandingBody } from '../schemas/branding';
 
 export function brandingRoutes(deps: { redis: Redis }): RouteDefinition[] {
@@ -21,7 +21,7 @@ export function brandingRoutes(deps: { redis: Redis }): RouteDefinition[] {
       responses: { 200: { description: 'The branding.', schema: brandingSchema, example: brandingExample } },
       handler: async (_ctx, { db, auth }) => ({ status: 200, body: await getBranding(db, auth.organizationId) }),
     }),
-    defineApiRoute<ApiRouteInput<BrandingPatch>>({
+    defineApiRoute<ApiMutationInput<BrandingPatch>>({
       method: 'patch',
       path: '/v1/organization/branding',
       operationId: 'updateBranding',
@@ -36,8 +36,8 @@ export function brandingRoutes(deps: { redis: Redis }): RouteDefinition[] {
       responses: {
         200: { description: 'The branding after the change.', schema: brandingSchema, example: brandingExample },
       },
-      handler: async (_ctx, { db, auth, body, afterCommit }) => {
-        const { branding, changed } = await updateBranding(db, auth.organizationId, body);
+      handler: async (_ctx, { trx, auth, body, afterCommit }) => {
+        const { branding, changed } = await updateBranding(trx, auth.organizationId, body);
         if (changed) afterCommit(() => invalidatePortalBranding(deps.redis, auth.organizationId));
         return { status: 200, body: branding };
       },

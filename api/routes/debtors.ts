@@ -8,7 +8,12 @@ import {
   type NewDebtor,
 } from '../../core/debts/debtors';
 import { errors } from '../../core/platform/errors';
-import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
+import {
+  defineApiRoute,
+  type ApiMutationInput,
+  type ApiRouteInput,
+  type RouteDefinition,
+} from '../http/route-definition';
 import { idParams, type PageQuery } from '../schemas/common';
 import {
   createDebtorBody,
@@ -21,7 +26,7 @@ import {
 } from '../schemas/debtors';
 
 type ListQuery = PageQuery & { referenceId?: string; email?: string };
-type IdInput<TBody = undefined> = ApiRouteInput<TBody, Record<string, never>, { id: string }>;
+type IdParams = { id: string };
 
 export function debtorRoutes(): RouteDefinition[] {
   return [
@@ -43,7 +48,7 @@ export function debtorRoutes(): RouteDefinition[] {
         };
       },
     }),
-    defineApiRoute<IdInput>({
+    defineApiRoute<ApiRouteInput<undefined, Record<string, never>, IdParams>>({
       method: 'get',
       path: '/v1/debtors/{id}',
       operationId: 'getDebtor',
@@ -59,7 +64,7 @@ export function debtorRoutes(): RouteDefinition[] {
         return { status: 200, body: debtor };
       },
     }),
-    defineApiRoute<ApiRouteInput<NewDebtor>>({
+    defineApiRoute<ApiMutationInput<NewDebtor>>({
       method: 'post',
       path: '/v1/debtors',
       operationId: 'createDebtor',
@@ -76,12 +81,12 @@ export function debtorRoutes(): RouteDefinition[] {
           headers: { Location: { description: 'The new debtor’s URL.', schema: { type: 'string' } } },
         },
       },
-      handler: async (_ctx, { db, auth, body }) => {
-        const debtor = await createDebtor(db, auth.organizationId, body);
+      handler: async (_ctx, { trx, auth, body }) => {
+        const debtor = await createDebtor(trx, auth.organizationId, body);
         return { status: 201, body: debtor, headers: { Location: `/v1/debtors/${debtor.id}` } };
       },
     }),
-    defineApiRoute<IdInput<DebtorPatch>>({
+    defineApiRoute<ApiMutationInput<DebtorPatch, Record<string, never>, IdParams>>({
       method: 'patch',
       path: '/v1/debtors/{id}',
       operationId: 'updateDebtor',
@@ -98,8 +103,8 @@ export function debtorRoutes(): RouteDefinition[] {
           example: { ...debtorExample, email: null, updatedAt: '2026-11-22T09:15:00.000Z' },
         },
       },
-      handler: async (_ctx, { db, auth, params, body }) => {
-        const debtor = await updateDebtor(db, auth.organizationId, params.id, body);
+      handler: async (_ctx, { trx, auth, params, body }) => {
+        const debtor = await updateDebtor(trx, auth.organizationId, params.id, body);
         if (!debtor) throw errors.notFound('debtor');
         return { status: 200, body: debtor };
       },

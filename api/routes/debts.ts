@@ -6,7 +6,13 @@ import { getDebt, listDebts } from '../../core/debts/debts';
 import { errors } from '../../core/platform/errors';
 import { numberSourceText } from '../../core/debts/json-numbers';
 import { rawBody } from '../http/middleware/json-body';
-import { defineApiRoute, type ApiContext, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
+import {
+  defineApiRoute,
+  type ApiContext,
+  type ApiMutationInput,
+  type ApiRouteInput,
+  type RouteDefinition,
+} from '../http/route-definition';
 import { idParams, type PageQuery } from '../schemas/common';
 import {
   createDebtBody,
@@ -60,7 +66,7 @@ export function debtRoutes(): RouteDefinition[] {
         return { status: 200, body: debt };
       },
     }),
-    defineApiRoute<ApiRouteInput<CreateDebtInput>>({
+    defineApiRoute<ApiMutationInput<CreateDebtInput>>({
       method: 'post',
       path: '/v1/debts',
       operationId: 'createDebt',
@@ -81,13 +87,13 @@ export function debtRoutes(): RouteDefinition[] {
           headers: { Location: { description: 'The new debt’s URL.', schema: { type: 'string' } } },
         },
       },
-      handler: async (ctx, { db, auth, body }) => {
+      handler: async (ctx, { trx, auth, body }) => {
         const input = { ...body, originalPrincipal: exactPrincipal(ctx, body) };
-        const debt = await createDebt(db, auth.organizationId, input);
+        const debt = await createDebt(trx, auth.organizationId, input);
         return { status: 201, body: debt, headers: { Location: `/v1/debts/${debt.id}` } };
       },
     }),
-    defineApiRoute<ApiRouteInput<DebtPatch, Record<string, never>, { id: string }>>({
+    defineApiRoute<ApiMutationInput<DebtPatch, Record<string, never>, { id: string }>>({
       method: 'patch',
       path: '/v1/debts/{id}',
       operationId: 'updateDebt',
@@ -114,10 +120,10 @@ export function debtRoutes(): RouteDefinition[] {
           },
         },
       },
-      handler: async (ctx, { db, auth, params, body }) => {
+      handler: async (ctx, { trx, auth, params, body }) => {
         const patch =
           body.originalPrincipal === undefined ? body : { ...body, originalPrincipal: exactPrincipal(ctx, body) };
-        const debt = await updateDebt(db, auth.organizationId, params.id, patch);
+        const debt = await updateDebt(trx, auth.organizationId, params.id, patch);
         if (!debt) throw errors.notFound('debt');
         return { status: 200, body: debt };
       },

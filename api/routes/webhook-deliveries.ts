@@ -1,7 +1,12 @@
 /** The delivery log (DECISIONS §4): list, inspect with attempts, and retry a Failed delivery. */
 import { errors } from '../../core/platform/errors';
 import { getDelivery, listDeliveries, retryDelivery, type DeliveryStatus } from '../../core/webhooks/deliveries';
-import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
+import {
+  defineApiRoute,
+  type ApiMutationInput,
+  type ApiRouteInput,
+  type RouteDefinition,
+} from '../http/route-definition';
 import { idParams, type PageQuery } from '../schemas/common';
 import {
   deliveryDetailExample,
@@ -63,7 +68,7 @@ export function webhookDeliveryRoutes(): RouteDefinition[] {
         return { status: 200, body: delivery };
       },
     }),
-    defineApiRoute<IdInput>({
+    defineApiRoute<ApiMutationInput<unknown, Record<string, never>, { id: string }>>({
       method: 'post',
       path: '/v1/webhooks/deliveries/{id}/retry',
       operationId: 'retryWebhookDelivery',
@@ -82,9 +87,9 @@ export function webhookDeliveryRoutes(): RouteDefinition[] {
           example: retriedDeliveryExample,
         },
       },
-      handler: async (_ctx, { db, auth, params }) => ({
+      handler: async (_ctx, { trx, auth, params }) => ({
         status: 202,
-        body: await retryDelivery(db, auth.organizationId, params.id),
+        body: await retryDelivery(trx, auth.organizationId, params.id),
       }),
     }),
   ];

@@ -14,9 +14,9 @@ import {
   setWebhookUrl,
   type WebhookConfigChange,
 } from '../../core/webhooks/receiver-config';
-import type { Db } from '../../core/platform/db';
+import type { Trx } from '../../core/platform/db';
 import type { SecretBox } from '../../core/platform/secret-box';
-import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
+import { defineApiRoute, type ApiMutationInput, type RouteDefinition } from '../http/route-definition';
 import {
   mintedWebhookConfigExample,
   putWebhookConfigBody,
@@ -38,19 +38,19 @@ async function checkedUrl(url: string, webhooks: WebhookConfig): Promise<string>
 }
 
 /** The three operations of one body shape; `url` with `rotateSecret` sets the URL and rotates in one call. */
-async function applyPut(db: Db, organizationId: string, body: PutWebhookConfigBody, deps: WebhookRouteDeps) {
+async function applyPut(trx: Trx, organizationId: string, body: PutWebhookConfigBody, deps: WebhookRouteDeps) {
   const { webhooks, secretBox } = deps;
   if (body.clear === true) {
     if (body.url !== undefined || body.rotateSecret === true) {
       throw errors.invalidRequest('`clear` cannot be combined with `url` or `rotateSecret`.');
     }
-    return clearWebhookConfig(db, organizationId);
+    return clearWebhookConfig(trx, organizationId);
   }
   if (body.url !== undefined) {
     const url = await checkedUrl(body.url, webhooks);
-    return setWebhookUrl(db, secretBox, organizationId, url, body.rotateSecret === true);
+    return setWebhookUrl(trx, secretBox, organizationId, url, body.rotateSecret === true);
   }
-  if (body.rotateSecret === true) return rotateWebhookSecret(db, secretBox, organizationId);
+  if (body.rotateSecret === true) return rotateWebhookSecret(trx, secretBox, organizationId);
   throw errors.invalidRequest('Send `url`, `rotateSecret: true` or `clear: true`.');
 }
 
@@ -79,7 +79,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
       },
       handler: async (_ctx, { db, auth }) => ({ status: 200, body: await getWebhookConfig(db, auth.organizationId) }),
     }),
-    defineApiRoute<ApiRouteInput<PutWebhookConfigBody>>({
+    defineApiRoute<ApiMutationInput<PutWebhookConfigBody>>({
       method: 'put',
       path: '/v1/webhooks',
       operationId: 'putWebhookConfig',
@@ -100,8 +100,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
           example: mintedWebhookConfigExample,
         },
       },
-      handler: async (_ctx, { db, auth, body }) => {
-        const result: WebhookConfigChange = await applyPut(db, auth.organizationId, body, deps);
+      handler: async (_ctx, { trx, auth, body }) => {
+        const result: WebhookConfigChange = await applyPut(trx, auth.organizationId, body, deps);
         return { status: 200, body: result };
       },
     }),
@@ -123,7 +123,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
           example: testPingExample,
         },
       },
-      handler: async (_ctx, { db, auth }) => ({ status: 202, body: await createTestPing(db, auth.organizationId) }),
+      handler: async (_ctx, { trx, auth }) => ({ status: 202, body: await createTestPing(trx, auth.organizationId) }),
     }),
   ];
 }

@@ -31,12 +31,14 @@ export interface ApiKey {
   revokedAt: string | null;
 }
 
-interface ApiKeyRow {
+/** A row of `api_keys`. */
+export interface ApiKeyRow {
   id: string;
   organization_id: string;
   mode: Mode;
   name: string;
   prefix: string;
+  secret_hash: string;
   scopes: Scope[];
   read_only: boolean;
   hourly_limit: number | null;
@@ -61,7 +63,10 @@ const COLUMNS = [
   'revoked_at',
 ] as const;
 
-function toApiKey(row: ApiKeyRow): ApiKey {
+/** A key as read: everything but the secret's hash. */
+type ApiKeyFields = Pick<ApiKeyRow, (typeof COLUMNS)[number]>;
+
+function toApiKey(row: ApiKeyFields): ApiKey {
   return {
     id: row.id,
     organizationId: row.organization_id,
@@ -108,7 +113,7 @@ export interface MintKeyInput {
 /** Creates a key; the returned `secret` is the only time the full key exists outside the caller's hands. */
 export async function mintApiKey(db: Db, input: MintKeyInput): Promise<{ apiKey: ApiKey; secret: string }> {
   const secret = generateKeySecret(input.mode);
-  const [row] = await db<ApiKeyRow>('api_keys')
+  const [row] = await db('api_keys')
     .insert({
       id: newId(),
       organization_id: input.organizationId,
@@ -120,10 +125,18 @@ export async function mintApiKey(db: Db, input: MintKeyInput): Promise<{ apiKey:
       read_only: input.readOnly,
       hourly_limit: input.hourlyLimit ?? null,
       daily_limit: input.dailyLimit ?? null,
-    } as Partial<ApiKeyRow>)
+    })
     .returning(COLUMNS);
-  return { apiKey: toApiKey(row as ApiKeyRow), secret };
+  if (!row) throw new Error('insert into api_keys returned no row');
+  return { apiKey: toApiKey(row), secret };
 }
+
+/** The join of `findApiKeyBySecret`: the key's columns and its organisation's, prefixed. */
+type KeyWithOrganization = ApiKeyFields & {
+  organization_name: string;
+  organization_mode: Mode;
+  organization_created_at: Date;
+};
 
 /**
  * The key with its organisation, in one query: authentication needs both, and GET /v1/organization is answered
@@ -133,21 +146,16 @@ export async function findApiKeyBySecret(
   db: Db,
   secret: string,
 ): Promise<{ apiKey: ApiKey; organization: Organization } | undefined> {
-  const row = await db<ApiKeyRow>('api_keys')
+  const joined = await db('api_keys')
     .join('organizations', 'organizations.id', 'api_keys.organization_id')
     .where('api_keys.secret_hash', hashKeySecret(secret))
-    .first(
+    .first<KeyWithOrganization | undefined>(
       ...COLUMNS.map((c) => `api_keys.${c}`),
       'organizations.name as organization_name',
       'organizations.mode as organization_mode',
       'organizations.created_at as organization_created_at',
     );
-  if (!row) return undefined;
-  const joined = row as ApiKeyRow & {
-    organization_name: string;
-    organization_mode: Mode;
-    organization_created_at: Date;
-  };
+  if (!joined) return undefined;
   return {
     apiKey: toApiKey(joined),
     organization: {
@@ -160,13 +168,11 @@ export async function findApiKeyBySecret(
 }
 
 export async function listApiKeys(db: Db, organizationId?: string): Promise<ApiKey[]> {
-  const rows = await db<ApiKeyRow>('api_keys')
+  const rows = await db('api_keys')
     .select(...COLUMNS)
-    .modify((query) => {
-      if (organizationId) void query.where('organization_id', organizationId);
-    })
+    .where(organizationId ? { organization_id: organizationId } : {})
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  return (rows as ApiKeyRow[]).map(toApiKey);
+  return rows.map(toApiKey);
 }
 
 /** Returns false when no such key exists or it was already revoked. */

@@ -10,35 +10,40 @@ export interface Organization {
   createdAt: string;
 }
 
-interface OrganizationRow {
+/** A row of `organizations`. */
+export interface OrganizationRow {
   id: string;
   name: string;
   mode: Mode;
   created_at: Date;
+  updated_at: Date;
 }
 
-function toOrganization(row: OrganizationRow): Organization {
+const COLUMNS = ['id', 'name', 'mode', 'created_at'] as const;
+
+function toOrganization(row: Pick<OrganizationRow, (typeof COLUMNS)[number]>): Organization {
   return { id: row.id, name: row.name, mode: row.mode, createdAt: row.created_at.toISOString() };
 }
 
 export async function createOrganization(db: Db, input: { name: string; mode: Mode }): Promise<Organization> {
-  const [row] = await db<OrganizationRow>('organizations')
+  const [row] = await db('organizations')
     .insert({ id: newId(), name: input.name, mode: input.mode })
-    .returning(['id', 'name', 'mode', 'created_at']);
-  return toOrganization(row as OrganizationRow);
+    .returning(COLUMNS);
+  if (!row) throw new Error('insert into organizations returned no row');
+  return toOrganization(row);
 }
 
 /** Tenancy: the caller's own organisation only; a missing one is `undefined`, never another's. */
 export async function getOrganization(db: Db, organizationId: string): Promise<Organization | undefined> {
-  const row = await db<OrganizationRow>('organizations')
+  const row = await db('organizations')
     .where({ id: organizationId })
-    .first('id', 'name', 'mode', 'created_at');
+    .first(...COLUMNS);
   return row ? toOrganization(row) : undefined;
 }
 
 export async function listOrganizations(db: Db): Promise<Organization[]> {
-  const rows = await db<OrganizationRow>('organizations')
-    .select('id', 'name', 'mode', 'created_at')
+  const rows = await db('organizations')
+    .select(...COLUMNS)
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map(toOrganization);
 }

@@ -28,7 +28,7 @@ const URL_FIELDS: readonly BrandingField[] = ['logoUrl', 'faviconUrl'];
 /** Colours cannot be cleared (the portal needs a valid colour or its default, and "" is not a colour). */
 const CLEARABLE_FIELDS: readonly BrandingField[] = BRANDING_FIELDS.filter((f) => !COLOR_FIELDS.includes(f));
 
-const COLUMN: Record<BrandingField, string> = {
+const COLUMN = {
   primaryColor: 'primary_color',
   secondaryColor: 'secondary_color',
   logoUrl: 'logo_url',
@@ -37,6 +37,15 @@ const COLUMN: Record<BrandingField, string> = {
   supportEmail: 'support_email',
   supportPhone: 'support_phone',
   statementFooter: 'statement_footer',
+} as const satisfies Record<BrandingField, string>;
+
+type BrandingColumn = (typeof COLUMN)[BrandingField];
+
+/** A row of `branding`: null where a field is not set. */
+export type BrandingRow = Record<BrandingColumn, string | null> & {
+  organization_id: string;
+  created_at: Date;
+  updated_at: Date;
 };
 
 const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/;
@@ -47,8 +56,6 @@ export const EMPTY_BRANDING: Branding = {
   updatedAt: null,
 };
 
-type BrandingRow = Record<string, string | null> & { updated_at: Date };
-
 function toBranding(row: BrandingRow | undefined): Branding {
   if (!row) return { ...EMPTY_BRANDING };
   const fields = Object.fromEntries(BRANDING_FIELDS.map((f) => [f, row[COLUMN[f]] ?? null]));
@@ -56,8 +63,7 @@ function toBranding(row: BrandingRow | undefined): Branding {
 }
 
 export async function getBranding(db: Db, organizationId: string): Promise<Branding> {
-  const row = (await db('branding').where({ organization_id: organizationId }).first()) as BrandingRow | undefined;
-  return toBranding(row);
+  return toBranding(await db('branding').where({ organization_id: organizationId }).first());
 }
 
 function isHttpsUrl(value: string): boolean {
@@ -86,8 +92,8 @@ function validatePatch(patch: BrandingPatch): void {
 }
 
 /** The columns a patch sets: null/absent fields are skipped, "" clears a clearable field. */
-function patchColumns(patch: BrandingPatch): Record<string, string | null> {
-  const columns: Record<string, string | null> = {};
+function patchColumns(patch: BrandingPatch): Partial<Record<BrandingColumn, string | null>> {
+  const columns: Partial<Record<BrandingColumn, string | null>> = {};
   for (const field of BRANDING_FIELDS) {
     const value = patch[field];
     if (value === undefined || value === null) continue;
@@ -108,10 +114,10 @@ export async function updateBranding(
   validatePatch(patch);
   const columns = patchColumns(patch);
   if (Object.keys(columns).length === 0) return { branding: await getBranding(db, organizationId), changed: false };
-  const [row] = (await db('branding')
+  const [row] = await db('branding')
     .insert({ organization_id: organizationId, ...columns })
     .onConflict('organization_id')
     .merge({ ...columns, updated_at: db.fn.now(3) })
-    .returning('*')) as BrandingRow[];
+    .returning('*');
   return { branding: toBranding(row), changed: true };
 }

@@ -3,7 +3,7 @@
  * order (missing_debtor, missing_external_account_id, currency, invalid_principal, then debtor_not_found, which
  * needs the database), and the `debt.created` event in the same transaction as the debt.
  */
-import type { Db } from '../platform/db';
+import type { Trx } from '../platform/db';
 import { findOrCreateDebtorByReference, getDebtor, type NewDebtor } from './debtors';
 import { toDebt, debtColumns, type Debt, type DebtRow } from './debts';
 import { ApiError, errors, type FieldError } from '../platform/errors';
@@ -74,22 +74,24 @@ function chooseDebtor(input: CreateDebtInput): DebtorChoice {
 }
 
 /** An inline `debtorReferenceId` already in use reuses that debtor as it is (its details are not overwritten). */
-async function resolveDebtorId(db: Db, organizationId: string, choice: DebtorChoice): Promise<string> {
-  if (choice.kind === 'inline') return (await findOrCreateDebtorByReference(db, organizationId, choice.debtor)).id;
-  const debtor = await getDebtor(db, organizationId, choice.debtorId);
+async function resolveDebtorId(trx: Trx, organizationId: string, choice: DebtorChoice): Promise<string> {
+  if (choice.kind === 'inline') return (await findOrCreateDebtorByReference(trx, organizationId, choice.debtor)).id;
+  const debtor = await getDebtor(trx, organizationId, choice.debtorId);
   if (!debtor) throw new ApiError('debtor_not_found');
   return debtor.id;
 }
 
-/** Validates, resolves the debtor, inserts the debt and its `debt.created` event, all in one transaction. */
-export async function createDebt(db: Db, organizationId: string, input: CreateDebtInput): Promise<Debt> {
-  if (!db.isTransaction) return db.transaction((trx) => createDebt(trx, organizationId, input));
+/**
+ * Validates, resolves the debtor, inserts the debt and its `debt.created` event, all in the caller's transaction (an
+ * inline debtor too: it must not outlive a debt that failed).
+ */
+export async function createDebt(trx: Trx, organizationId: string, input: CreateDebtInput): Promise<Debt> {
   const choice = chooseDebtor(input);
   if (isBlank(input.externalAccountId)) throw new ApiError('missing_external_account_id');
   const currency = parseCurrency(input.currency);
   const principal = parsePrincipal(input.originalPrincipal, currency);
-  const debtorId = await resolveDebtorId(db, organizationId, choice);
-  const [row] = await db('debts')
+  const debtorId = await resolveDebtorId(trx, organizationId, choice);
+  const [row] = await trx('debts')
     .insert({
       id: newId(),
       organization_id: organizationId,
@@ -101,8 +103,9 @@ export async function createDebt(db: Db, organizationId: string, input: CreateDe
       currency,
       status: 'PendingAssignment',
     })
-    .returning(debtColumns(db));
-  const debt = toDebt(row as DebtRow);
-  await recordEvent(db, organizationId, 'debt.created', { debt });
+    .returning<DebtRow[]>(debtColumns(trx));
+  if (!row) throw new Error('insert into debts returned no row');
+  const debt = toDebt(row);
+  await recordEvent(trx, organizationId, 'debt.created', { debt });
   return debt;
 }

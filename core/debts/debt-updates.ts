@@ -4,9 +4,9 @@
  * `status`, only to `Closed` from a non-terminal state (an active plan is then cancelled). A field sent with its current value is not a change, so
  * sending a debt back as read is harmless; every real change emits `debt.updated`, and no change emits nothing.
  */
-import type { Db } from '../platform/db';
+import type { Trx } from '../platform/db';
 import { canChangePrincipal, nextStatus, type DebtStatus } from './debt-status';
-import { debtColumns, findDebtRow, rowAmounts, toDebt, type Debt, type DebtRow } from './debts';
+import { debtColumns, lockDebtRow, rowAmounts, toDebt, type Debt, type DebtRow } from './debts';
 import { ApiError } from '../platform/errors';
 import { recordEvent } from '../events/outbox';
 import { addAmounts, amountsEqual, isPositiveAmount, parsePrincipal, subtractAmounts } from './money';
@@ -74,23 +74,26 @@ function debtChanges(row: DebtRow, patch: DebtPatch): DebtChanges {
   return changes;
 }
 
-/** Applies a PATCH under a row lock; undefined when the debt is not the organisation's. */
+/**
+ * Applies a PATCH under a row lock, with its `debt.updated` event, in the caller's transaction; undefined when the
+ * debt is not the organisation's.
+ */
 export async function updateDebt(
-  db: Db,
+  trx: Trx,
   organizationId: string,
   id: string,
   patch: DebtPatch,
 ): Promise<Debt | undefined> {
-  if (!db.isTransaction) return db.transaction((trx) => updateDebt(trx, organizationId, id, patch));
-  const row = await findDebtRow(db, organizationId, id, { lock: true });
+  const row = await lockDebtRow(trx, organizationId, id);
   if (!row) return undefined;
   const changes = debtChanges(row, patch);
   if (Object.keys(changes).length === 0) return toDebt(row);
-  const [updated] = await db('debts')
+  const [updated] = await trx('debts')
     .where({ organization_id: organizationId, id })
-    .update({ ...changes, updated_at: db.fn.now(3) })
-    .returning(debtColumns(db));
-  const debt = toDebt(updated as DebtRow);
-  await recordEvent(db, organizationId, 'debt.updated', { debt });
+    .update({ ...changes, updated_at: trx.fn.now(3) })
+    .returning<DebtRow[]>(debtColumns(trx));
+  if (!updated) throw new Error('the locked debt row was not updated');
+  const debt = toDebt(updated);
+  await recordEvent(trx, organizationId, 'debt.updated', { debt });
   return debt;
 }

@@ -2,7 +2,7 @@
  * Debtors (DECISIONS.md §2). Every function takes the organisation first and scopes every query by it, so another
  * organisation's debtor is simply not found. Contact data never goes to logs.
  */
-import type { Db } from '../platform/db';
+import type { Db, Trx } from '../platform/db';
 import { errors } from '../platform/errors';
 import { isUuid, newId } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
@@ -18,7 +18,8 @@ export interface Debtor {
   updatedAt: string;
 }
 
-interface DebtorRow {
+/** A row of `debtors`. */
+export interface DebtorRow {
   id: string;
   organization_id: string;
   reference_id: string;
@@ -41,9 +42,21 @@ export interface NewDebtor {
 /** PATCH semantics: absent or null leaves a field alone; an empty string clears `email` or `phone`. */
 export type DebtorPatch = Partial<Record<'referenceId' | 'firstName' | 'lastName' | 'email' | 'phone', string | null>>;
 
-const COLUMNS = ['id', 'reference_id', 'first_name', 'last_name', 'email', 'phone', 'created_at', 'updated_at'];
+const COLUMNS = [
+  'id',
+  'reference_id',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'created_at',
+  'updated_at',
+] as const;
 
-function toDebtor(row: DebtorRow): Debtor {
+/** A debtor as read: every column but the organisation, which the query already scoped by. */
+type DebtorFields = Pick<DebtorRow, (typeof COLUMNS)[number]>;
+
+function toDebtor(row: DebtorFields): Debtor {
   return {
     id: row.id,
     referenceId: row.reference_id,
@@ -82,7 +95,9 @@ function requireContact(contact: { email?: string | null; phone?: string | null 
 
 export async function getDebtor(db: Db, organizationId: string, id: string): Promise<Debtor | undefined> {
   if (!isUuid(id)) return undefined;
-  const row = await db('debtors').where({ organization_id: organizationId, id }).first<DebtorRow | undefined>(COLUMNS);
+  const row = await db('debtors')
+    .where({ organization_id: organizationId, id })
+    .first(...COLUMNS);
   return row ? toDebtor(row) : undefined;
 }
 
@@ -91,9 +106,13 @@ export async function listDebtors(
   organizationId: string,
   options: { page: PageRequest; referenceId?: string; email?: string },
 ): Promise<Page<Debtor>> {
-  const query = db<DebtorRow>('debtors').select(COLUMNS).where('organization_id', organizationId);
-  if (options.referenceId !== undefined) void query.where('reference_id', options.referenceId);
-  if (options.email !== undefined) void query.whereRaw('lower(email) = lower(?)', [options.email]);
+  const filtered = db('debtors')
+    .select(...COLUMNS)
+    .where({
+      organization_id: organizationId,
+      ...(options.referenceId !== undefined && { reference_id: options.referenceId }),
+    });
+  const query = options.email === undefined ? filtered : filtered.whereRaw('lower(email) = lower(?)', [options.email]);
   return fetchPage(
     query,
     {
@@ -101,7 +120,7 @@ export async function listDebtors(
       page: options.page,
       createdAtColumn: 'debtors.created_at',
       idColumn: 'debtors.id',
-      position: (row: DebtorRow) => ({ createdAt: row.created_at, id: row.id }),
+      position: (row: DebtorFields) => ({ createdAt: row.created_at, id: row.id }),
     },
     toDebtor,
   );
@@ -110,13 +129,13 @@ export async function listDebtors(
 /** `POST /v1/debtors`: a taken `referenceId` is a 400 naming the field, not a second debtor. */
 export async function createDebtor(db: Db, organizationId: string, input: NewDebtor): Promise<Debtor> {
   requireContact(input);
-  const [row] = await db<DebtorRow>('debtors')
+  const [row] = await db('debtors')
     .insert({ id: newId(), organization_id: organizationId, ...toRow(input) })
     .onConflict(['organization_id', 'reference_id'])
     .ignore()
     .returning(COLUMNS);
   if (!row) throw referenceTaken(input.referenceId);
-  return toDebtor(row as DebtorRow);
+  return toDebtor(row);
 }
 
 /**
@@ -124,39 +143,42 @@ export async function createDebtor(db: Db, organizationId: string, input: NewDeb
  * `on conflict do nothing` makes two concurrent first uses of a reference agree on one debtor.
  */
 export async function findOrCreateDebtorByReference(db: Db, organizationId: string, input: NewDebtor): Promise<Debtor> {
-  const [inserted] = await db<DebtorRow>('debtors')
+  const [inserted] = await db('debtors')
     .insert({ id: newId(), organization_id: organizationId, ...toRow(input) })
     .onConflict(['organization_id', 'reference_id'])
     .ignore()
     .returning(COLUMNS);
-  if (inserted) return toDebtor(inserted as DebtorRow);
+  if (inserted) return toDebtor(inserted);
   const existing = await db('debtors')
     .where({ organization_id: organizationId, reference_id: input.referenceId })
-    .first<DebtorRow | undefined>(COLUMNS);
+    .first(...COLUMNS);
   if (!existing) throw new Error('debtor reference conflicted but no debtor holds it');
   return toDebtor(existing);
 }
 
-/** `PATCH /v1/debtors/{id}`; undefined when the debtor is not the organisation's. Unchanged fields write nothing. */
+/**
+ * `PATCH /v1/debtors/{id}` under a row lock in the caller's transaction; undefined when the debtor is not the
+ * organisation's. Unchanged fields write nothing.
+ */
 export async function updateDebtor(
-  db: Db,
+  trx: Trx,
   organizationId: string,
   id: string,
   patch: DebtorPatch,
 ): Promise<Debtor | undefined> {
   if (!isUuid(id)) return undefined;
-  const row = await db('debtors')
+  const row = await trx('debtors')
     .where({ organization_id: organizationId, id })
     .forUpdate()
-    .first<DebtorRow | undefined>(COLUMNS);
+    .first(...COLUMNS);
   if (!row) return undefined;
   const changes = debtorChanges(row, patch);
   if (Object.keys(changes).length === 0) return toDebtor(row);
   requireContact({ ...row, ...changes });
-  if (changes.reference_id !== undefined) await assertReferenceFree(db, organizationId, id, changes.reference_id);
-  const [updated] = await db<DebtorRow>('debtors')
+  if (changes.reference_id !== undefined) await assertReferenceFree(trx, organizationId, id, changes.reference_id);
+  const [updated] = await trx('debtors')
     .where({ organization_id: organizationId, id })
-    .update({ ...changes, updated_at: db.fn.now(3) as unknown as Date })
+    .update({ ...changes, updated_at: trx.fn.now(3) })
     .returning(COLUMNS)
     .catch((err: unknown) => {
       // A concurrent PATCH took the reference between our check and our write.
@@ -164,11 +186,14 @@ export async function updateDebtor(
         throw referenceTaken(changes.reference_id);
       throw err;
     });
-  return toDebtor(updated as DebtorRow);
+  if (!updated) throw new Error('the locked debtor row was not updated');
+  return toDebtor(updated);
 }
 
-function debtorChanges(row: DebtorRow, patch: DebtorPatch): Partial<DebtorRow> {
-  const next: Partial<DebtorRow> = {
+type DebtorChanges = Partial<Pick<DebtorRow, 'reference_id' | 'first_name' | 'last_name' | 'email' | 'phone'>>;
+
+function debtorChanges(row: DebtorFields, patch: DebtorPatch): DebtorChanges {
+  const next: DebtorChanges = {
     reference_id: patch.referenceId ?? undefined,
     first_name: patch.firstName ?? undefined,
     last_name: patch.lastName ?? undefined,
@@ -176,11 +201,9 @@ function debtorChanges(row: DebtorRow, patch: DebtorPatch): Partial<DebtorRow> {
     email: patch.email === '' ? null : (patch.email ?? undefined),
     phone: patch.phone === '' ? null : (patch.phone ?? undefined),
   };
-  const changes: Record<string, unknown> = {};
-  for (const [column, value] of Object.entries(next)) {
-    if (value !== undefined && value !== row[column as keyof DebtorRow]) changes[column] = value;
-  }
-  return changes;
+  const isChange = ([column, value]: [string, string | null | undefined]) =>
+    value !== undefined && value !== row[column as keyof DebtorChanges];
+  return Object.fromEntries(Object.entries(next).filter(isChange));
 }
 
 async function assertReferenceFree(db: Db, organizationId: string, id: string, referenceId: string): Promise<void> {

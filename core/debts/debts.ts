@@ -4,7 +4,7 @@
  * simply not found. Amounts stay decimal strings until `toDebt` shapes the wire record.
  */
 import type { Knex } from 'knex';
-import type { Db } from '../platform/db';
+import type { Db, Trx } from '../platform/db';
 import type { DebtStatus, PlanFrequency, PlanStatus } from './debt-status';
 import { isUuid } from '../platform/ids';
 import { normalizeAmount, toMoneyNumber } from './money';
@@ -35,7 +35,10 @@ export interface Debt {
   updatedAt: string;
 }
 
-/** A row as selected by `debtColumns`: NUMERIC as strings, the due date as `YYYY-MM-DD` text. */
+/**
+ * A row of `debts` as this module reads it, always through `debtColumns`: NUMERIC as strings, the due date as
+ * `YYYY-MM-DD` text (a plain select would turn the date into a local-time Date).
+ */
 export interface DebtRow {
   id: string;
   organization_id: string;
@@ -57,7 +60,10 @@ export interface DebtRow {
   updated_at: Date;
 }
 
-/** The columns of a `DebtRow`; the date goes out as text because pg would turn it into a local-time Date. */
+/**
+ * The columns of a `DebtRow`; the date goes out as text because pg would turn it into a local-time Date. Knex cannot
+ * type a raw column, so queries selecting these name their result `DebtRow` (`first<DebtRow>`, `returning<DebtRow[]>`).
+ */
 export function debtColumns(db: Db): (string | Knex.Raw)[] {
   return [
     'debts.id',
@@ -115,17 +121,19 @@ export function rowAmounts(row: DebtRow): { original: string; outstanding: strin
   return { original: normalizeAmount(row.original_principal), outstanding: normalizeAmount(row.outstanding_principal) };
 }
 
-/** The organisation's debt row; `lock` takes a row lock for a read-modify-write in the caller's transaction. */
-export async function findDebtRow(
-  db: Db,
-  organizationId: string,
-  id: string,
-  options: { lock?: boolean } = {},
-): Promise<DebtRow | undefined> {
+/** The organisation's debt row. */
+export async function findDebtRow(db: Db, organizationId: string, id: string): Promise<DebtRow | undefined> {
   if (!isUuid(id)) return undefined;
-  const query = db('debts').where({ 'debts.organization_id': organizationId, 'debts.id': id }).first(debtColumns(db));
-  if (options.lock) void query.forUpdate();
-  return (await query) as DebtRow | undefined;
+  return db('debts').where({ organization_id: organizationId, id }).first<DebtRow | undefined>(debtColumns(db));
+}
+
+/** The organisation's debt row under a row lock, for a read-modify-write in the caller's transaction. */
+export async function lockDebtRow(trx: Trx, organizationId: string, id: string): Promise<DebtRow | undefined> {
+  if (!isUuid(id)) return undefined;
+  return trx('debts')
+    .where({ organization_id: organizationId, id })
+    .first<DebtRow | undefined>(debtColumns(trx))
+    .forUpdate();
 }
 
 export async function getDebt(db: Db, organizationId: string, id: string): Promise<Debt | undefined> {
@@ -144,9 +152,13 @@ export async function listDebts(
   organizationId: string,
   options: DebtFilters & { page: PageRequest },
 ): Promise<Page<Debt>> {
-  const query = db('debts').select(debtColumns(db)).where('debts.organization_id', organizationId);
-  if (options.status !== undefined) void query.where('debts.status', options.status);
-  if (options.debtorId !== undefined) void query.where('debts.debtor_id', options.debtorId);
+  const query = db('debts')
+    .select<DebtRow[]>(debtColumns(db))
+    .where({
+      organization_id: organizationId,
+      ...(options.status !== undefined && { status: options.status }),
+      ...(options.debtorId !== undefined && { debtor_id: options.debtorId }),
+    });
   return fetchPage(
     query,
     {

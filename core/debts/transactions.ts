@@ -30,8 +30,10 @@ export interface Transaction {
   createdAt: string;
 }
 
-interface TransactionRow {
+/** A row of `transactions`: the amount as a decimal string (NUMERIC). */
+export interface TransactionRow {
   id: string;
+  organization_id: string;
   debt_id: string;
   direction: TransactionDirection;
   status: TransactionStatus;
@@ -40,6 +42,7 @@ interface TransactionRow {
   currency: string;
   processor_reference: string | null;
   created_at: Date;
+  updated_at: Date;
 }
 
 const COLUMNS = [
@@ -52,9 +55,11 @@ const COLUMNS = [
   'currency',
   'processor_reference',
   'created_at',
-];
+] as const;
 
-function toTransaction(row: TransactionRow): Transaction {
+type TransactionFields = Pick<TransactionRow, (typeof COLUMNS)[number]>;
+
+function toTransaction(row: TransactionFields): Transaction {
   return {
     id: row.id,
     debtId: row.debt_id,
@@ -82,7 +87,7 @@ export interface NewTransaction {
 export async function recordTransaction(db: Db, organizationId: string, input: NewTransaction): Promise<Transaction> {
   const debt = await findDebtRow(db, organizationId, input.debtId);
   if (!debt) throw errors.notFound('debt');
-  const [row] = await db<TransactionRow>('transactions')
+  const [row] = await db('transactions')
     .insert({
       id: newId(),
       organization_id: organizationId,
@@ -93,9 +98,10 @@ export async function recordTransaction(db: Db, organizationId: string, input: N
       amount: parseAmount(input.amount, debt.currency, 'amount'),
       currency: debt.currency,
       processor_reference: input.processorReference ?? null,
-    } as Record<string, unknown>)
+    })
     .returning(COLUMNS);
-  return toTransaction(row as TransactionRow);
+  if (!row) throw new Error('insert into transactions returned no row');
+  return toTransaction(row);
 }
 
 export interface TransactionFilters {
@@ -110,9 +116,13 @@ export async function listTransactions(
   organizationId: string,
   options: TransactionFilters & { page: PageRequest },
 ): Promise<Page<Transaction>> {
-  const query = db<TransactionRow>('transactions').select(COLUMNS).where('organization_id', organizationId);
-  if (options.debtId !== undefined) void query.where('debt_id', options.debtId);
-  if (options.paymentsOnly) void query.where({ direction: 'Inbound', status: 'Succeeded' });
+  const query = db('transactions')
+    .select(...COLUMNS)
+    .where({
+      organization_id: organizationId,
+      ...(options.debtId !== undefined && { debt_id: options.debtId }),
+      ...(options.paymentsOnly && { direction: 'Inbound' as const, status: 'Succeeded' as const }),
+    });
   return fetchPage(
     query,
     {
@@ -120,7 +130,7 @@ export async function listTransactions(
       page: options.page,
       createdAtColumn: 'transactions.created_at',
       idColumn: 'transactions.id',
-      position: (row: TransactionRow) => ({ createdAt: row.created_at, id: row.id }),
+      position: (row: TransactionFields) => ({ createdAt: row.created_at, id: row.id }),
     },
     toTransaction,
   );

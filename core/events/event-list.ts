@@ -10,10 +10,8 @@ export async function listEvents(
   type: EventType | undefined,
   page: PageRequest,
 ): Promise<Page<EventEnvelope>> {
-  const query = db<EventRow>('events').where({ organization_id: organizationId });
-  if (type) void query.andWhere({ type });
   return fetchPage<EventRow, EventEnvelope>(
-    query,
+    db('events').where({ organization_id: organizationId, ...(type && { type }) }),
     {
       list: 'events',
       page,

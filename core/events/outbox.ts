@@ -3,7 +3,7 @@
  * it, so a committed change always has its event and a rolled-back one never does. The webhook relay reads the
  * undispatched rows; `GET /v1/events` reads them all.
  */
-import type { Db } from '../platform/db';
+import type { Trx } from '../platform/db';
 import { newEventId } from '../platform/ids';
 
 export const EVENT_TYPES = [
@@ -27,30 +27,35 @@ export interface EventEnvelope {
   data: Record<string, unknown>;
 }
 
+/** A row of `events`. `txid` (xid8, as text) and `seq` are its outbox position, set by the database. */
 export interface EventRow {
   id: string;
   organization_id: string;
   type: EventType;
   data: Record<string, unknown>;
   created_at: Date;
+  txid: string;
+  seq: number;
 }
 
-export function toEventEnvelope(row: EventRow): EventEnvelope {
+export function toEventEnvelope(row: Pick<EventRow, 'id' | 'type' | 'created_at' | 'data'>): EventEnvelope {
   return { id: row.id, type: row.type, createdAt: row.created_at.toISOString(), data: row.data };
 }
 
 /**
- * Records an event. Pass the transaction that makes the change: that is what makes the outbox atomic.
+ * Records an event in the transaction that makes the change: that is what makes the outbox atomic, so it takes a
+ * `Trx`, never the pool.
  * `data` holds resources as the API returns them (e.g. `{ debt }`).
  */
 export async function recordEvent(
-  trx: Db,
+  trx: Trx,
   organizationId: string,
   type: EventType,
   data: Record<string, unknown>,
 ): Promise<EventEnvelope> {
-  const [row] = await trx<EventRow>('events')
+  const [row] = await trx('events')
     .insert({ id: newEventId(), organization_id: organizationId, type, data })
-    .returning(['id', 'organization_id', 'type', 'data', 'created_at']);
-  return toEventEnvelope(row as EventRow);
+    .returning(['id', 'type', 'data', 'created_at']);
+  if (!row) throw new Error('insert into events returned no row');
+  return toEventEnvelope(row);
 }

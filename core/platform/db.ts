@@ -6,9 +6,18 @@ import pg from 'pg';
 // int8 (COUNT(*)) fits in a JS number for every count this service produces.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number.parseInt(value, 10));
 
+/**
+ * The transaction convention:
+ * - `db: Db` — a plain read, or a single statement that is atomic on its own. A pool or a transaction will do.
+ * - `trx: Trx` — the function's work must commit or roll back with its caller's other writes (it records an event,
+ *   takes a row or advisory lock, or writes in several statements). The compiler refuses a bare pool, so the caller
+ *   has to own a transaction; such a function never opens one of its own.
+ * - A function that opens its transaction itself (`db.transaction(...)` inside) owns it: it takes `db: Db` and says
+ *   so in its doc comment, and must not be handed a caller's transaction expecting one unit of work.
+ */
 export type Db = Knex;
 
-/** A transaction: functions whose writes must commit with their caller's take this, not a bare pool. */
+/** A transaction: what a function whose writes must commit with its caller's takes (see the convention above). */
 export type Trx = Knex.Transaction;
 
 export interface DbOptions {

@@ -5,7 +5,8 @@
  * the first is still in progress. A crash rolls back the handler's writes and the lock together.
  */
 import { createHash } from 'node:crypto';
-import type { Db } from './db';
+import type { Knex } from 'knex';
+import type { Db, Trx } from './db';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
@@ -26,7 +27,7 @@ export function requestFingerprint(method: string, path: string, rawBody: string
 }
 
 /** True when this transaction now holds the key's lock; false when another request holds it. */
-export async function tryLockIdempotencyKey(trx: Db, organizationId: string, key: string): Promise<boolean> {
+export async function tryLockIdempotencyKey(trx: Trx, organizationId: string, key: string): Promise<boolean> {
   const { rows } = await trx.raw<{ rows: { locked: boolean }[] }>(
     'select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked',
     [`idempotency:${organizationId}:${key}`],
@@ -34,7 +35,8 @@ export async function tryLockIdempotencyKey(trx: Db, organizationId: string, key
   return rows[0]?.locked === true;
 }
 
-interface IdempotencyRow {
+/** A row of `idempotency_keys`. */
+export interface IdempotencyRow {
   organization_id: string;
   key: string;
   fingerprint: string;
@@ -42,14 +44,26 @@ interface IdempotencyRow {
   response_headers: Record<string, string>;
   response_body: string;
   request_id: string;
+  created_at: Date;
+  expires_at: Date;
 }
+
+/** The table for knex: the jsonb headers are written as JSON text and read back as an object. */
+export type IdempotencyKeyTable = Knex.CompositeTableType<
+  IdempotencyRow,
+  Omit<IdempotencyRow, 'response_headers' | 'created_at' | 'expires_at'> & {
+    response_headers: string;
+    created_at: Knex.Raw;
+    expires_at: Knex.Raw;
+  }
+>;
 
 export async function findIdempotencyRecord(
   db: Db,
   organizationId: string,
   key: string,
 ): Promise<IdempotencyRecord | undefined> {
-  const row = await db<IdempotencyRow>('idempotency_keys')
+  const row = await db('idempotency_keys')
     .where({ organization_id: organizationId, key })
     .where('expires_at', '>', db.fn.now())
     .first('fingerprint', 'response_status', 'response_headers', 'response_body', 'request_id');
@@ -63,9 +77,9 @@ export async function findIdempotencyRecord(
   };
 }
 
-/** Saves (or, over an expired record, replaces) the response for 24 hours. */
+/** Saves (or, over an expired record, replaces) the response for 24 hours, in the transaction that made it. */
 export async function saveIdempotencyRecord(
-  trx: Db,
+  trx: Trx,
   organizationId: string,
   key: string,
   fingerprint: string,

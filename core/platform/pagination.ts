@@ -62,7 +62,9 @@ export interface PageOptions<Row> {
 }
 
 /**
- * Applies the keyset condition, order and limit to `query` and shapes the page. Fetches one row more than asked
+ * Applies the keyset condition, order and limit to `query` and shapes the page. `Row` is what the caller's query
+ * selects: knex's types cannot carry a selection through the clauses added here, so this is the one place where a
+ * list's rows are given their type. Fetches one row more than asked
  * to know whether another page exists, so the last page's `nextCursor` is null without a second query.
  */
 export async function fetchPage<Row, Item>(
@@ -71,11 +73,11 @@ export async function fetchPage<Row, Item>(
   toItem: (row: Row) => Item,
 ): Promise<Page<Item>> {
   const { list, page, createdAtColumn, idColumn } = options;
-  if (page.cursor) {
-    const after = decodeCursor(list, page.cursor, options.isValidId);
-    void query.whereRaw(`(??, ??) < (?, ?)`, [createdAtColumn, idColumn, after.createdAt, after.id]);
-  }
-  const rows = (await query
+  const after = page.cursor ? decodeCursor(list, page.cursor, options.isValidId) : undefined;
+  const afterCursor = after
+    ? query.whereRaw(`(??, ??) < (?, ?)`, [createdAtColumn, idColumn, after.createdAt, after.id])
+    : query;
+  const rows = (await afterCursor
     .orderBy([
       { column: createdAtColumn, order: 'desc' },
       { column: idColumn, order: 'desc' },

@@ -3,11 +3,12 @@
  * activity reads and writes. Every read is scoped by organisation; the activity's reads are by delivery id only,
  * because it acts for the system, not for a caller.
  */
-import type { Db } from '../platform/db';
+import type { Db, Trx } from '../platform/db';
 import { ApiError, errors } from '../platform/errors';
 import { isUuid } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
 import type { SealedSecret } from '../platform/secret-box';
+import type { EventRow } from '../events/outbox';
 import { wakeRelays } from '../events/wake-up';
 
 export const DELIVERY_STATUSES = ['Pending', 'Succeeded', 'Failed'] as const;
@@ -16,6 +17,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** Bytes of the receiver's answer kept per attempt. */
 export const RESPONSE_EXCERPT_BYTES = 1024;
 
+/** A row of `webhook_deliveries`: the receiver's URL and sealed secret as snapshotted when it was enqueued. */
 export interface DeliveryRow {
   id: string;
   organization_id: string;
@@ -36,7 +38,8 @@ export interface DeliveryRow {
   updated_at: Date;
 }
 
-interface AttemptRow {
+/** A row of `webhook_delivery_attempts`. */
+export interface AttemptRow {
   delivery_id: string;
   number: number;
   url: string;
@@ -121,9 +124,11 @@ export async function listDeliveries(
   filter: DeliveryFilter,
   page: PageRequest,
 ): Promise<Page<DeliveryView>> {
-  const query = db<DeliveryRow>('webhook_deliveries').where({ organization_id: organizationId });
-  if (filter.status) void query.andWhere({ status: filter.status });
-  if (filter.eventType) void query.andWhere({ event_type: filter.eventType });
+  const query = db('webhook_deliveries').where({
+    organization_id: organizationId,
+    ...(filter.status && { status: filter.status }),
+    ...(filter.eventType && { event_type: filter.eventType }),
+  });
   return fetchPage<DeliveryRow, DeliveryView>(
     query,
     {
@@ -139,27 +144,24 @@ export async function listDeliveries(
 
 export async function getDelivery(db: Db, organizationId: string, id: string): Promise<DeliveryDetail | undefined> {
   if (!isUuid(id)) return undefined;
-  const row = await db<DeliveryRow>('webhook_deliveries').where({ organization_id: organizationId, id }).first();
+  const row = await db('webhook_deliveries').where({ organization_id: organizationId, id }).first();
   if (!row) return undefined;
-  const attempts = await db<AttemptRow>('webhook_delivery_attempts').where({ delivery_id: id }).orderBy('number');
+  const attempts = await db('webhook_delivery_attempts').where({ delivery_id: id }).orderBy('number');
   return { ...toDeliveryView(row), attempts: attempts.map(toAttemptView) };
 }
 
 /**
  * Delivers a `Failed` delivery again: same delivery id, a new run of the whole schedule (a new generation), started by
- * the webhook delivery consumer's sweep, which this wakes. Any other status is `invalid_state`.
+ * the webhook delivery consumer's sweep, which this wakes (at the caller's commit). Any other status is `invalid_state`.
  */
-export async function retryDelivery(db: Db, organizationId: string, id: string): Promise<DeliveryView> {
+export async function retryDelivery(trx: Trx, organizationId: string, id: string): Promise<DeliveryView> {
   if (!isUuid(id)) throw errors.notFound('delivery');
-  const row = await db<DeliveryRow>('webhook_deliveries')
-    .where({ organization_id: organizationId, id })
-    .forUpdate()
-    .first();
+  const row = await trx('webhook_deliveries').where({ organization_id: organizationId, id }).forUpdate().first();
   if (!row) throw errors.notFound('delivery');
   if (row.status !== 'Failed') {
     throw new ApiError('invalid_state', `Only a Failed delivery can be retried; this one is ${row.status}.`);
   }
-  const [updated] = await db<DeliveryRow>('webhook_deliveries')
+  const [updated] = await trx('webhook_deliveries')
     .where({ id })
     .update({
       status: 'Pending',
@@ -167,21 +169,20 @@ export async function retryDelivery(db: Db, organizationId: string, id: string):
       attempt_base: row.attempt_count,
       next_attempt_at: null,
       workflow_started_at: null,
-      updated_at: db.fn.now(3) as unknown as Date,
+      updated_at: trx.fn.now(3),
     })
     .returning('*');
-  await wakeRelays(db);
-  return toDeliveryView(updated as DeliveryRow);
+  if (!updated) throw new Error('the locked delivery row was not updated');
+  await wakeRelays(trx);
+  return toDeliveryView(updated);
 }
 
 /** For the delivery activity: the delivery with its event, whatever the organisation. */
 export async function loadDeliveryWithEvent(
   db: Db,
   deliveryId: string,
-): Promise<
-  { delivery: DeliveryRow; event: { id: string; type: string; data: unknown; created_at: Date } } | undefined
-> {
-  const delivery = await db<DeliveryRow>('webhook_deliveries').where({ id: deliveryId }).first();
+): Promise<{ delivery: DeliveryRow; event: Pick<EventRow, 'id' | 'type' | 'data' | 'created_at'> } | undefined> {
+  const delivery = await db('webhook_deliveries').where({ id: deliveryId }).first();
   if (!delivery) return undefined;
   const event = await db('events').where({ id: delivery.event_id }).first('id', 'type', 'data', 'created_at');
   return event ? { delivery, event } : undefined;
@@ -206,6 +207,7 @@ export interface AttemptRecord {
 /**
  * Records one attempt and the delivery's new status, atomically. Idempotent per attempt number: an activity retried
  * after a crash overwrites its own row. Only the current generation's run may move a Pending delivery.
+ * Owns its transaction: the activity calls it with the pool.
  */
 export async function recordAttempt(db: Db, a: AttemptRecord): Promise<boolean> {
   return db.transaction(async (trx) => {

@@ -6,7 +6,7 @@
  */
 import type { Mode } from '../platform/config';
 import type { OutboxEvent } from '../events/consumer';
-import type { Db } from '../platform/db';
+import type { Db, Trx } from '../platform/db';
 import { ApiError } from '../platform/errors';
 import { recordEvent } from '../events/outbox';
 import { newId } from '../platform/ids';
@@ -22,10 +22,10 @@ export interface DeliveryRef {
 
 type EventRef = Pick<OutboxEvent, 'id' | 'organizationId' | 'type'>;
 
-type EnabledConfig = Pick<
-  WebhookConfigRow,
-  'organization_id' | 'url' | 'secret_iv' | 'secret_tag' | 'secret_ciphertext'
->;
+/** An enabled configuration: the table's check constraint guarantees that its URL and sealed secret are set. */
+type EnabledConfig = Pick<WebhookConfigRow, 'organization_id'> & {
+  [K in 'url' | 'secret_iv' | 'secret_tag' | 'secret_ciphertext']: NonNullable<WebhookConfigRow[K]>;
+};
 
 async function enabledConfigs(trx: Db, organizationIds: string[]): Promise<Map<string, EnabledConfig>> {
   if (organizationIds.length === 0) return new Map();
@@ -34,7 +34,7 @@ async function enabledConfigs(trx: Db, organizationIds: string[]): Promise<Map<s
     .whereIn('organization_id', organizationIds)
     .andWhere({ enabled: true })
     .forShare()
-    .select('organization_id', 'url', 'secret_iv', 'secret_tag', 'secret_ciphertext');
+    .select<EnabledConfig[]>('organization_id', 'url', 'secret_iv', 'secret_tag', 'secret_ciphertext');
   return new Map(rows.map((row) => [row.organization_id, row]));
 }
 
@@ -109,7 +109,7 @@ export async function markWorkflowsStarted(db: Db, refs: DeliveryRef[]): Promise
  * name both. The delivery consumer, woken by the events trigger, finds the delivery already made and starts its workflow.
  */
 export async function createTestPing(
-  trx: Db, // TODO(house): Trx once route inputs of mutations are typed as transactions
+  trx: Trx,
   organizationId: string,
 ): Promise<{ eventId: string; deliveryId: string }> {
   const configs = await enabledConfigs(trx, [organizationId]);

@@ -3,7 +3,7 @@
  * The secret is minted here, returned once to the caller, and stored only sealed by the caller's SecretBox (core/platform/secret-box.ts).
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../platform/db';
+import type { Db, Trx } from '../platform/db';
 import { ApiError } from '../platform/errors';
 import type { SealedSecret, SecretBox } from '../platform/secret-box';
 
@@ -21,6 +21,7 @@ export interface WebhookConfigChange extends WebhookConfigView {
   newSecret?: string;
 }
 
+/** A row of `webhook_configs`: URL and sealed secret are all set exactly when `enabled` (a check constraint). */
 export interface WebhookConfigRow {
   organization_id: string;
   url: string | null;
@@ -29,6 +30,8 @@ export interface WebhookConfigRow {
   secret_ciphertext: Buffer | null;
   secret_prefix: string | null;
   enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
 }
 
 /** The receiver a delivery goes to: URL and plaintext secret. Never logged, never passed to Temporal. */
@@ -52,9 +55,13 @@ export function sealedOf(row: Pick<WebhookConfigRow, 'secret_iv' | 'secret_tag' 
   return { iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext };
 }
 
-async function findRow(db: Db, organizationId: string, forUpdate = false): Promise<WebhookConfigRow | undefined> {
-  const query = db<WebhookConfigRow>('webhook_configs').where({ organization_id: organizationId }).first();
-  return forUpdate ? query.forUpdate() : query;
+async function findRow(db: Db, organizationId: string): Promise<WebhookConfigRow | undefined> {
+  return db('webhook_configs').where({ organization_id: organizationId }).first();
+}
+
+/** The row under a lock, so concurrent changes of one organisation's configuration apply one after the other. */
+async function lockRow(trx: Trx, organizationId: string): Promise<WebhookConfigRow | undefined> {
+  return trx('webhook_configs').where({ organization_id: organizationId }).first().forUpdate();
 }
 
 export async function getWebhookConfig(db: Db, organizationId: string): Promise<WebhookConfigView> {
@@ -86,35 +93,35 @@ function sealedColumns(secretBox: SecretBox, organizationId: string, secret: str
   };
 }
 
-/** Sets the receiver URL; mints a secret if none is set (first configure, or after a clear). Run in a transaction. */
+/** Sets the receiver URL; mints a secret if none is set (first configure, or after a clear). Locks the row. */
 export async function setWebhookUrl(
-  db: Db,
+  trx: Trx,
   secretBox: SecretBox,
   organizationId: string,
   url: string,
   rotate = false,
 ): Promise<WebhookConfigChange> {
-  const current = await findRow(db, organizationId, true);
+  const current = await lockRow(trx, organizationId);
   if (current?.enabled && !rotate) {
-    await db('webhook_configs')
+    await trx('webhook_configs')
       .where({ organization_id: organizationId })
-      .update({ url, updated_at: db.fn.now(3) });
+      .update({ url, updated_at: trx.fn.now(3) });
     return { url, enabled: true, secretPrefix: current.secret_prefix };
   }
   const newSecret = mintWebhookSecret();
-  await writeConfig(db, organizationId, url, sealedColumns(secretBox, organizationId, newSecret));
+  await writeConfig(trx, organizationId, url, sealedColumns(secretBox, organizationId, newSecret));
   return { url, enabled: true, secretPrefix: newSecret.slice(0, SECRET_PREFIX_LENGTH), newSecret };
 }
 
 /** Replaces the secret: the old one stops signing at once, in-flight retries included. 409 when nothing is set. */
 export async function rotateWebhookSecret(
-  db: Db,
+  trx: Trx,
   secretBox: SecretBox,
   organizationId: string,
 ): Promise<WebhookConfigChange> {
-  const current = await findRow(db, organizationId, true);
+  const current = await lockRow(trx, organizationId);
   if (!current?.enabled || !current.url) throw new ApiError('no_webhook_configured');
-  return setWebhookUrl(db, secretBox, organizationId, current.url, true);
+  return setWebhookUrl(trx, secretBox, organizationId, current.url, true);
 }
 
 /** Disables delivery: URL and secret are forgotten; deliveries already enqueued keep their snapshots. */

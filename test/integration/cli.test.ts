@@ -6,6 +6,7 @@ import { runCommand, type CliIo } from '../../scripts/cli/commands';
 import { startTestServer, type TestServer } from '../support/app';
 import { testEnv } from '../support/env';
 import { testDb } from '../support/resources';
+import { foundRow } from '../support/rows';
 
 const run = promisify(execFile);
 
@@ -47,7 +48,7 @@ describe('Operator CLI', () => {
     expect(minted.code).to.equal(0);
     const secret = /(ak_live_[A-Za-z0-9]{40})/.exec(minted.out)?.[1];
     expect(secret, minted.out).to.be.a('string');
-    const row = await testDb()('api_keys').where({ organization_id: organizationId }).first();
+    const row = await foundRow(testDb()('api_keys').where({ organization_id: organizationId }).first(), 'key');
     expect(row.secret_hash).to.equal(hashKeySecret(secret!));
     expect(JSON.stringify(row)).not.to.contain(secret);
     expect(row).to.include({ read_only: true, hourly_limit: 10, prefix: secret!.slice(0, 16) });
@@ -62,10 +63,10 @@ describe('Operator CLI', () => {
       .and.to.contain('active')
       .and.not.to.contain(secret);
 
-    const revoked = await cli(['key', 'revoke', '--id', row.id as string]);
+    const revoked = await cli(['key', 'revoke', '--id', row.id]);
     expect(revoked.code).to.equal(0);
     expect((await cli(['key', 'list', '--org', organizationId])).out).to.contain('revoked');
-    expect((await cli(['key', 'revoke', '--id', row.id as string])).code).to.equal(64);
+    expect((await cli(['key', 'revoke', '--id', row.id])).code).to.equal(64);
   });
 
   it('rejects bad arguments with a message and exit code 64', async () => {

@@ -4,6 +4,7 @@ import { useApiSuite } from '../support/api-suite';
 import { callerFor, expectProblem, inlineDebtBody, raiseDebt, type Debt } from '../support/debt-api';
 import { testDb } from '../support/resources';
 import { mintKey } from '../support/tenants';
+import { foundRow } from '../support/rows';
 
 describe('Debts: POST, GET and list /v1/debts', () => {
   const ctx = useApiSuite();
@@ -183,7 +184,7 @@ describe('Debts: POST, GET and list /v1/debts', () => {
       const res = await ctx.api<Debt>('POST', '/v1/debts', body);
       expect(res.status, res.text).to.equal(201);
       expect(res.text).to.contain('"originalPrincipal":12345678901.23,"outstandingPrincipal":12345678901.23');
-      const row = await testDb()('debts').where({ id: res.body.id }).first('original_principal');
+      const row = await foundRow(testDb()('debts').where({ id: res.body.id }).first('original_principal'), 'debt');
       expect(row.original_principal).to.equal('12345678901.2300');
       const read = await ctx.api('GET', `/v1/debts/${res.body.id}`);
       expect(read.text).to.equal(res.text);

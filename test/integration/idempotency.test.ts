@@ -98,7 +98,7 @@ describe('Idempotency-Key on mutations', function () {
       key: 'key-e',
     });
     expect(record).to.have.length(1);
-    const ttlHours = (new Date(record[0].expires_at as Date).getTime() - Date.now()) / 3_600_000;
+    const ttlHours = (record[0]!.expires_at.getTime() - Date.now()) / 3_600_000;
     expect(ttlHours).to.be.within(23.9, 24);
   });
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createDebt } from '../../core/debts/debt-creation';
-import { toEventEnvelope, type EventRow } from '../../core/events/outbox';
+import type { Debt as CreatedDebt } from '../../core/debts/debts';
+import { toEventEnvelope } from '../../core/events/outbox';
 import { useApiSuite } from '../support/api-suite';
 import { expectProblem, inlineDebtBody } from '../support/debt-api';
 import { testDb } from '../support/resources';
@@ -12,7 +13,7 @@ describe('Outbox: debt.created and debt.updated are written with the change, ato
   const ctx = useApiSuite();
 
   async function events(organizationId = ctx.tenant.organization.id) {
-    const rows = await testDb()<EventRow>('events').where({ organization_id: organizationId }).orderBy('id');
+    const rows = await testDb()('events').where({ organization_id: organizationId }).orderBy('id');
     return rows.map(toEventEnvelope);
   }
 
@@ -48,10 +49,10 @@ describe('Outbox: debt.created and debt.updated are written with the change, ato
 
   it('leaves neither debt, debtor nor event when the transaction fails after the debt insert', async () => {
     const input = inlineDebtBody();
-    let created: Debt | undefined;
+    let created: CreatedDebt | undefined;
     const failure = await testDb()
       .transaction(async (trx) => {
-        created = (await createDebt(trx, ctx.tenant.organization.id, input)) as unknown as Debt;
+        created = await createDebt(trx, ctx.tenant.organization.id, input);
         // The debt and its event are in this transaction, visible to it...
         expect(await trx('debts').where({ id: created.id }).first()).to.not.equal(undefined);
         expect(await trx('events').where({ organization_id: ctx.tenant.organization.id })).to.have.length(1);

@@ -8,7 +8,7 @@ import { createTestTenant } from '../support/tenants';
 
 describe('Keyset pagination (core/pagination)', () => {
   async function page(organizationId: string, limit: number, cursor?: string): Promise<Page<string>> {
-    const query = testDb()<EventRow>('events').where({ organization_id: organizationId }).select('*');
+    const query = testDb()('events').where({ organization_id: organizationId }).select('*');
     return fetchPage(
       query,
       {
@@ -24,7 +24,8 @@ describe('Keyset pagination (core/pagination)', () => {
   }
 
   async function seed(organizationId: string, labels: string[]): Promise<void> {
-    for (const n of labels) await recordEvent(testDb(), organizationId, 'test.ping', { n });
+    // One transaction per event, as the API writes them: each gets its own created_at.
+    for (const n of labels) await testDb().transaction((trx) => recordEvent(trx, organizationId, 'test.ping', { n }));
   }
 
   it('walks the whole list newest first, with no duplicates, and nextCursor null at the end', async () => {

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { recordTransaction, type NewTransaction } from '../../core/debts/transactions';
+import {
+  recordTransaction,
+  type NewTransaction,
+  type Transaction as RecordedTransaction,
+} from '../../core/debts/transactions';
 import { useApiSuite } from '../support/api-suite';
 import { callerFor, expectProblem, raiseDebt } from '../support/debt-api';
 import { testDb } from '../support/resources';
@@ -12,7 +16,7 @@ type Page = { data: Transaction[]; nextCursor: string | null };
 describe('Transactions and payments: GET /v1/transactions, GET /v1/payments', () => {
   const ctx = useApiSuite();
 
-  function record(debtId: string, input: Partial<NewTransaction>): Promise<Transaction> {
+  function record(debtId: string, input: Partial<NewTransaction>): Promise<RecordedTransaction> {
     return recordTransaction(testDb(), ctx.tenant.organization.id, {
       debtId,
       direction: 'Inbound',
@@ -20,7 +24,7 @@ describe('Transactions and payments: GET /v1/transactions, GET /v1/payments', ()
       type: 'Payment',
       amount: '10',
       ...input,
-    }) as unknown as Promise<Transaction>;
+    });
   }
 
   it('lists every transaction newest first, in all directions and statuses, with exact amounts', async () => {

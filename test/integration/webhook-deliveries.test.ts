@@ -4,10 +4,15 @@ import { startTestServer, type TestServer } from '../support/app';
 import { testDb } from '../support/resources';
 import { createTestTenant, mintKey, type TestTenant } from '../support/tenants';
 import { configureReceiver, deliveryOfEvent, dispatchAll, localWebhookConfig, raiseEvent } from '../support/webhooks';
+import { foundRow } from '../support/rows';
+import type { DeliveryDetail, DeliveryView } from '../../core/webhooks/deliveries';
+import type { EventEnvelope } from '../../core/events/outbox';
+import type { Page } from '../../core/platform/pagination';
 
-// Response bodies are read field by field in assertions; chai checks the shapes.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
+/** The wire shapes these tests read: the API's own views (dates are ISO strings in both). */
+type Deliveries = Page<DeliveryView>;
+type Events = Page<EventEnvelope>;
+type Problem = { title: string };
 
 const RECEIVER = 'http://127.0.0.1:9/hooks'; // never contacted: no relay runs in these tests
 
@@ -18,9 +23,9 @@ describe('delivery log and events API (GET /v1/webhooks/deliveries…, GET /v1/e
   const ids: Record<'pending' | 'succeeded' | 'failed', string> = { pending: '', succeeded: '', failed: '' };
   const eventIds: string[] = [];
 
-  async function getJson(path: string, headers = tenant.headers) {
+  async function getJson<T>(path: string, headers = tenant.headers): Promise<{ status: number; body: T }> {
     const res = await fetch(`${server.baseUrl}${path}`, { headers });
-    return { status: res.status, body: (await res.json()) as Json };
+    return { status: res.status, body: (await res.json()) as T };
   }
 
   async function attempt(
@@ -65,11 +70,11 @@ describe('delivery log and events API (GET /v1/webhooks/deliveries…, GET /v1/e
   });
 
   it('lists deliveries newest first with their status and attempt count', async () => {
-    const { status, body } = await getJson('/v1/webhooks/deliveries');
+    const { status, body } = await getJson<Deliveries>('/v1/webhooks/deliveries');
     expect(status).to.equal(200);
     expect(body.nextCursor).to.equal(null);
-    expect(body.data.map((d: { id: string }) => d.id)).to.deep.equal([ids.failed, ids.succeeded, ids.pending]);
-    const pending = body.data[2];
+    expect(body.data.map((d) => d.id)).to.deep.equal([ids.failed, ids.succeeded, ids.pending]);
+    const pending = body.data[2]!;
     expect(pending).to.include({
       eventId: eventIds[0],
       eventType: 'debt.created',
@@ -77,25 +82,25 @@ describe('delivery log and events API (GET /v1/webhooks/deliveries…, GET /v1/e
       status: 'Pending',
       attemptCount: 1,
     });
-    expect(Date.parse(pending.nextAttemptAt)).to.be.greaterThan(Date.now());
+    expect(Date.parse(pending.nextAttemptAt!)).to.be.greaterThan(Date.now());
   });
 
   it('filters by status and by event type, and pages with nextCursor', async () => {
-    const failed = await getJson('/v1/webhooks/deliveries?status=Failed');
-    expect(failed.body.data.map((d: { id: string }) => d.id)).to.deep.equal([ids.failed]);
-    const updated = await getJson('/v1/webhooks/deliveries?eventType=debt.updated');
-    expect(updated.body.data.map((d: { id: string }) => d.id)).to.deep.equal([ids.succeeded]);
-    const first = await getJson('/v1/webhooks/deliveries?limit=2');
+    const failed = await getJson<Deliveries>('/v1/webhooks/deliveries?status=Failed');
+    expect(failed.body.data.map((d) => d.id)).to.deep.equal([ids.failed]);
+    const updated = await getJson<Deliveries>('/v1/webhooks/deliveries?eventType=debt.updated');
+    expect(updated.body.data.map((d) => d.id)).to.deep.equal([ids.succeeded]);
+    const first = await getJson<Deliveries>('/v1/webhooks/deliveries?limit=2');
     expect(first.body.data).to.have.length(2);
-    const second = await getJson(`/v1/webhooks/deliveries?limit=2&cursor=${first.body.nextCursor as string}`);
-    expect(second.body.data.map((d: { id: string }) => d.id)).to.deep.equal([ids.pending]);
+    const second = await getJson<Deliveries>(`/v1/webhooks/deliveries?limit=2&cursor=${first.body.nextCursor}`);
+    expect(second.body.data.map((d) => d.id)).to.deep.equal([ids.pending]);
     expect(second.body.nextCursor).to.equal(null);
-    expect((await getJson('/v1/webhooks/deliveries?status=Lost')).status).to.equal(400);
-    expect((await getJson('/v1/webhooks/deliveries?cursor=bogus')).body.title).to.equal('invalid_request');
+    expect((await getJson<Problem>('/v1/webhooks/deliveries?status=Lost')).status).to.equal(400);
+    expect((await getJson<Problem>('/v1/webhooks/deliveries?cursor=bogus')).body.title).to.equal('invalid_request');
   });
 
   it('shows one delivery with its attempts; another organisation’s delivery is 404', async () => {
-    const { status, body } = await getJson(`/v1/webhooks/deliveries/${ids.failed}`);
+    const { status, body } = await getJson<DeliveryDetail>(`/v1/webhooks/deliveries/${ids.failed}`);
     expect(status).to.equal(200);
     expect(body).to.include({ id: ids.failed, status: 'Failed', attemptCount: 1 });
     expect(body.attempts).to.have.length(1);
@@ -109,8 +114,8 @@ describe('delivery log and events API (GET /v1/webhooks/deliveries…, GET /v1/e
       responseBody: 'nope',
     });
     const stranger = await createTestTenant();
-    expect((await getJson(`/v1/webhooks/deliveries/${ids.failed}`, stranger.headers)).status).to.equal(404);
-    expect((await getJson('/v1/webhooks/deliveries/not-a-uuid')).status).to.equal(404);
+    expect((await getJson<Problem>(`/v1/webhooks/deliveries/${ids.failed}`, stranger.headers)).status).to.equal(404);
+    expect((await getJson<Problem>('/v1/webhooks/deliveries/not-a-uuid')).status).to.equal(404);
   });
 
   it('retries only a Failed delivery (202, Pending again, next run numbered on); otherwise 409 invalid_state', async () => {
@@ -124,31 +129,30 @@ describe('delivery log and events API (GET /v1/webhooks/deliveries…, GET /v1/e
     const res = await retry(ids.failed);
     expect(res.status).to.equal(202);
     expect(await res.json()).to.include({ id: ids.failed, status: 'Pending', attemptCount: 1, nextAttemptAt: null });
-    const row = await testDb()('webhook_deliveries').where({ id: ids.failed }).first();
+    const row = await foundRow(testDb()('webhook_deliveries').where({ id: ids.failed }).first(), 'delivery');
     expect([row.generation, row.attempt_base, row.workflow_started_at]).to.deep.equal([1, 1, null]);
     expect((await retry(ids.failed)).status).to.equal(409);
   });
 
   it('GET /v1/events lists the organisation’s events newest first, filters by type and pages', async () => {
-    const all = await getJson('/v1/events');
-    expect(all.body.data.map((e: { id: string }) => e.id)).to.deep.equal([...eventIds].reverse());
+    const all = await getJson<Events>('/v1/events');
+    expect(all.body.data.map((e) => e.id)).to.deep.equal([...eventIds].reverse());
     expect(all.body.data[0]).to.have.keys(['id', 'type', 'createdAt', 'data']);
-    expect((await getJson('/v1/events?type=debt.updated')).body.data.map((e: { id: string }) => e.id)).to.deep.equal([
+    expect((await getJson<Events>('/v1/events?type=debt.updated')).body.data.map((e) => e.id)).to.deep.equal([
       eventIds[1],
     ]);
-    const first = await getJson('/v1/events?limit=2');
-    const second = await getJson(`/v1/events?limit=2&cursor=${first.body.nextCursor as string}`);
-    expect(second.body.data.map((e: { id: string }) => e.id)).to.deep.equal([eventIds[0]]);
+    const first = await getJson<Events>('/v1/events?limit=2');
+    const second = await getJson<Events>(`/v1/events?limit=2&cursor=${first.body.nextCursor}`);
+    expect(second.body.data.map((e) => e.id)).to.deep.equal([eventIds[0]]);
     const stranger = await createTestTenant();
-    expect((await getJson('/v1/events', stranger.headers)).body.data).to.deep.equal([]);
+    expect((await getJson<Events>('/v1/events', stranger.headers)).body.data).to.deep.equal([]);
     const noScope = await mintKey(tenant.organization.id, { scopes: ['debts:read'] });
-    expect((await getJson('/v1/events', noScope.headers)).status).to.equal(403);
+    expect((await getJson<Problem>('/v1/events', noScope.headers)).status).to.equal(403);
   });
 
   it('documents every webhook operation in /openapi/v1.json', async () => {
-    const doc = (await getJson('/openapi/v1.json')).body as {
-      paths: Record<string, Record<string, { operationId: string }>>;
-    };
+    const doc = (await getJson<{ paths: Record<string, Record<string, { operationId: string }>> }>('/openapi/v1.json'))
+      .body;
     const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((o) => o.operationId));
     expect(operations).to.include.members([
       'getWebhookConfig',

@@ -7,6 +7,7 @@ import { createSecretBox } from '../../core/platform/secret-box';
 import type { Mode } from '../../core/platform/config';
 import { createLogger } from '../../core/platform/logger';
 import { workflowIds } from '../../core/temporal/names';
+import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { startOutboxRelay, type OutboxRelay } from '../../core/events/relay';
 import { createWebhookDeliveryConsumer, WEBHOOK_DELIVERY_CONSUMER } from '../../core/webhooks/delivery-consumer';
 import { startTestServer } from '../support/app';
@@ -25,6 +26,8 @@ import {
   localWebhookEnv,
   raiseEvent,
 } from '../support/webhooks';
+
+type WebhookDeliveryWorkflow = typeof webhookDeliveryWorkflow;
 
 const logger = createLogger({ level: process.env.RELAY_TEST_LOG ?? 'silent', name: 'relay-test' });
 
@@ -108,7 +111,7 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
     expect(request.deliveryId).to.equal(row.id);
     expect(verifySignature(request.signature, request.rawBody, secret).ok).to.equal(true);
     expect(request.body).to.include({ id: eventId, type: 'debt.created' });
-    const handle = temporal.client.workflow.getHandle(workflowIds.webhookDelivery(row.id));
+    const handle = temporal.client.workflow.getHandle<WebhookDeliveryWorkflow>(workflowIds.webhookDelivery(row.id));
     expect((await handle.result()).deliveryStatus).to.equal('Succeeded');
     const final = (await deliveryOfEvent(eventId))!;
     expect([final.status, final.attempt_count, final.workflow_started_at]).to.have.members([
@@ -143,8 +146,8 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
     const deliveries = await testDb()('webhook_deliveries').whereIn('event_id', eventIds);
     expect(deliveries).to.have.length(5);
     for (const d of deliveries) {
-      await temporal.client.workflow.getHandle(workflowIds.webhookDelivery(d.id)).result();
-      expect(requestsFor(d.id as string)).to.have.length(1);
+      await temporal.client.workflow.getHandle<WebhookDeliveryWorkflow>(workflowIds.webhookDelivery(d.id)).result();
+      expect(requestsFor(d.id)).to.have.length(1);
     }
   });
 
@@ -176,7 +179,9 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
       what: 'the relay to record the workflow as started again',
     });
     answer.open();
-    await temporal.client.workflow.getHandle(workflowIds.webhookDelivery(request.deliveryId!)).result();
+    await temporal.client.workflow
+      .getHandle<WebhookDeliveryWorkflow>(workflowIds.webhookDelivery(request.deliveryId!))
+      .result();
     expect(requestsFor(request.deliveryId!)).to.have.length(1);
     expect(await testDb()('webhook_deliveries').where({ event_id: eventId })).to.have.length(1);
   });
@@ -187,7 +192,9 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
     const request = await deliveredRequest(eventId);
     expect(verifySignature(request.signature, request.rawBody, secret).ok).to.equal(true);
     const sandboxClient = new Client({ connection: temporal.connection, namespace: namespaceOf.sandbox });
-    const result = await sandboxClient.workflow.getHandle(workflowIds.webhookDelivery(request.deliveryId!)).result();
+    const result = await sandboxClient.workflow
+      .getHandle<WebhookDeliveryWorkflow>(workflowIds.webhookDelivery(request.deliveryId!))
+      .result();
     expect(result.deliveryStatus).to.equal('Succeeded');
   });
 

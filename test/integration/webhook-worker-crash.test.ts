@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { workflowIds } from '../../core/temporal/names';
+import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { testEnv } from '../support/env';
 import { killGroup } from '../support/processes';
 import { testDb } from '../support/resources';
@@ -18,6 +19,8 @@ import {
   localWebhookEnv,
   raiseEvent,
 } from '../support/webhooks';
+
+type WebhookDeliveryWorkflow = typeof webhookDeliveryWorkflow;
 
 const ROOT = join(__dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -98,7 +101,7 @@ describe('webhooks worker process: crash safety', function () {
 
     const second = startWorker();
     await second.ready;
-    const handle = temporal.client.workflow.getHandle(workflowIds.webhookDelivery(row.id));
+    const handle = temporal.client.workflow.getHandle<WebhookDeliveryWorkflow>(workflowIds.webhookDelivery(row.id));
     expect((await handle.result()).deliveryStatus).to.equal('Succeeded');
 
     const forEvent = receiver.requests.filter((r) => r.body.id === eventId);

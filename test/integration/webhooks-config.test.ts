@@ -3,6 +3,8 @@ import { useApiSuite } from '../support/api-suite';
 import { startTestServer, type TestServer } from '../support/app';
 import { testDb } from '../support/resources';
 import { jsonHeaders, mintKey } from '../support/tenants';
+import { foundRow } from '../support/rows';
+import { sealedOf } from '../../core/webhooks/receiver-config';
 
 const PUBLIC_URL = 'https://93.184.215.14/hooks'; // a public address literal: no DNS needed
 
@@ -63,11 +65,14 @@ describe('webhook configuration API (GET/PUT /v1/webhooks, POST /v1/webhooks/tes
   it('stores the secret encrypted and never logs it', async () => {
     const { body } = await put(ctx.server, ctx.tenant, { url: PUBLIC_URL });
     const secret = body.newSecret as string;
-    const row = await testDb()('webhook_configs').where({ organization_id: ctx.tenant.organization.id }).first();
-    const stored =
-      JSON.stringify(row) + Buffer.concat([row.secret_ciphertext, row.secret_iv, row.secret_tag]).toString('latin1');
+    const row = await foundRow(
+      testDb()('webhook_configs').where({ organization_id: ctx.tenant.organization.id }).first(),
+      'configuration',
+    );
+    const sealed = sealedOf(row);
+    const stored = JSON.stringify(row) + Buffer.concat([sealed.ciphertext, sealed.iv, sealed.tag]).toString('latin1');
     expect(stored).not.to.contain(secret.slice(6));
-    expect(row.secret_ciphertext.length).to.equal(secret.length);
+    expect(sealed.ciphertext.length).to.equal(secret.length);
     expect(ctx.server.rawLog()).not.to.contain(secret.slice(6));
   });
 
@@ -190,9 +195,9 @@ describe('webhook configuration API (GET/PUT /v1/webhooks, POST /v1/webhooks/tes
     expect(res.status).to.equal(202);
     const { eventId, deliveryId } = (await res.json()) as { eventId: string; deliveryId: string };
     expect(eventId).to.match(/^evt_/);
-    const event = await testDb()('events').where({ id: eventId }).first();
+    const event = await foundRow(testDb()('events').where({ id: eventId }).first(), 'event');
     expect([event.type, event.data]).to.deep.equal(['test.ping', {}]);
-    const delivery = await testDb()('webhook_deliveries').where({ id: deliveryId }).first();
+    const delivery = await foundRow(testDb()('webhook_deliveries').where({ id: deliveryId }).first(), 'delivery');
     expect([delivery.event_id, delivery.status, delivery.url]).to.deep.equal([eventId, 'Pending', PUBLIC_URL]);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { ApiError } from '../../core/platform/errors';
 import { recordEvent } from '../../core/events/outbox';
-import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../../api/http/route-definition';
+import { defineApiRoute, type ApiMutationInput, type RouteDefinition } from '../../api/http/route-definition';
 import { createGate } from './wait';
 
 /** Notes whose after-commit task ran, in order: proves such tasks run only after a successful operation. */
@@ -47,7 +47,7 @@ export function fixtureRoutes(): RouteDefinition[] {
 }
 
 function noteRoute(path: string, operationId: string): RouteDefinition {
-  return defineApiRoute<ApiRouteInput<FixtureBody>>({
+  return defineApiRoute<ApiMutationInput<FixtureBody>>({
     method: 'post',
     path,
     operationId,
@@ -65,8 +65,8 @@ function noteRoute(path: string, operationId: string): RouteDefinition {
     },
     errors: ['invalid_state'],
     responses: { 201: { description: 'Recorded.', schema: { type: 'object' } } },
-    handler: async (_ctx, { body, db, auth, afterCommit }) => {
-      const event = await recordEvent(db, auth.organizationId, 'test.ping', { note: body.note });
+    handler: async (_ctx, { body, trx, auth, afterCommit }) => {
+      const event = await recordEvent(trx, auth.organizationId, 'test.ping', { note: body.note });
       afterCommit(async () => void afterCommitRuns.push(body.note));
       const hold = heldNotes.get(body.note);
       if (hold) {

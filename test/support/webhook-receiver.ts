@@ -83,7 +83,7 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
         deliveryId: req.headers['service-delivery-id'] as string | undefined,
         signature: req.headers['service-signature'] as string | undefined,
         rawBody,
-        body: JSON.parse(rawBody),
+        body: JSON.parse(rawBody) as ReceivedRequest['body'],
         headers: req.headers,
       };
       requests.push(received);

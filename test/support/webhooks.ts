@@ -49,7 +49,7 @@ export async function raiseEvent(organizationId: string, type: EventType = 'debt
     debt: { id: randomBytes(8).toString('hex'), status: 'PendingAssignment', originalPrincipal: 1250, currency: 'AUD' },
     debtor: { firstName: 'Ava', lastName: 'Harris', email: DEBTOR_EMAIL, phone: DEBTOR_PHONE },
   };
-  const event = await recordEvent(testDb(), organizationId, type, data);
+  const event = await testDb().transaction((trx) => recordEvent(trx, organizationId, type, data));
   return event.id;
 }
 
@@ -80,7 +80,7 @@ export async function isConsumed(consumer: string, mode: Mode, eventId: string):
 }
 
 export async function deliveryOfEvent(eventId: string): Promise<DeliveryRow | undefined> {
-  return testDb()<DeliveryRow>('webhook_deliveries').where({ event_id: eventId }).first();
+  return testDb()('webhook_deliveries').where({ event_id: eventId }).first();
 }
 
 export async function attemptsOf(deliveryId: string) {

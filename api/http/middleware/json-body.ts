@@ -25,11 +25,14 @@ export function jsonBody(): Middleware<ApiState> {
     },
   }) as unknown as Middleware<ApiState>;
   return async (ctx, next) => {
-    if (!METHODS_WITH_BODY.has(ctx.method) || !hasBody(ctx.headers)) return next();
+    if (!METHODS_WITH_BODY.has(ctx.method) || !hasBody(ctx.headers)) {
+      await next();
+      return;
+    }
     const declared = Number(ctx.get('content-length') || 0);
     if (declared > MAX_BODY_BYTES) throw new ApiError('payload_too_large');
     if (!ctx.is('application/json', '+json')) throw new ApiError('unsupported_media_type');
-    return parse(ctx, next);
+    await parse(ctx, next);
   };
 }
 

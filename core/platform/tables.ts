@@ -1,0 +1,31 @@
+/**
+ * Each table's row type, declared once for knex (`db('debts')` is then typed by its row): every table of
+ * migrations/. A row type says what the pg driver returns for the column (NUMERIC and xid8 as strings, int8 as a
+ * number — see db.ts, timestamps as Date) and lives with the domain that owns the table.
+ */
+import type { ApiKeyRow } from '../access/api-keys';
+import type { OrganizationRow } from '../access/organizations';
+import type { BrandingRow } from '../branding/branding';
+import type { DebtRow } from '../debts/debts';
+import type { DebtorRow } from '../debts/debtors';
+import type { TransactionRow } from '../debts/transactions';
+import type { EventRow } from '../events/outbox';
+import type { AttemptRow, DeliveryRow } from '../webhooks/deliveries';
+import type { WebhookConfigRow } from '../webhooks/receiver-config';
+import type { IdempotencyKeyTable } from './idempotency-store';
+
+declare module 'knex/types/tables' {
+  interface Tables {
+    organizations: OrganizationRow;
+    api_keys: ApiKeyRow;
+    idempotency_keys: IdempotencyKeyTable;
+    events: EventRow;
+    debtors: DebtorRow;
+    debts: DebtRow;
+    transactions: TransactionRow;
+    branding: BrandingRow;
+    webhook_configs: WebhookConfigRow;
+    webhook_deliveries: DeliveryRow;
+    webhook_delivery_attempts: AttemptRow;
+  }
+}
