@@ -132,7 +132,8 @@ describe('faults against the real processes', function () {
 
     it("keeps delivering after the relay's LISTEN and pool connections are terminated", async () => {
       const tenant = await createTenantIn(pg.db, { webhooks, url: receiver.url });
-      const raise = async () => (await recordEvent(pg.db, tenant.organization.id, 'test.ping', {})).id;
+      const raise = async () =>
+        (await pg.db.transaction((trx) => recordEvent(trx, tenant.organization.id, 'test.ping', {}))).id;
       const before = await raise();
       await waitForDeliveries([before], 30_000);
       await waitFor(async () => (await connectionCount(pg.db, 'outbox-relay')) === 1, { what: 'the LISTEN' });
