@@ -7,6 +7,7 @@
  * URL, the secret or the payload, so none of them reach workflow history.
  */
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { WebhookConfig } from '../core/platform/config';
 import type { Db } from '../core/platform/db';
 import { toEventEnvelope } from '../core/events/outbox';
@@ -18,6 +19,7 @@ import {
   type DeliveryRow,
   type DeliveryStatus,
 } from '../core/webhooks/deliveries';
+import { failUnfinishedDelivery, isDeliveryId } from '../core/webhooks/delivery-failure';
 import { createWebhookHttp, type SendOutcome, type WebhookHttp } from '../core/webhooks/http-sender';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../core/webhooks/signature';
 import { currentSigningTarget, type SigningTarget } from '../core/webhooks/receiver-config';
@@ -43,6 +45,33 @@ export interface DeliverAttemptResult {
   deliveryStatus: DeliveryStatus;
   /** The attempt's number in the delivery log (across runs), when one was made. */
   attemptNumber: number | null;
+}
+
+/** The error type of an attempt input that can never succeed: the workflow's retry policy names it non-retryable. */
+export const INVALID_DELIVERY_INPUT = 'InvalidDeliveryInput';
+
+export interface MarkDeliveryFailedInput {
+  deliveryId: string;
+  generation: number;
+}
+
+/** Refuses, without retries, an input no attempt could ever succeed with (it would fail the same way every time). */
+function assertValidInput(input: DeliverAttemptInput): void {
+  const { deliveryId, generation, attempt, retryDelayMs } = input;
+  const valid =
+    isDeliveryId(deliveryId) &&
+    Number.isSafeInteger(generation) &&
+    generation >= 0 &&
+    Number.isSafeInteger(attempt) &&
+    attempt >= 1 &&
+    (retryDelayMs === null || (Number.isSafeInteger(retryDelayMs) && retryDelayMs > 0));
+  if (!valid) {
+    throw ApplicationFailure.create({
+      type: INVALID_DELIVERY_INPUT,
+      message: 'deliverWebhookAttempt input is invalid',
+      nonRetryable: true,
+    });
+  }
 }
 
 export interface WebhookDeliveryActivityDeps {
@@ -126,7 +155,13 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDep
 
   return {
     // Heartbeats cover the whole attempt (database waits included), so only a dead worker misses them.
-    deliverWebhookAttempt: (input: DeliverAttemptInput) => withHeartbeat(() => attempt(input)),
+    deliverWebhookAttempt: async (input: DeliverAttemptInput): Promise<DeliverAttemptResult> => {
+      assertValidInput(input);
+      return withHeartbeat(() => attempt(input));
+    },
+    /** After an attempt failed for good: the delivery is Failed, not left Pending with no run behind it. */
+    markDeliveryFailed: async (input: MarkDeliveryFailedInput): Promise<boolean> =>
+      failUnfinishedDelivery(db, input.deliveryId, input.generation),
   };
 
   async function attempt(input: DeliverAttemptInput): Promise<DeliverAttemptResult> {

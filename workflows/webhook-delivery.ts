@@ -4,8 +4,21 @@
  * lives here as workflow timers, not in an activity retry policy, so it is exact and visible in the history.
  * Input is ids only; the activity loads everything else.
  */
-import { defineQuery, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
-import type { DeliverAttemptResult, WebhookDeliveryActivities } from '../activities/webhook-delivery';
+import {
+  ActivityFailure,
+  defineQuery,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  type RetryPolicy,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type {
+  DeliverAttemptResult,
+  INVALID_DELIVERY_INPUT,
+  WebhookDeliveryActivities,
+} from '../activities/webhook-delivery';
 import { SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
 
 /** Waits before retries 1 to 6 (ms). */
@@ -38,12 +51,35 @@ const {
   deliveryStatus: DELIVERY_STATUS,
 } = SEARCH_ATTRIBUTE_KEYS;
 
-// Retries here are for the activity's own infrastructure failures (database down, worker lost): a receiver's
-// failure is a returned result. The heartbeat timeout notices a killed worker during a slow (≤ 10 s) send.
+/** The activity's error type for an input that can never succeed (the compiler checks it matches the activity's). */
+const INVALID_INPUT: typeof INVALID_DELIVERY_INPUT = 'InvalidDeliveryInput';
+
+/**
+ * Retries here are for the activity's own infrastructure failures (database down, worker lost): a receiver's failure
+ * is a returned result. Bounded: 1 s doubling to 1 min, 20 attempts, about 14 minutes of waiting, so a database
+ * outage of a few minutes is ridden out, and a longer one ends the run (the delivery is then marked Failed).
+ * Start-to-close 30 s: the send's own budget is 10 s, plus the database reads and the attempt's record. The
+ * heartbeat timeout notices a killed worker during a slow send.
+ */
+export const ATTEMPT_ACTIVITY_RETRY: RetryPolicy = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 20,
+  nonRetryableErrorTypes: [INVALID_INPUT],
+};
+
 const { deliverWebhookAttempt } = proxyActivities<WebhookDeliveryActivities>({
   startToCloseTimeout: '30 seconds',
   heartbeatTimeout: '5 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: ATTEMPT_ACTIVITY_RETRY,
+});
+
+/** Marking Failed is one UPDATE; it keeps trying for a day, so an outage that ended the attempt cannot strand it. */
+const { markDeliveryFailed } = proxyActivities<WebhookDeliveryActivities>({
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '24 hours',
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
 });
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryStatus> {
@@ -62,7 +98,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
 
   for (let attempt = 1; attempt <= RETRY_DELAYS_MS.length + 1; attempt++) {
     const retryDelayMs = RETRY_DELAYS_MS[attempt - 1] ?? null;
-    const result: DeliverAttemptResult = await deliverWebhookAttempt({ ...input, attempt, retryDelayMs });
+    const result = await attemptOrGiveUp(input, attempt, retryDelayMs);
+    if (!result) return finish(status, 'Failed');
     if (result.outcome !== 'sent') return finish(status, result.deliveryStatus);
     status.attempts = attempt;
     status.lastHttpStatus = result.httpStatus;
@@ -72,6 +109,24 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     status.nextAttemptAt = null;
   }
   return finish(status, 'Failed'); // not reached: the last attempt's result is never Pending
+}
+
+/**
+ * One attempt; null when its activity failed for good (retries exhausted or a non-retryable input). The delivery is
+ * then marked Failed, so it is never left Pending with no run behind it. A cancellation is passed on.
+ */
+async function attemptOrGiveUp(
+  input: WebhookDeliveryInput,
+  attempt: number,
+  retryDelayMs: number | null,
+): Promise<DeliverAttemptResult | null> {
+  try {
+    return await deliverWebhookAttempt({ ...input, attempt, retryDelayMs });
+  } catch (err) {
+    if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
+    await markDeliveryFailed({ deliveryId: input.deliveryId, generation: input.generation });
+    return null;
+  }
 }
 
 function finish(status: WebhookDeliveryStatus, final: WebhookDeliveryState): WebhookDeliveryStatus {

@@ -1,7 +1,9 @@
 /**
  * Waking the relays. The events trigger (migration 20261122090200) raises a NOTIFY on OUTBOX_CHANNEL when an event
  * commits; a delivery retry raises one too. The relays LISTEN on a dedicated connection, reconnecting after errors,
- * and also poll, so a missed notification or a dropped connection only delays work.
+ * and also poll (every 2 s, DEFAULT_POLL_INTERVAL_MS in relay.ts), so a missed notification or a dropped connection
+ * only delays work. TCP keepalive on the connection makes a silently dead peer (a failover, a NAT that dropped the
+ * flow) an error within minutes, so the listener reconnects instead of waiting forever on a socket that is gone.
  */
 import pg from 'pg';
 import type { Db } from '../platform/db';
@@ -10,6 +12,8 @@ import type { Logger } from '../platform/logger';
 export const OUTBOX_CHANNEL = 'webhook_outbox';
 
 const RECONNECT_DELAY_MS = 1_000;
+/** First keepalive probe after this much idle time (the kernel's default is two hours). */
+const KEEPALIVE_IDLE_MS = 30_000;
 
 /** Wakes every relay listening on this database (at commit, when called inside a transaction). */
 export async function wakeRelays(db: Db): Promise<void> {
@@ -31,7 +35,12 @@ export function listenForWakeUps(
   let reconnect: NodeJS.Timeout | undefined;
 
   const connect = async () => {
-    const conn = new pg.Client({ connectionString: databaseUrl, application_name: 'outbox-relay' });
+    const conn = new pg.Client({
+      connectionString: databaseUrl,
+      application_name: 'outbox-relay',
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+    });
     current = conn;
     let lost = false;
     const onLost = (err?: Error) => {

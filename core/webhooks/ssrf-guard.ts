@@ -1,7 +1,7 @@
 /**
  * Which webhook URLs we may send to (DECISIONS §4): absolute https (http only when the operator allows it), no
  * credentials, and a host whose every address is public unicast. Loopback, private, link-local, multicast,
- * unspecified, carrier-grade NAT, reserved and the like are refused, IPv4-mapped IPv6 included. Hosts on the
+ * unspecified, carrier-grade NAT, reserved and the like are refused, also when carried inside an IPv6 address. Hosts on the
  * operator's allow-list skip the address check (local development and tests only).
  * Checked when the URL is configured and again at every send, on the addresses actually connected to
  * (`guardedLookup`), so DNS rebinding cannot reach an internal address.
@@ -24,14 +24,36 @@ export class UnsafeUrlError extends Error {
 
 const MAX_URL_LENGTH = 2048;
 
-/** True for addresses that are public unicast; IPv4-mapped IPv6 is judged as the IPv4 address it carries. */
+/**
+ * True for addresses that are public unicast. IPv6 forms that carry an IPv4 address are judged by that address:
+ * IPv4-compatible `::a.b.c.d` (::/96, deprecated but still routed to the IPv4 host by some stacks), IPv4-mapped
+ * `::ffff:a.b.c.d`, the well-known NAT64 prefix 64:ff9b::/96 (last 32 bits) and 6to4 2002::/16 (bits 16 to 48).
+ * Any other IPv6 address must be global unicast (2000::/3) that ipaddr.js calls `unicast`, which refuses by design:
+ * Teredo 2001::/32 (the client's address is obfuscated, and a relay could reach anywhere), local-use NAT64
+ * 64:ff9b:1::/48 (a network's own translator, its IPv4 position depends on the prefix length, RFC 8215),
+ * documentation 2001:db8::/32 and 3fff::/20, benchmarking, ORCHID, discard and the other special ranges.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
-  return parsed.range() === 'unicast';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  const embedded = embeddedIPv4(v6);
+  if (embedded) return embedded.range() === 'unicast';
+  return v6.range() === 'unicast' && v6.match(GLOBAL_UNICAST);
+}
+
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+
+/** The IPv4 address an IPv4-embedding IPv6 address forwards to, or null for any other address. */
+function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const p = v6.parts; // eight 16-bit groups
+  const last32 = () => new ipaddr.IPv4([p[6]! >> 8, p[6]! & 0xff, p[7]! >> 8, p[7]! & 0xff]);
+  const zeroes = (from: number, to: number) => p.slice(from, to).every((group) => group === 0);
+  if (zeroes(0, 5) && (p[5] === 0 || p[5] === 0xffff)) return last32(); // ::a.b.c.d, ::ffff:a.b.c.d (:: and ::1 too)
+  if (p[0] === 0x64 && p[1] === 0xff9b && zeroes(2, 6)) return last32(); // 64:ff9b::a.b.c.d (RFC 6052)
+  if (p[0] === 0x2002) return new ipaddr.IPv4([p[1]! >> 8, p[1]! & 0xff, p[2]! >> 8, p[2]! & 0xff]); // RFC 3056
+  return null;
 }
 
 /** `[::1]` → `::1`: URL keeps brackets around IPv6 literals. */

@@ -137,6 +137,12 @@ describe('webhook configuration API (GET/PUT /v1/webhooks, POST /v1/webhooks/tes
     'https://[::1]/hooks',
     'https://[::ffff:127.0.0.1]/hooks',
     'https://[::ffff:a9fe:a9fe]/hooks', // 169.254.169.254, IPv4-mapped
+    'https://[::127.0.0.1]/hooks', // IPv4-compatible
+    'https://[::ffff:10.0.0.1]/hooks',
+    'https://[64:ff9b::a9fe:a9fe]/hooks', // NAT64 of 169.254.169.254
+    'https://[2002:7f00:1::1]/hooks', // 6to4 of 127.0.0.1
+    'https://[2001::1]/hooks', // Teredo
+    'https://[2001:db8::1]/hooks', // documentation
     'https://[fe80::1]/hooks',
     'https://[fc00::1]/hooks',
     'https://does-not-exist.invalid/hooks',

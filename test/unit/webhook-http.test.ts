@@ -35,6 +35,16 @@ describe('webhook HTTP sender (real sockets on 127.0.0.1)', function () {
     expect(receiver.requests.length).to.equal(before);
   });
 
+  it('refuses at send time an IPv6 literal that carries a non-public IPv4 address', async () => {
+    const before = receiver.requests.length;
+    const port = new URL(receiver.url).port;
+    for (const host of ['[::127.0.0.1]', '[::ffff:127.0.0.1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::1]']) {
+      const result = await client([]).send(`http://${host}:${port}/hooks`, BODY, {});
+      expect(result.error, host).to.match(/^blocked:/);
+    }
+    expect(receiver.requests.length).to.equal(before);
+  });
+
   it('refuses http when the operator does not allow it', async () => {
     const strict = createWebhookHttp({ allowHosts: ['127.0.0.1'], allowHttp: false });
     clients.push(strict);

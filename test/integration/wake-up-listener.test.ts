@@ -1,0 +1,52 @@
+import net from 'node:net';
+import { expect } from 'chai';
+import pino from 'pino';
+import { listenForWakeUps, wakeRelays, type WakeUpListener } from '../../core/events/wake-up';
+import { testEnv } from '../support/env';
+import { testDb } from '../support/resources';
+import { waitFor } from '../support/wait';
+
+describe('relay wake-up listener (LISTEN connection)', function () {
+  this.timeout(30_000);
+  const databasePort = Number(new URL(testEnv.databaseUrl).port || 5432);
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with .call(this) and restored
+  const originalSetKeepAlive = net.Socket.prototype.setKeepAlive;
+  /** Keepalive settings applied to sockets connected to the database while the test runs. */
+  const keepAlives: { enabled: boolean; initialDelay: number }[] = [];
+  let listener: WakeUpListener | undefined;
+
+  before(() => {
+    net.Socket.prototype.setKeepAlive = function (enable?: boolean, initialDelay?: number) {
+      if (this.remotePort === databasePort)
+        keepAlives.push({ enabled: enable === true, initialDelay: initialDelay ?? 0 });
+      return originalSetKeepAlive.call(this, enable, initialDelay);
+    };
+  });
+  after(async () => {
+    net.Socket.prototype.setKeepAlive = originalSetKeepAlive;
+    await listener?.close();
+  });
+
+  it('listens with TCP keepalive, and reconnects (keepalive again) after its connection is killed', async () => {
+    let wakes = 0;
+    listener = listenForWakeUps(
+      testEnv.databaseUrl,
+      () => wakes++,
+      pino({ level: 'silent' }),
+      () => false,
+    );
+    await waitFor(() => wakes >= 1, { what: 'the first wake after LISTEN' });
+    expect(keepAlives).to.deep.equal([{ enabled: true, initialDelay: 30_000 }]);
+
+    await testDb().raw(
+      `select pg_terminate_backend(pid) from pg_stat_activity
+        where application_name = 'outbox-relay' and datname = current_database()`,
+    );
+    await waitFor(() => keepAlives.length === 2, { what: 'a new LISTEN connection' });
+    expect(keepAlives[1]).to.deep.equal({ enabled: true, initialDelay: 30_000 });
+    await waitFor(() => wakes >= 2, { what: 'the wake after reconnecting' });
+    const before = wakes;
+    await wakeRelays(testDb());
+    await waitFor(() => wakes > before, { what: 'a NOTIFY on the new connection' });
+  });
+});

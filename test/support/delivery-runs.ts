@@ -1,0 +1,62 @@
+/** A delivery as the relay makes it, and a worker for the delivery workflow: shared by the workflow fault and replay tests. */
+import { createSecretBox } from '../../core/platform/secret-box';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createWebhookDeliveryActivities, type WebhookDeliveryActivities } from '../../activities/webhook-delivery';
+import type { WebhookConfig } from '../../core/platform/config';
+import { workflowIds } from '../../core/temporal/names';
+import type { DeliveryRef } from '../../core/webhooks/dispatch';
+import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { testDb } from './resources';
+import { bundleWorkflows } from './temporal';
+import { createTestTenant } from './tenants';
+import { configureReceiver, deliveryOfEvent, dispatchAll, raiseEvent } from './webhooks';
+
+/** A tenant with a receiver at `receiverUrl`, one event, and its delivery row. */
+export async function newDelivery(webhooks: WebhookConfig, receiverUrl: string) {
+  const tenant = await createTestTenant();
+  const secret = await configureReceiver(webhooks, tenant.organization.id, receiverUrl);
+  const eventId = await raiseEvent(tenant.organization.id);
+  await dispatchAll();
+  const row = (await deliveryOfEvent(eventId))!;
+  const ref: DeliveryRef = {
+    deliveryId: row.id,
+    organizationId: row.organization_id,
+    eventType: 'debt.created',
+    generation: 0,
+  };
+  return { tenant, secret, eventId, ref };
+}
+
+export const webhooksBundle = () => bundleWorkflows(require.resolve('../../workflows/bundles/webhooks'));
+
+/** Runs a worker of the webhooks bundle until `work` settles; `wrap` may replace activities (fault injection). */
+export async function runDeliveryWorker<T>(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  webhooks: WebhookConfig,
+  work: Promise<T>,
+  wrap: (real: WebhookDeliveryActivities) => WebhookDeliveryActivities = (real) => real,
+): Promise<T> {
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await webhooksBundle(),
+    activities: wrap(
+      createWebhookDeliveryActivities({
+        db: testDb(),
+        webhooks,
+        secretBox: createSecretBox(webhooks.secretEncryptionKey),
+      }),
+    ),
+  });
+  return worker.runUntil(work);
+}
+
+export function startDelivery(env: TestWorkflowEnvironment, taskQueue: string, ref: DeliveryRef) {
+  return env.client.workflow.start(webhookDeliveryWorkflow, {
+    taskQueue,
+    workflowId: workflowIds.webhookDelivery(ref.deliveryId),
+    args: [ref],
+  });
+}

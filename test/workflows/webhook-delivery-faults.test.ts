@@ -1,0 +1,123 @@
+import { expect } from 'chai';
+import { Context } from '@temporalio/activity';
+import {
+  ApplicationFailure,
+  ApplicationFailureCategory,
+  defineSearchAttributeKey,
+  SearchAttributeType,
+} from '@temporalio/common';
+import { tsToMs } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WebhookDeliveryActivities } from '../../activities/webhook-delivery';
+import type { WebhookConfig } from '../../core/platform/config';
+import { ATTEMPT_ACTIVITY_RETRY } from '../../workflows/webhook-delivery';
+import { newDelivery, runDeliveryWorker, startDelivery } from '../support/delivery-runs';
+import { startTimeSkipping, uniqueTaskQueue } from '../support/temporal';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { attemptsOf, deliveryOfEvent, localWebhookConfig } from '../support/webhooks';
+
+const DELIVERY_STATUS = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
+const { RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED, RETRY_STATE_NON_RETRYABLE_FAILURE } = temporal.api.enums.v1.RetryState;
+
+/**
+ * The attempt activity fails as if the database were down while `down(attemptOfActivity)` holds. The failure is a
+ * plain retryable one, marked benign only so the worker logs it at debug rather than print twenty stack traces.
+ */
+function databaseDownWhile(down: (activityAttempt: number) => boolean, calls: { count: number }) {
+  return (real: WebhookDeliveryActivities): WebhookDeliveryActivities => ({
+    ...real,
+    async deliverWebhookAttempt(input) {
+      calls.count++;
+      if (down(Context.current().info.attempt)) {
+        const category = ApplicationFailureCategory.BENIGN;
+        throw ApplicationFailure.create({ message: 'connect ECONNREFUSED 127.0.0.1:5432', category });
+      }
+      return real.deliverWebhookAttempt(input);
+    },
+  });
+}
+
+describe('webhookDeliveryWorkflow when its activity fails (bounded retries, time-skipping server)', function () {
+  this.timeout(120_000);
+  let env: TestWorkflowEnvironment;
+  let receiver: WebhookReceiver;
+  let taskQueue: string;
+  const webhooks: WebhookConfig = localWebhookConfig();
+
+  before(async () => {
+    env = await startTimeSkipping();
+    receiver = await startWebhookReceiver();
+    receiver.respondWith(() => ({ status: 200 }));
+    taskQueue = uniqueTaskQueue('webhook-delivery-faults');
+  });
+  after(async () => {
+    await receiver?.close();
+    await env?.teardown();
+  });
+
+  const failuresOf = async (handle: Awaited<ReturnType<typeof startDelivery>>) =>
+    ((await handle.fetchHistory()).events ?? []).flatMap((e) =>
+      e.activityTaskFailedEventAttributes ? [e.activityTaskFailedEventAttributes] : [],
+    );
+
+  it('rides out a database outage of a few minutes: the attempt succeeds once the database is back', async () => {
+    const { ref, eventId } = await newDelivery(webhooks, receiver.url);
+    const calls = { count: 0 };
+    const handle = await startDelivery(env, taskQueue, ref);
+    const result = await runDeliveryWorker(
+      env,
+      taskQueue,
+      webhooks,
+      handle.result(),
+      databaseDownWhile((attempt) => attempt < 10, calls), // 1+2+4+…+60 s: about 4 minutes down
+    );
+    expect(result).to.include({ deliveryStatus: 'Succeeded', attempts: 1 });
+    expect(calls.count).to.equal(10);
+    const events = (await handle.fetchHistory()).events!;
+    const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes)!;
+    const completed = events.find((e) => e.activityTaskCompletedEventAttributes)!;
+    expect(tsToMs(completed.eventTime) - tsToMs(scheduled.eventTime)).to.be.at.least(3 * 60_000);
+    expect((await deliveryOfEvent(eventId))!.status).to.equal('Succeeded');
+  });
+
+  it('gives up after the policy’s last attempt and records the delivery Failed (never left Pending)', async () => {
+    const { ref, eventId } = await newDelivery(webhooks, receiver.url);
+    const calls = { count: 0 };
+    const handle = await startDelivery(env, taskQueue, ref);
+    const result = await runDeliveryWorker(
+      env,
+      taskQueue,
+      webhooks,
+      handle.result(),
+      databaseDownWhile(() => true, calls),
+    );
+    expect(result).to.deep.equal({ deliveryStatus: 'Failed', attempts: 0, lastHttpStatus: null, nextAttemptAt: null });
+    expect(calls.count).to.equal(ATTEMPT_ACTIVITY_RETRY.maximumAttempts).and.to.equal(20);
+    expect((await failuresOf(handle)).map((f) => f.retryState)).to.deep.equal([RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED]);
+    const row = (await deliveryOfEvent(eventId))!;
+    expect([row.status, row.next_attempt_at, row.attempt_count]).to.deep.equal(['Failed', null, 0]);
+    expect(await attemptsOf(ref.deliveryId)).to.deep.equal([]);
+    expect((await handle.describe()).typedSearchAttributes.get(DELIVERY_STATUS)).to.equal('Failed');
+  });
+
+  it('does not retry an input that can never succeed, and ends the run Failed', async () => {
+    const { ref, eventId } = await newDelivery(webhooks, receiver.url);
+    const calls = { count: 0 };
+    const broken = { ...ref, generation: -1 }; // no attempt could ever accept it
+    const handle = await startDelivery(env, taskQueue, broken);
+    const result = await runDeliveryWorker(
+      env,
+      taskQueue,
+      webhooks,
+      handle.result(),
+      databaseDownWhile(() => false, calls),
+    );
+    expect(result.deliveryStatus).to.equal('Failed');
+    expect(calls.count).to.equal(1);
+    const [failure] = await failuresOf(handle);
+    expect(failure!.retryState).to.equal(RETRY_STATE_NON_RETRYABLE_FAILURE);
+    expect(failure!.failure!.applicationFailureInfo!.type).to.equal('InvalidDeliveryInput');
+    expect((await deliveryOfEvent(eventId))!.status).to.equal('Pending'); // another generation's row: untouched
+  });
+});

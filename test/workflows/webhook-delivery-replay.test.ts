@@ -1,0 +1,54 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { expect } from 'chai';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { webhooksBundle } from '../support/delivery-runs';
+import { historyFromJson } from '../support/history-json';
+import { HISTORIES_DIR, RECORDED_SCENARIOS, recordDeliveryHistories } from '../support/delivery-histories';
+import { startTimeSkipping } from '../support/temporal';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { localWebhookConfig } from '../support/webhooks';
+
+/**
+ * Determinism in CI: recorded histories of the delivery workflow must replay against the current bundle. A change to
+ * the workflow's commands (activity order, timers, search attribute upserts) without versioning (`patched`) fails here.
+ */
+describe('webhookDeliveryWorkflow replays its recorded histories', function () {
+  this.timeout(180_000);
+
+  if (process.env.RECORD_HISTORIES === '1') {
+    let env: TestWorkflowEnvironment | undefined;
+    let receiver: WebhookReceiver | undefined;
+    before(async () => {
+      env = await startTimeSkipping();
+      receiver = await startWebhookReceiver();
+      await recordDeliveryHistories(env, receiver, localWebhookConfig());
+    });
+    after(async () => {
+      await receiver?.close();
+      await env?.teardown();
+    });
+  }
+
+  const files = () => readdirSync(HISTORIES_DIR).filter((name) => name.endsWith('.json'));
+
+  it('has a history for every way a run ends', () => {
+    expect(files().map((name) => basename(name, '.json'))).to.include.members([...RECORDED_SCENARIOS]);
+  });
+
+  it('replays every recorded history without a nondeterminism error', async () => {
+    const histories = files().map((name) => ({
+      workflowId: basename(name, '.json'),
+      history: historyFromJson(readFileSync(join(HISTORIES_DIR, name), 'utf8')),
+    }));
+    const failures: string[] = [];
+    let replayed = 0;
+    for await (const result of Worker.runReplayHistories({ workflowBundle: await webhooksBundle() }, histories)) {
+      replayed++;
+      if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
+    }
+    expect(failures).to.deep.equal([]);
+    expect(replayed).to.equal(histories.length);
+  });
+});
