@@ -36,7 +36,8 @@ export type DebtTrigger =
   | 'instalmentMissed'
   | 'paymentLeavesBalance'
   | 'paymentClearsBalance'
-  | 'clientCloses';
+  | 'clientCloses'
+  | 'operatorWritesOff';
 
 export interface Transition {
   from: readonly DebtStatus[];
@@ -60,6 +61,8 @@ export const TRANSITIONS: Readonly<Record<DebtTrigger, Transition>> = {
   paymentLeavesBalance: { from: NON_TERMINAL_STATUSES, to: 'same', events: ['payment.received'] },
   paymentClearsBalance: { from: NON_TERMINAL_STATUSES, to: 'Settled', events: ['payment.received', 'debt.updated'] },
   clientCloses: { from: NON_TERMINAL_STATUSES, to: 'Closed', events: ['debt.updated'] },
+  // Operations write a debt off from the CLI (issue "Debt lifecycle" §6).
+  operatorWritesOff: { from: NON_TERMINAL_STATUSES, to: 'WrittenOff', events: ['debt.updated'] },
 };
 
 export function isTerminal(status: DebtStatus): boolean {

@@ -93,3 +93,26 @@ export function amountsEqual(a: string, b: string): boolean {
 export function isPositiveAmount(amount: string): boolean {
   return new Exact(amount).gt(0);
 }
+
+/** `amount / divisor` rounded down to the currency's minor unit: e.g. an instalment that never overshoots. */
+export function divideDown(amount: string, divisor: number, currency: string): string {
+  return new Exact(amount).div(divisor).toDecimalPlaces(minorUnits(currency), Exact.ROUND_DOWN).toFixed();
+}
+
+export function multiplyAmount(amount: string, factor: number): string {
+  return new Exact(amount).times(factor).toFixed();
+}
+
+/** -1, 0 or 1 as `a` is less than, equal to or greater than `b`. */
+export function compareAmounts(a: string, b: string): number {
+  return new Exact(a).comparedTo(b);
+}
+
+export function minAmount(a: string, b: string): string {
+  return compareAmounts(a, b) <= 0 ? normalizeAmount(a) : normalizeAmount(b);
+}
+
+/** The currency's smallest amount: "0.01" in AUD, "1" in JPY, "0.001" in KWD. */
+export function minorUnitAmount(currency: string): string {
+  return new Exact(10).pow(-minorUnits(currency)).toFixed();
+}

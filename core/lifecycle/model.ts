@@ -78,3 +78,16 @@ export type ApplyChangeResult =
 
 /** A grace period of 7 days after an instalment's due date ends (DECISIONS.md §3). */
 export const GRACE_PERIOD_DAYS = 7;
+
+/**
+ * Why a lifecycle activity failed for good: the `type` of its non-retryable ApplicationFailure, so the workflow can
+ * tell them apart. None is a business refusal (those are `refused` results); each means the workflow and the row
+ * disagree in a way no retry can mend.
+ */
+export const LIFECYCLE_FAILURE_TYPES = {
+  debtNotFound: 'DebtNotFound',
+  versionMismatch: 'LifecycleVersionMismatch',
+  inputNotFound: 'LifecycleInputNotFound',
+} as const;
+
+export type LifecycleFailureType = (typeof LIFECYCLE_FAILURE_TYPES)[keyof typeof LIFECYCLE_FAILURE_TYPES];

@@ -1,0 +1,74 @@
+/**
+ * The debt-lifecycle workflow's activities (DECISIONS.md §3): load a debt's lifecycle state, and apply one change
+ * with its events in one transaction (core/lifecycle/apply-change.ts). A business refusal is a returned result
+ * (`refused`), never thrown. A missing debt, a version the row does not match or a missing input means the workflow
+ * and the database disagree: no retry can mend that, so it is a non-retryable ApplicationFailure whose `type` is one
+ * of LIFECYCLE_FAILURE_TYPES. Anything else (the database down) throws as it is, and Temporal retries.
+ * Inputs and results carry ids, statuses, amounts and dates: never debtor contact data or free text.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import type { Db } from '../core/platform/db';
+import { applyLifecycleChange, loadLifecycleState } from '../core/lifecycle/apply-change';
+import { LifecycleIntegrityError } from '../core/lifecycle/errors';
+import {
+  LIFECYCLE_FAILURE_TYPES,
+  type ApplyChangeInput,
+  type ApplyChangeResult,
+  type LifecycleState,
+} from '../core/lifecycle/model';
+
+export type {
+  ApplyChangeInput,
+  ApplyChangeResult,
+  DebtStatus,
+  Instalment,
+  LifecycleChange,
+  LifecycleChangeKind,
+  LifecycleFailureType,
+  LifecycleState,
+  PaymentReport,
+  PlanFrequency,
+  PlanRequest,
+  PlanState,
+  PlanStatus,
+} from '../core/lifecycle/model';
+
+export interface DebtLifecycleActivityDeps {
+  db: Db;
+}
+
+export interface LoadedDebtLifecycle {
+  organizationId: string;
+  state: LifecycleState;
+}
+
+function nonRetryable(err: LifecycleIntegrityError): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(err.message, err.type);
+}
+
+export function createDebtLifecycleActivities(deps: DebtLifecycleActivityDeps) {
+  const { db } = deps;
+
+  return {
+    /** The debt's organisation and state as the row has it (a workflow's start, or after continue-as-new). */
+    async loadDebtLifecycle(debtId: string): Promise<LoadedDebtLifecycle> {
+      const loaded = await loadLifecycleState(db, debtId);
+      if (!loaded) {
+        throw ApplicationFailure.nonRetryable(`Debt ${debtId} does not exist.`, LIFECYCLE_FAILURE_TYPES.debtNotFound);
+      }
+      return loaded;
+    },
+
+    /** Applies one change with its events; `applied`, `duplicate` or `refused` (with the API's code and detail). */
+    async applyDebtLifecycleChange(input: ApplyChangeInput): Promise<ApplyChangeResult> {
+      try {
+        return await applyLifecycleChange(db, input);
+      } catch (err) {
+        if (err instanceof LifecycleIntegrityError) throw nonRetryable(err);
+        throw err;
+      }
+    },
+  };
+}
+
+export type DebtLifecycleActivities = ReturnType<typeof createDebtLifecycleActivities>;
