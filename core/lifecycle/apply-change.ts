@@ -8,13 +8,13 @@
  * Refusals and duplicates write nothing. Events: the change's specific event first, then `debt.updated` whenever
  * the debt as the API returns it changed.
  */
-import type { Db } from '../platform/db';
+import type { Db, Trx } from '../platform/db';
 import { toDebt, type Debt } from '../debts/debts';
 import { recordEvent } from '../events/outbox';
 import { decideChange } from './change-decisions';
 import type { ChangeEffect, DebtColumnChanges } from './change-effects';
 import { LifecycleIntegrityError } from './errors';
-import { findLifecycleRow, lifecycleColumns, toLifecycleState, type LifecycleRow } from './lifecycle-row';
+import { lifecycleColumns, lockLifecycleRow, toLifecycleState, type LifecycleRow } from './lifecycle-row';
 import { LIFECYCLE_FAILURE_TYPES, type ApplyChangeInput, type ApplyChangeResult } from './model';
 import { todayUtc } from './plan-schedule';
 
@@ -26,8 +26,8 @@ export interface ApplyChangeOptions {
   now?: Date;
 }
 
-async function lockedRow(trx: Db, input: ApplyChangeInput): Promise<LifecycleRow> {
-  const row = await findLifecycleRow(trx, input.debtId, { lock: true });
+async function lockedRow(trx: Trx, input: ApplyChangeInput): Promise<LifecycleRow> {
+  const row = await lockLifecycleRow(trx, input.debtId);
   if (!row) {
     throw new LifecycleIntegrityError(LIFECYCLE_FAILURE_TYPES.debtNotFound, `Debt ${input.debtId} does not exist.`);
   }
@@ -43,7 +43,7 @@ function versionMismatch(row: LifecycleRow, input: ApplyChangeInput): LifecycleI
 }
 
 /** Writes the columns and the next version; `updated_at` moves only when a column the API shows may change. */
-async function writeChanges(trx: Db, row: LifecycleRow, changes: DebtColumnChanges): Promise<LifecycleRow> {
+async function writeChanges(trx: Trx, row: LifecycleRow, changes: DebtColumnChanges): Promise<LifecycleRow> {
   const touched = Object.keys(changes).length > 0;
   const [updated] = await trx('debts')
     .where({ id: row.id })
@@ -52,8 +52,9 @@ async function writeChanges(trx: Db, row: LifecycleRow, changes: DebtColumnChang
       lifecycle_version: row.lifecycle_version + 1,
       ...(touched ? { updated_at: trx.fn.now(3) } : {}),
     })
-    .returning(lifecycleColumns(trx));
-  return updated as LifecycleRow;
+    .returning<LifecycleRow[]>(lifecycleColumns(trx));
+  if (!updated) throw new Error(`debt ${row.id} vanished under its row lock`);
+  return updated;
 }
 
 /** The debt without `updatedAt`, to tell whether anything a client sees changed. */
@@ -74,7 +75,7 @@ function specificEventData(effect: ChangeEffect, debt: Debt): Record<string, unk
 }
 
 async function recordChangeEvents(
-  trx: Db,
+  trx: Trx,
   before: LifecycleRow,
   after: LifecycleRow,
   effect: ChangeEffect,

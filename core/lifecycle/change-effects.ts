@@ -2,7 +2,7 @@
  * The vocabulary of a lifecycle change's decision: the columns it writes, the specific event it emits, or why it is
  * refused. Shared by change-decisions.ts, payment-change.ts and apply-change.ts.
  */
-import type { Db } from '../platform/db';
+import type { Trx } from '../platform/db';
 import type { Transaction } from '../debts/transactions';
 import type { LifecycleRow } from './lifecycle-row';
 
@@ -39,7 +39,7 @@ export type ChangeDecision =
   | { outcome: 'refused'; code: string; detail: string };
 
 export interface DecisionContext {
-  trx: Db;
+  trx: Trx;
   row: LifecycleRow;
   /** Today's date in UTC, `YYYY-MM-DD`. */
   today: string;

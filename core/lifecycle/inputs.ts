@@ -10,20 +10,30 @@ export const LIFECYCLE_INPUT_KINDS = ['disputeReason'] as const;
 export type LifecycleInputKind = (typeof LIFECYCLE_INPUT_KINDS)[number];
 
 /** The payload of each kind. */
+/** A row of `lifecycle_inputs`: free text a trigger carries, kept out of workflow history. */
+export interface LifecycleInputRow {
+  id: string;
+  organization_id: string;
+  debt_id: string;
+  kind: LifecycleInputKind;
+  payload: LifecycleInputPayloads[LifecycleInputKind];
+  created_at: Date;
+}
+
 export interface LifecycleInputPayloads {
   disputeReason: { reason: string };
 }
 
 /** Stores an input for one of the organisation's debts and returns its id (the `reasonId` of a dispute). */
 export async function recordLifecycleInput<K extends LifecycleInputKind>(
-  trx: Db,
+  db: Db,
   organizationId: string,
   debtId: string,
   kind: K,
   payload: LifecycleInputPayloads[K],
 ): Promise<string> {
   const id = newId();
-  await trx('lifecycle_inputs').insert({ id, organization_id: organizationId, debt_id: debtId, kind, payload });
+  await db('lifecycle_inputs').insert({ id, organization_id: organizationId, debt_id: debtId, kind, payload });
   return id;
 }
 

@@ -2,7 +2,8 @@
  * A debt row as the lifecycle reads it: the API's columns plus `lifecycle_version` and `plan_schedule`, and the
  * workflow's `LifecycleState` built from it. Looked up by debt id alone, because the workflow knows only that.
  */
-import type { Db } from '../platform/db';
+import type { Knex } from 'knex';
+import type { Db, Trx } from '../platform/db';
 import { debtColumns, type DebtRow } from '../debts/debts';
 import { isUuid } from '../platform/ids';
 import type { Instalment, LifecycleState } from './model';
@@ -13,20 +14,28 @@ export interface LifecycleRow extends DebtRow {
   plan_schedule: Instalment[] | null;
 }
 
+/** The debts table for knex: `plan_schedule` is written as JSON text and read back as instalments. */
+export type DebtsTable = Knex.CompositeTableType<LifecycleRow, DebtsWrite, DebtsWrite>;
+
+/** Any column may be written, or set by SQL (`now()`); `plan_schedule` as JSON text. */
+type DebtsWrite = {
+  [K in keyof Omit<LifecycleRow, 'plan_schedule'>]?: LifecycleRow[K] | Knex.Raw;
+} & { plan_schedule?: string | null };
+
 export function lifecycleColumns(db: Db): ReturnType<typeof debtColumns> {
   return [...debtColumns(db), 'debts.lifecycle_version', 'debts.plan_schedule'];
 }
 
-/** The debt's row; `lock` takes a row lock for a read-modify-write in the caller's transaction. */
-export async function findLifecycleRow(
-  db: Db,
-  debtId: string,
-  options: { lock?: boolean } = {},
-): Promise<LifecycleRow | undefined> {
+/** The debt's row, as the lifecycle reads it. */
+export async function findLifecycleRow(db: Db, debtId: string): Promise<LifecycleRow | undefined> {
   if (!isUuid(debtId)) return undefined;
-  const query = db('debts').where('debts.id', debtId).first(lifecycleColumns(db));
-  if (options.lock) void query.forUpdate();
-  return (await query) as LifecycleRow | undefined;
+  return db('debts').where('debts.id', debtId).first<LifecycleRow | undefined>(lifecycleColumns(db));
+}
+
+/** The debt's row under a row lock, for a read-modify-write in the caller's transaction. */
+export async function lockLifecycleRow(trx: Trx, debtId: string): Promise<LifecycleRow | undefined> {
+  if (!isUuid(debtId)) return undefined;
+  return trx('debts').where('debts.id', debtId).forUpdate().first<LifecycleRow | undefined>(lifecycleColumns(trx));
 }
 
 export function toLifecycleState(row: LifecycleRow): LifecycleState {

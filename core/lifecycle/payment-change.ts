@@ -17,7 +17,7 @@ import {
 } from '../debts/money';
 import { recordTransaction, type TransactionStatus } from '../debts/transactions';
 import { ApiError } from '../platform/errors';
-import type { Db } from '../platform/db';
+import type { Trx } from '../platform/db';
 import type { LifecycleRow } from './lifecycle-row';
 import type { PaymentReport } from './model';
 import { allocatePayment, planProgress } from './plan-schedule';
@@ -31,7 +31,7 @@ import {
 
 /** Whether the debt already has a Payment with this processor reference and outcome. */
 async function paymentRecorded(
-  trx: Db,
+  trx: Trx,
   row: LifecycleRow,
   reference: string,
   status: TransactionStatus,

@@ -6,10 +6,11 @@
 import type { ApiKeyRow } from '../access/api-keys';
 import type { OrganizationRow } from '../access/organizations';
 import type { BrandingRow } from '../branding/branding';
-import type { DebtRow } from '../debts/debts';
 import type { DebtorRow } from '../debts/debtors';
 import type { TransactionRow } from '../debts/transactions';
 import type { EventRow } from '../events/outbox';
+import type { LifecycleInputRow } from '../lifecycle/inputs';
+import type { DebtsTable } from '../lifecycle/lifecycle-row';
 import type { AttemptRow, DeliveryRow } from '../webhooks/deliveries';
 import type { WebhookConfigRow } from '../webhooks/receiver-config';
 import type { IdempotencyKeyTable } from './idempotency-store';
@@ -21,7 +22,9 @@ declare module 'knex/types/tables' {
     idempotency_keys: IdempotencyKeyTable;
     events: EventRow;
     debtors: DebtorRow;
-    debts: DebtRow;
+    /** The API's columns plus the lifecycle's (`lifecycle_version`, `plan_schedule`). */
+    debts: DebtsTable;
+    lifecycle_inputs: LifecycleInputRow;
     transactions: TransactionRow;
     branding: BrandingRow;
     webhook_configs: WebhookConfigRow;

@@ -56,9 +56,9 @@ describe('Lifecycle payments: exact balances, instalments, once per processor re
   it('keeps one payment per (debt, reference, outcome) in the database itself', async () => {
     const debt = await raiseLifecycleDebt();
     expectApplied(await debt.apply(payment('10', 'pi_unique')));
-    const [row] = (await testDb()('transactions').where({ debt_id: debt.debtId })) as Record<string, unknown>[];
+    const [row] = await testDb()('transactions').where({ debt_id: debt.debtId });
     const failure = await testDb()('transactions')
-      .insert({ ...row, id: randomUUID() })
+      .insert({ ...row!, id: randomUUID() })
       .catch((err: { code?: string }) => err);
     expect(failure).to.have.property('code', '23505');
   });
