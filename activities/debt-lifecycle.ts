@@ -20,6 +20,7 @@ import {
 export type {
   ApplyChangeInput,
   ApplyChangeResult,
+  DebtLifecycleStart,
   DebtStatus,
   Instalment,
   LifecycleChange,

@@ -1,5 +1,13 @@
-/** Worker process for the `lifecycle` task queue (debt state machines), serving production and sandbox by default. */
+/**
+ * Worker process for the `lifecycle` task queue (one `debt-<id>` workflow per debt), serving production and sandbox
+ * by default. Each mode also runs an outbox relay here with the debt lifecycle consumer, which starts a debt's
+ * workflow when its `debt.created` event commits.
+ */
+import { Client } from '@temporalio/client';
+import { createDebtLifecycleActivities } from '../activities/debt-lifecycle';
 import { createDiagnosticsActivities } from '../activities/diagnostics';
+import { startOutboxRelay } from '../core/events/relay';
+import { createDebtLifecycleConsumer } from '../core/lifecycle/lifecycle-consumer';
 import { TASK_QUEUES } from '../core/temporal/names';
 import { runWorker } from '../core/temporal/worker-process';
 
@@ -7,5 +15,11 @@ void runWorker({
   taskQueue: TASK_QUEUES.lifecycle,
   workflowsPath: require.resolve('../workflows/bundles/lifecycle'),
   defaultModes: 'production,sandbox',
-  createActivities: ({ db }) => ({ ...createDiagnosticsActivities({ db }) }),
+  createActivities: ({ db }) => ({ ...createDiagnosticsActivities({ db }), ...createDebtLifecycleActivities({ db }) }),
+  startSidecar: async ({ mode, db, databaseUrl, namespace, connection, logger }) => {
+    const client = new Client({ connection, namespace });
+    const consumers = [createDebtLifecycleConsumer({ mode, client })];
+    const relay = startOutboxRelay({ mode, db, databaseUrl, logger, consumers });
+    return () => relay.stop();
+  },
 });

@@ -100,7 +100,7 @@ export async function applyLifecycleChange(
     }
     if (row.lifecycle_version !== input.expectedVersion) throw versionMismatch(row, input);
 
-    const today = todayUtc(options.now ?? new Date());
+    const today = todayUtc(input.asOf ? new Date(input.asOf) : (options.now ?? new Date()));
     const decision = await decideChange({ trx, row, today }, input.change);
     const state = toLifecycleState(row);
     if (decision.outcome === 'duplicate') return { outcome: 'duplicate', state };

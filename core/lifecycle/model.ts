@@ -65,6 +65,11 @@ export interface ApplyChangeInput {
   /** The version the workflow last saw: a change already applied at `expectedVersion + 1` is not applied twice. */
   expectedVersion: number;
   change: LifecycleChange;
+  /**
+   * The workflow's clock when it asked (ISO 8601): business time, which is what a plan's first due date is judged
+   * against, so the time-skipping tests and a sandbox `advance` agree with the workflow's timers.
+   */
+  asOf?: string;
 }
 
 /**
@@ -91,3 +96,10 @@ export const LIFECYCLE_FAILURE_TYPES = {
 } as const;
 
 export type LifecycleFailureType = (typeof LIFECYCLE_FAILURE_TYPES)[keyof typeof LIFECYCLE_FAILURE_TYPES];
+
+/** The input a debt's workflow starts with: ids, and whether the sandbox's `advance` may fire its timers. */
+export interface DebtLifecycleStart {
+  debtId: string;
+  organizationId: string;
+  sandbox: boolean;
+}

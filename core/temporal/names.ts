@@ -24,8 +24,24 @@ export type TaskQueueName = (typeof TASK_QUEUES)[keyof typeof TASK_QUEUES];
 /** Workflow type names: the exported function names of workflows/, registered through workflows/bundles/. */
 export const WORKFLOW_TYPES = {
   webhookDelivery: 'webhookDeliveryWorkflow',
+  debtLifecycle: 'debtLifecycleWorkflow',
   diagnosticProbe: 'diagnosticProbeWorkflow',
 } as const;
+
+/** The updates a debt's lifecycle workflow takes: each is one trigger of DECISIONS.md §3 (and the sandbox's advance). */
+export const LIFECYCLE_UPDATES = {
+  accept: 'accept',
+  dispute: 'dispute',
+  resolveDispute: 'resolveDispute',
+  agreePlan: 'agreePlan',
+  reportPayment: 'reportPayment',
+  close: 'close',
+  writeOff: 'writeOff',
+  advance: 'advance',
+} as const;
+
+/** Queries every long-lived workflow answers: `state` (the lifecycle's) and `status`. */
+export const QUERIES = { state: 'state', status: 'status' } as const;
 
 /** Business ids as workflow ids make dispatch idempotent: starting an existing id is a no-op. */
 export const workflowIds = {

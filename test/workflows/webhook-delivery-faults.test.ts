@@ -1,23 +1,19 @@
 import { expect } from 'chai';
 import { Context } from '@temporalio/activity';
-import {
-  ApplicationFailure,
-  ApplicationFailureCategory,
-  defineSearchAttributeKey,
-  SearchAttributeType,
-} from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WebhookDeliveryActivities } from '../../activities/webhook-delivery';
 import type { WebhookConfig } from '../../core/platform/config';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../core/temporal/names';
 import { ATTEMPT_ACTIVITY_RETRY } from '../../workflows/webhook-delivery';
 import { newDelivery, runDeliveryWorker, startDelivery } from '../support/delivery-runs';
 import { startTimeSkipping, uniqueTaskQueue } from '../support/temporal';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { attemptsOf, deliveryOfEvent, localWebhookConfig } from '../support/webhooks';
 
-const DELIVERY_STATUS = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
+const DELIVERY_STATUS = SEARCH_ATTRIBUTE_KEYS.deliveryStatus;
 const { RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED, RETRY_STATE_NON_RETRYABLE_FAILURE } = temporal.api.enums.v1.RetryState;
 
 /**

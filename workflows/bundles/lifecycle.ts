@@ -1,5 +1,6 @@
 /**
  * The workflows the `lifecycle` task queue serves: the bundle entry of workers/lifecycle.ts.
- * Every queue serves the diagnostic probe, so an operator can check it end to end. Add the debt workflow here.
+ * Every queue serves the diagnostic probe, so an operator can check it end to end. The debt lifecycle is the real work.
  */
 export { diagnosticProbeWorkflow } from '../diagnostics';
+export { debtLifecycleWorkflow } from '../debt-lifecycle';

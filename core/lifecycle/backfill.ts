@@ -1,0 +1,47 @@
+/**
+ * Gives every open debt raised before the lifecycle existed its `debt-<id>` workflow (operator command
+ * `npm run cli -- lifecycle backfill`). Safe to run any number of times: a debt whose workflow exists is skipped by
+ * Temporal (its id is the business id), and debts already in a final state need none.
+ */
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { NON_TERMINAL_STATUSES } from '../debts/debt-status';
+import type { Db } from '../platform/db';
+import type { Mode } from '../platform/mode';
+import { WORKFLOW_TYPES } from '../temporal/names';
+import { debtWorkflowStartOptions } from './workflow-start';
+
+export interface BackfillReport {
+  started: number;
+  alreadyRunning: number;
+}
+
+export async function backfillDebtWorkflows(
+  deps: { db: Db; client: Client; mode: Mode; taskQueue?: string },
+  batchSize = 500,
+): Promise<BackfillReport> {
+  const { db, client, mode, taskQueue } = deps;
+  const report: BackfillReport = { started: 0, alreadyRunning: 0 };
+  let after = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const debts = await db('debts as d')
+      .join('organizations as o', 'o.id', 'd.organization_id')
+      .where('o.mode', mode)
+      .whereIn('d.status', NON_TERMINAL_STATUSES)
+      .where('d.id', '>', after)
+      .orderBy('d.id')
+      .limit(batchSize)
+      .select<{ debtId: string; organizationId: string }[]>('d.id as debtId', 'd.organization_id as organizationId');
+    for (const debt of debts) {
+      try {
+        await client.workflow.start(WORKFLOW_TYPES.debtLifecycle, debtWorkflowStartOptions(debt, mode, taskQueue));
+        report.started++;
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        report.alreadyRunning++;
+      }
+    }
+    const last = debts.at(-1);
+    if (!last || debts.length < batchSize) return report;
+    after = last.debtId;
+  }
+}

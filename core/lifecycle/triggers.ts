@@ -1,0 +1,92 @@
+/**
+ * The lifecycle's triggers as a service (DECISIONS.md §3): the one way the API, the sandbox's simulation endpoints,
+ * the debtor portal and the payment processor move a debt. Each trigger is an update to `debt-<id>` (started now if
+ * the outbox consumer has not started it yet), so the caller learns whether the transition was accepted; it answers
+ * with the debt as the API returns it, after the workflow's activity committed the change and its events.
+ */
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { getDebt, type Debt } from '../debts/debts';
+import type { Db } from '../platform/db';
+import { ApiError, ERROR_CATALOGUE, errors, type ErrorCode } from '../platform/errors';
+import type { Mode } from '../platform/mode';
+import { LIFECYCLE_UPDATES } from '../temporal/names';
+import { recordLifecycleInput } from './inputs';
+import type { PaymentReport, PlanRequest } from './model';
+import { startDebtWorkflowOperation } from './workflow-start';
+
+/** How long a caller waits for the workflow to answer before being told to retry. */
+export const TRIGGER_TIMEOUT_MS = 10_000;
+
+export interface DebtTriggers {
+  accept(organizationId: string, debtId: string): Promise<Debt>;
+  dispute(organizationId: string, debtId: string, reason: string): Promise<Debt>;
+  resolveDispute(organizationId: string, debtId: string, outcome: 'rejected' | 'upheld'): Promise<Debt>;
+  agreePlan(organizationId: string, debtId: string, request: PlanRequest): Promise<Debt>;
+  reportPayment(organizationId: string, debtId: string, payment: PaymentReport): Promise<Debt>;
+  /** The client's recall (`PATCH status=Closed`). */
+  close(organizationId: string, debtId: string): Promise<Debt>;
+  /** Operations' write-off. */
+  writeOff(organizationId: string, debtId: string): Promise<Debt>;
+  /** Sandbox only: fire the debt's next timer now. */
+  advance(organizationId: string, debtId: string): Promise<Debt>;
+}
+
+export interface DebtTriggerDeps {
+  db: Db;
+  /** A client in the mode's namespace. */
+  client: Client;
+  mode: Mode;
+  taskQueue?: string;
+}
+
+export function createDebtTriggers(deps: DebtTriggerDeps): DebtTriggers {
+  const { db, client, mode, taskQueue } = deps;
+
+  async function trigger(organizationId: string, debtId: string, update: string, args: unknown[]): Promise<Debt> {
+    const debt = await getDebt(db, organizationId, debtId);
+    if (!debt) throw errors.notFound('debt');
+    try {
+      await client.connection.withDeadline(Date.now() + TRIGGER_TIMEOUT_MS, () =>
+        client.workflow.executeUpdateWithStart(update, {
+          args,
+          startWorkflowOperation: startDebtWorkflowOperation({ debtId, organizationId }, mode, taskQueue),
+        }),
+      );
+    } catch (err) {
+      throw await asApiError(err, organizationId, debtId);
+    }
+    const after = await getDebt(db, organizationId, debtId);
+    if (!after) throw errors.notFound('debt');
+    return after;
+  }
+
+  /** A refusal carries the API's error code as its failure type; a finished debt's workflow takes no more updates. */
+  async function asApiError(err: unknown, organizationId: string, debtId: string): Promise<unknown> {
+    const failure = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+    if (failure instanceof ApplicationFailure && failure.type && failure.type in ERROR_CATALOGUE) {
+      return new ApiError(failure.type as ErrorCode, failure.message);
+    }
+    const debt = await getDebt(db, organizationId, debtId).catch(() => undefined);
+    if (debt && ['Settled', 'WrittenOff', 'Closed'].includes(debt.status)) {
+      return new ApiError('invalid_state', `The debt is ${debt.status}: its life has ended.`);
+    }
+    return new ApiError('service_unavailable', 'The debt’s workflow did not answer; retry shortly.');
+  }
+
+  return {
+    accept: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.accept, []),
+    dispute: async (org, id, reason) => {
+      // The reason is stored first (its id travels, never the text); only for a debt of this organisation.
+      if (!(await getDebt(db, org, id))) throw errors.notFound('debt');
+      const reasonId = await recordLifecycleInput(db, org, id, 'disputeReason', { reason });
+      return trigger(org, id, LIFECYCLE_UPDATES.dispute, [{ reasonId }]);
+    },
+    resolveDispute: (org, id, outcome) => trigger(org, id, LIFECYCLE_UPDATES.resolveDispute, [{ outcome }]),
+    agreePlan: (org, id, request) => trigger(org, id, LIFECYCLE_UPDATES.agreePlan, [request]),
+    reportPayment: (org, id, payment) => trigger(org, id, LIFECYCLE_UPDATES.reportPayment, [payment]),
+    close: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.close, []),
+    writeOff: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.writeOff, []),
+    advance: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.advance, []),
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * How a debt's workflow is started, in one place for the outbox consumer (on `debt.created`) and the triggers
+ * (update-with-start, for a trigger that arrives before the consumer ran). The workflow id is the business id, so
+ * a second start is refused by Temporal rather than run twice, and a finished debt's id is never reused: a trigger
+ * for it must not bring a closed debt back to life.
+ */
+import { WithStartWorkflowOperation, type WorkflowStartOptions } from '@temporalio/client';
+import type { Mode } from '../platform/mode';
+import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, WORKFLOW_TYPES, workflowIds } from '../temporal/names';
+import type { DebtLifecycleStart } from './model';
+
+export function debtWorkflowStartOptions(
+  debt: { debtId: string; organizationId: string },
+  mode: Mode,
+  taskQueue: string = TASK_QUEUES.lifecycle,
+): WorkflowStartOptions & { args: [DebtLifecycleStart] } {
+  return {
+    taskQueue,
+    workflowId: workflowIds.debt(debt.debtId),
+    args: [{ debtId: debt.debtId, organizationId: debt.organizationId, sandbox: mode === 'sandbox' }],
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: [
+      { key: SEARCH_ATTRIBUTE_KEYS.organizationId, value: debt.organizationId },
+      { key: SEARCH_ATTRIBUTE_KEYS.debtId, value: debt.debtId },
+    ],
+  };
+}
+
+/** Update-with-start: the update goes to the running workflow, or to one started for it now. */
+export function startDebtWorkflowOperation(
+  debt: { debtId: string; organizationId: string },
+  mode: Mode,
+  taskQueue?: string,
+) {
+  return new WithStartWorkflowOperation(WORKFLOW_TYPES.debtLifecycle, {
+    ...debtWorkflowStartOptions(debt, mode, taskQueue),
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+}

@@ -1,0 +1,203 @@
+/**
+ * One debt's life (DECISIONS.md §3): `debt-<debtId>` on the `lifecycle` task queue owns the debt's state; the `debts`
+ * row is its projection, written only by the activity, with the transition's events in the same transaction.
+ *
+ * Triggers arrive as updates, so the caller learns whether the transition was accepted: a validator refuses what the
+ * current state does not allow (no trace in history); the handler asks the activity to make the change and adopts the
+ * state it returns. Handlers run one at a time, in arrival order. A running plan has one timer: the due date of its
+ * oldest unpaid instalment, then the end of that instalment's 7-day grace period, when the plan defaults.
+ * Inputs are ids; the debtor's words (a dispute reason) travel as the id of a stored input, never as text.
+ */
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type {
+  DebtLifecycleActivities,
+  DebtLifecycleStart,
+  LifecycleChange,
+  LifecycleState,
+  PaymentReport,
+  PlanRequest,
+} from '../activities/debt-lifecycle';
+import { LIFECYCLE_UPDATES, QUERIES, SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
+import { isAllowed, isTerminal } from './lifecycle/transitions';
+import { nextPlanTimer, type PlanTimer } from './lifecycle/plan-timers';
+
+/** Ids, and whether the sandbox's `advance` may fire timers; `carried` is set by continue-as-new. */
+export interface DebtLifecycleInput extends DebtLifecycleStart {
+  carried?: CarriedState;
+}
+
+interface CarriedState {
+  state: LifecycleState;
+  dueAdvanced: number[];
+}
+
+export interface LifecycleView {
+  debtId: string;
+  state: LifecycleState;
+  /** The next timer and what it is for; null when nothing is scheduled. */
+  nextTimer: { at: string; purpose: PlanTimer['purpose']; instalmentIndex: number } | null;
+}
+
+export const acceptUpdate = defineUpdate<LifecycleView>(LIFECYCLE_UPDATES.accept);
+export const disputeUpdate = defineUpdate<LifecycleView, [{ reasonId: string }]>(LIFECYCLE_UPDATES.dispute);
+export const resolveDisputeUpdate = defineUpdate<LifecycleView, [{ outcome: 'rejected' | 'upheld' }]>(
+  LIFECYCLE_UPDATES.resolveDispute,
+);
+export const agreePlanUpdate = defineUpdate<LifecycleView, [PlanRequest]>(LIFECYCLE_UPDATES.agreePlan);
+export const reportPaymentUpdate = defineUpdate<LifecycleView, [PaymentReport]>(LIFECYCLE_UPDATES.reportPayment);
+export const closeUpdate = defineUpdate<LifecycleView>(LIFECYCLE_UPDATES.close);
+export const writeOffUpdate = defineUpdate<LifecycleView>(LIFECYCLE_UPDATES.writeOff);
+export const advanceUpdate = defineUpdate<LifecycleView>(LIFECYCLE_UPDATES.advance);
+export const stateQuery = defineQuery<LifecycleView>(QUERIES.state);
+
+/** Past this many events a run hands its state to a new one, so a ten-year plan's history stays bounded. */
+const HISTORY_LIMIT = 2_000;
+
+// A database outage is waited out (a default must not be dropped); the two failures no retry can fix are named.
+const { loadDebtLifecycle, applyDebtLifecycleChange } = proxyActivities<DebtLifecycleActivities>({
+  startToCloseTimeout: '10 seconds',
+  // The activity marks what no retry can mend (a missing debt, a version the row does not match) non-retryable.
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+function refuse(code: string, detail: string): never {
+  throw ApplicationFailure.create({ type: code, message: detail, nonRetryable: true });
+}
+
+export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<LifecycleView> {
+  /** Undefined only until the first activity has loaded it: handlers are registered before that, so none is lost. */
+  let loaded: LifecycleState | undefined = input.carried?.state;
+  const dueAdvanced = [...(input.carried?.dueAdvanced ?? [])];
+  /** Bumped on every change the main loop must look at again. */
+  let revision = 0;
+  const loading = loaded
+    ? Promise.resolve()
+    : loadDebtLifecycle(input.debtId).then((found) => {
+        loaded = found.state;
+        publishStatus();
+      });
+  /** Handlers queue behind the load, then behind each other. */
+  let queue: Promise<unknown> = loading;
+
+  const state = (): LifecycleState => {
+    if (!loaded) throw ApplicationFailure.create({ message: 'The debt’s state is still loading; try again.' });
+    return loaded;
+  };
+  const timer = () => nextPlanTimer(state(), Date.now(), dueAdvanced);
+  const view = (): LifecycleView => {
+    const next = timer();
+    const nextTimer = next && { ...next, at: new Date(next.at).toISOString() };
+    return { debtId: input.debtId, state: state(), nextTimer };
+  };
+  function publishStatus(): void {
+    upsertSearchAttributes([
+      { key: SEARCH_ATTRIBUTE_KEYS.organizationId, value: input.organizationId },
+      { key: SEARCH_ATTRIBUTE_KEYS.debtId, value: input.debtId },
+      { key: SEARCH_ATTRIBUTE_KEYS.debtStatus, value: state().status },
+    ]);
+  }
+
+  /** Handlers run one at a time: each sees the state the previous one left. */
+  function serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = queue.then(work, work);
+    queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Before the state is loaded a validator lets the update in: its handler checks once the state is there. */
+  function assertAllowed(kind: LifecycleChange['kind']): void {
+    const status = loaded?.status;
+    if (status && !isAllowed(kind, status))
+      refuse('invalid_state', `${kind} is not allowed while the debt is ${status}.`);
+  }
+
+  async function apply(change: LifecycleChange): Promise<LifecycleView> {
+    assertAllowed(change.kind); // again: an earlier handler may have moved the state while this one waited
+    const before = state();
+    const result = await applyDebtLifecycleChange({
+      debtId: input.debtId,
+      expectedVersion: before.version,
+      change,
+      asOf: new Date().toISOString(), // workflow time: deterministic, and the clock the plan's timers run on
+    });
+    loaded = result.state;
+    revision++;
+    if (loaded.status !== before.status) publishStatus();
+    if (result.outcome === 'refused') refuse(result.code, result.detail);
+    return view();
+  }
+
+  /** The timer's effect, if it is still the current timer and due: the default at the end of a grace period. */
+  async function fire(due: PlanTimer, early: boolean): Promise<LifecycleView> {
+    const current = timer();
+    if (!current || current.purpose !== due.purpose || current.instalmentIndex !== due.instalmentIndex) return view();
+    if (!early && current.at > Date.now()) return view();
+    if (current.purpose === 'instalmentDue') {
+      dueAdvanced.push(current.instalmentIndex); // only the sandbox gets here early; real time needs no mark
+      revision++;
+      return view();
+    }
+    return apply({ kind: 'default', instalmentIndex: current.instalmentIndex });
+  }
+
+  /** A trigger: refused by its validator when the state does not allow it, else applied in its turn. */
+  function onTrigger<Args extends unknown[]>(
+    update: ReturnType<typeof defineUpdate<LifecycleView, Args>>,
+    kind: LifecycleChange['kind'],
+    build: (...args: NoInfer<Args>) => LifecycleChange,
+  ): void {
+    setHandler<LifecycleView, Args, typeof update>(update, (...args: Args) => serialized(() => apply(build(...args))), {
+      validator: () => assertAllowed(kind),
+    });
+  }
+
+  setHandler(stateQuery, view);
+  onTrigger(acceptUpdate, 'accept', () => ({ kind: 'accept' }));
+  onTrigger(disputeUpdate, 'dispute', ({ reasonId }) => ({ kind: 'dispute', reasonId }));
+  onTrigger(resolveDisputeUpdate, 'resolveDispute', ({ outcome }) => ({ kind: 'resolveDispute', outcome }));
+  onTrigger(agreePlanUpdate, 'agreePlan', (request) => ({ kind: 'agreePlan', request }));
+  onTrigger(reportPaymentUpdate, 'payment', (payment) => ({ kind: 'payment', payment }));
+  onTrigger(closeUpdate, 'close', () => ({ kind: 'close' }));
+  onTrigger(writeOffUpdate, 'writeOff', () => ({ kind: 'writeOff' }));
+  setHandler(
+    advanceUpdate,
+    () =>
+      serialized(async () => {
+        const next = timer();
+        return next ? fire(next, true) : refuse('invalid_state', 'The debt has no timer running.');
+      }),
+    {
+      validator: () => {
+        if (!input.sandbox) refuse('invalid_state', 'Timers can be advanced only in the sandbox.');
+        if (loaded && !timer()) refuse('invalid_state', 'The debt has no timer running.');
+      },
+    },
+  );
+  await loading;
+  if (input.carried) publishStatus();
+
+  while (!isTerminal(state().status)) {
+    const seen = revision;
+    const next = timer();
+    const moved = () => revision !== seen;
+    const changed = next ? await condition(moved, Math.max(0, next.at - Date.now())) : (await condition(moved), true);
+    if (!changed && next) await serialized(() => fire(next, false));
+    if (workflowInfo().historyLength > HISTORY_LIMIT || workflowInfo().continueAsNewSuggested) {
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof debtLifecycleWorkflow>({ ...input, carried: { state: state(), dueAdvanced } });
+    }
+  }
+  await condition(allHandlersFinished);
+  return view();
+}
