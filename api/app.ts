@@ -29,6 +29,7 @@ import { healthRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
 import { organizationRoutes } from './routes/organization';
 import { debtRoutes } from './routes/debts';
+import type { DebtTriggers } from '../core/lifecycle/triggers';
 import { debtorRoutes } from './routes/debtors';
 import { transactionRoutes } from './routes/transactions';
 import { brandingRoutes } from './routes/branding';
@@ -45,6 +46,8 @@ export interface AppDeps {
   secretBox: SecretBox;
   /** Resolves when the mode's Temporal namespace answers. */
   checkTemporal: () => Promise<void>;
+  /** The debt lifecycle's triggers (updates to each debt's workflow), in this mode's namespace. */
+  debtTriggers: DebtTriggers;
   /** Where the Markdown guides live; defaults to the repository's docs/. */
   docsDir?: string;
   /** Defaults to a fresh registry per app. */
@@ -75,7 +78,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     ...discoveryRoutes({ openApiJson: () => openApiJson, docs, mode: config.mode }),
     ...metricsRoutes(metrics.registry),
     ...organizationRoutes(),
-    ...debtRoutes(),
+    ...debtRoutes(deps.debtTriggers),
     ...debtorRoutes(),
     ...transactionRoutes(),
     ...brandingRoutes({ redis: deps.redis }),

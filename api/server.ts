@@ -7,6 +7,7 @@ import { asyncStdout, createLogger } from '../core/platform/logger';
 import { createRedis } from '../core/platform/redis';
 import { createSecretBox } from '../core/platform/secret-box';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
+import { createDebtTriggers } from '../core/lifecycle/triggers';
 import { createApp } from './app';
 
 const IDEMPOTENCY_CLEANUP_INTERVAL_MS = 10 * 60_000;
@@ -19,7 +20,16 @@ async function main(): Promise<void> {
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));
   const temporal = createTemporalClient(config.temporal.address, config.temporal.namespace);
   const secretBox = createSecretBox(config.webhooks.secretEncryptionKey);
-  const { app } = createApp({ config, logger, db, redis, secretBox, checkTemporal: () => checkTemporal(temporal) });
+  const debtTriggers = createDebtTriggers({ db, client: temporal, mode: config.mode });
+  const { app } = createApp({
+    config,
+    logger,
+    db,
+    redis,
+    secretBox,
+    debtTriggers,
+    checkTemporal: () => checkTemporal(temporal),
+  });
 
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info({ mode: config.mode, url: config.publicBaseUrl, port: config.port }, 'api listening');

@@ -5,6 +5,8 @@ import { createDb } from '../core/platform/db';
 import { createLogger } from '../core/platform/logger';
 import { createRedis } from '../core/platform/redis';
 import { createSecretBox } from '../core/platform/secret-box';
+import { createDebtTriggers } from '../core/lifecycle/triggers';
+import { createTemporalClient } from '../core/temporal/connection';
 
 export function generatedOpenApiJson(): string {
   // Building the app connects nothing until a request arrives: the pool and Redis client are created lazily here
@@ -21,6 +23,12 @@ export function generatedOpenApiJson(): string {
       redis,
       secretBox: createSecretBox(config.webhooks.secretEncryptionKey),
       checkTemporal: async () => undefined,
+      // Lazy: no connection is made unless a trigger runs, and none does while building the document.
+      debtTriggers: createDebtTriggers({
+        db,
+        client: createTemporalClient(config.temporal.address, config.temporal.namespace),
+        mode: config.mode,
+      }),
     });
     return `${JSON.stringify(openApiDocument, null, 2)}\n`;
   } finally {

@@ -1,7 +1,9 @@
 /** Debts: raise, list, read and amend (spec §4, DECISIONS.md §2). Rules live in core/; handlers shape answers. */
 import { createDebt, type CreateDebtInput } from '../../core/debts/debt-creation';
 import type { DebtStatus } from '../../core/debts/debt-status';
-import { updateDebt, type DebtPatch } from '../../core/debts/debt-updates';
+import type { DebtPatch } from '../../core/debts/debt-updates';
+import { amendDebt } from '../../core/lifecycle/amend-debt';
+import type { DebtTriggers } from '../../core/lifecycle/triggers';
 import { getDebt, listDebts } from '../../core/debts/debts';
 import { errors } from '../../core/platform/errors';
 import { numberSourceText } from '../../core/debts/json-numbers';
@@ -32,7 +34,8 @@ function exactPrincipal(ctx: ApiContext, body: { originalPrincipal?: unknown }):
   return numberSourceText(raw, 'originalPrincipal', body.originalPrincipal) ?? body.originalPrincipal;
 }
 
-export function debtRoutes(): RouteDefinition[] {
+/** `triggers` move a debt through its lifecycle: a recall is one (the debt's workflow owns its state). */
+export function debtRoutes(triggers: DebtTriggers): RouteDefinition[] {
   return [
     defineApiRoute<ApiRouteInput<undefined, ListQuery>>({
       method: 'get',
@@ -100,13 +103,14 @@ export function debtRoutes(): RouteDefinition[] {
       summary: 'Amend or recall a debt',
       description:
         'Changes `externalAccountId`, `clientReference`, `originalPrincipal` (only while `PendingAssignment`) or ' +
-        'recalls the debt with `status: "Closed"`. Each change emits `debt.updated`; a request that changes ' +
-        'nothing emits nothing.',
+        'recalls the debt with `status: "Closed"` from any open state: the recall is recorded by the debt’s ' +
+        'lifecycle, which cancels a running plan and its timers, before this answers. Each change emits ' +
+        '`debt.updated`; a request that changes nothing emits nothing.',
       tags: ['Debts'],
       scope: 'debts:write',
       params: idParams,
       body: patchDebtBody,
-      errors: ['not_found', 'invalid_principal', 'missing_external_account_id', 'invalid_state'],
+      errors: ['not_found', 'invalid_principal', 'missing_external_account_id', 'invalid_state', 'service_unavailable'],
       responses: {
         200: {
           description: 'The debt after the change.',
@@ -123,7 +127,7 @@ export function debtRoutes(): RouteDefinition[] {
       handler: async (ctx, { trx, auth, params, body }) => {
         const patch =
           body.originalPrincipal === undefined ? body : { ...body, originalPrincipal: exactPrincipal(ctx, body) };
-        const debt = await updateDebt(trx, auth.organizationId, params.id, patch);
+        const debt = await amendDebt(trx, triggers, auth.organizationId, params.id, patch);
         if (!debt) throw errors.notFound('debt');
         return { status: 200, body: debt };
       },

@@ -75,6 +75,14 @@ function debtChanges(row: DebtRow, patch: DebtPatch): DebtChanges {
 }
 
 /**
+ * Throws what applying `patch` to `row` would throw (`invalid_state`, `invalid_principal`, …) without writing: a
+ * recall is checked this way before the workflow is asked, so a request refused for another field recalls nothing.
+ */
+export function checkDebtPatch(row: DebtRow, patch: DebtPatch): void {
+  debtChanges(row, patch);
+}
+
+/**
  * Applies a PATCH under a row lock, with its `debt.updated` event, in the caller's transaction; undefined when the
  * debt is not the organisation's.
  */

@@ -15,17 +15,23 @@ export interface BackfillReport {
   alreadyRunning: number;
 }
 
-export async function backfillDebtWorkflows(
-  deps: { db: Db; client: Client; mode: Mode; taskQueue?: string },
-  batchSize = 500,
-): Promise<BackfillReport> {
-  const { db, client, mode, taskQueue } = deps;
+export interface BackfillOptions {
+  db: Db;
+  client: Client;
+  mode: Mode;
+  taskQueue?: string;
+  /** Only this organisation's debts (an operator fixing one tenant); all of the mode's when absent. */
+  organizationId?: string;
+}
+
+export async function backfillDebtWorkflows(options: BackfillOptions, batchSize = 500): Promise<BackfillReport> {
+  const { db, client, mode, taskQueue, organizationId } = options;
   const report: BackfillReport = { started: 0, alreadyRunning: 0 };
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const debts = await db('debts as d')
       .join('organizations as o', 'o.id', 'd.organization_id')
-      .where('o.mode', mode)
+      .where({ 'o.mode': mode, ...(organizationId ? { 'd.organization_id': organizationId } : {}) })
       .whereIn('d.status', NON_TERMINAL_STATUSES)
       .where('d.id', '>', after)
       .orderBy('d.id')

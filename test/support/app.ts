@@ -10,6 +10,7 @@ import { loadConfig, type Config, type Mode } from '../../core/platform/config';
 import { createLogger } from '../../core/platform/logger';
 import { createSecretBox } from '../../core/platform/secret-box';
 import { testEnv } from './env';
+import { testDebtTriggers } from './lifecycle-stack';
 import { testDb, testRedis } from './resources';
 
 export interface TestServer {
@@ -51,6 +52,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     secretBox: createSecretBox(config.webhooks.secretEncryptionKey),
     // Tests that care about Temporal's health pass a real check (see health.test.ts).
     checkTemporal: () => Promise.reject(new Error('no Temporal server wired into this test app')),
+    debtTriggers: testDebtTriggers(config.mode),
     ...options.deps,
   });
   const server: Server = await new Promise((resolve) => {

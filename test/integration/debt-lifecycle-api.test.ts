@@ -1,0 +1,129 @@
+/**
+ * The debt lifecycle behind the API, on a real Temporal dev server with the real lifecycle worker: a recall is
+ * recorded by the debt's workflow before the API answers; a request refused for another field recalls nothing; the
+ * outbox consumer gives every raised debt its workflow exactly once; the backfill gives older debts theirs.
+ */
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { expect } from 'chai';
+import { ensureCursor } from '../../core/events/cursor';
+import { takeBatch } from '../../core/events/relay';
+import { backfillDebtWorkflows } from '../../core/lifecycle/backfill';
+import { createDebtLifecycleConsumer, DEBT_LIFECYCLE_CONSUMER } from '../../core/lifecycle/lifecycle-consumer';
+import { SEARCH_ATTRIBUTE_KEYS, workflowIds } from '../../core/temporal/names';
+import { stateQuery, type debtLifecycleWorkflow } from '../../workflows/debt-lifecycle';
+import { useApiSuite } from '../support/api-suite';
+import { expectProblem, raiseDebt, type Debt } from '../support/debt-api';
+import { testLifecycle } from '../support/lifecycle-stack';
+import { testDb } from '../support/resources';
+import { waitFor } from '../support/wait';
+
+describe('the debt lifecycle behind the API', function () {
+  this.timeout(60_000);
+  const ctx = useApiSuite();
+
+  async function workflowOf(debtId: string) {
+    const stack = await testLifecycle();
+    return stack.client('production').workflow.getHandle<typeof debtLifecycleWorkflow>(workflowIds.debt(debtId));
+  }
+
+  it('PATCH status=Closed answers after the debt’s workflow recorded Closed and ended, with one debt.updated', async () => {
+    const debt = await raiseDebt(ctx.api);
+    const res = await ctx.api<Debt>('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed' });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.status).to.equal('Closed');
+    const handle = await workflowOf(debt.id);
+    const final = await handle.result();
+    expect(final.state.status).to.equal('Closed');
+    const description = await handle.describe();
+    expect(description.status.name).to.equal('COMPLETED');
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.debtStatus)).to.equal('Closed');
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.organizationId)).to.equal(
+      ctx.tenant.organization.id,
+    );
+    const events = await testDb()('events').whereRaw(`data::jsonb -> 'debt' ->> 'id' = ?`, [debt.id]).select('type');
+    expect(events.map((e) => e.type).sort()).to.deep.equal(['debt.created', 'debt.updated']);
+  });
+
+  it('refuses a recall combined with a change the recalled debt cannot take, and recalls nothing', async () => {
+    const debt = await raiseDebt(ctx.api, { originalPrincipal: 100 });
+    await testDb()('debts').where({ id: debt.id }).update({ status: 'Accepted' });
+    const res = await ctx.api('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed', originalPrincipal: 120 });
+    expectProblem(res, 409, 'invalid_state');
+    expect((await ctx.api<Debt>('GET', `/v1/debts/${debt.id}`)).body.status).to.equal('Accepted');
+    const handle = await workflowOf(debt.id);
+    const missing = await handle.describe().catch((err: unknown) => err);
+    expect(missing).to.be.instanceOf(WorkflowNotFoundError);
+  });
+
+  it('a recall with an Idempotency-Key replays the saved answer and recalls once', async () => {
+    const debt = await raiseDebt(ctx.api);
+    const headers = { 'Idempotency-Key': `recall-${debt.id}` };
+    const first = await ctx.api<Debt>('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed' }, headers);
+    const again = await ctx.api<Debt>('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed' }, headers);
+    expect(again.status).to.equal(200);
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    expect(again.text).to.equal(first.text);
+    const updates = await testDb()('events')
+      .whereRaw(`data::jsonb -> 'debt' ->> 'id' = ?`, [debt.id])
+      .where({ type: 'debt.updated' });
+    expect(updates).to.have.length(1);
+  });
+
+  async function cursorBefore(eventId: string): Promise<void> {
+    await testDb().raw(
+      `update outbox_cursors c set txid = e.txid, seq = e.seq - 1
+         from events e where e.id = ? and c.consumer = ? and c.mode = 'production'`,
+      [eventId, DEBT_LIFECYCLE_CONSUMER],
+    );
+  }
+
+  it('the outbox consumer starts debt-<id> for each debt.created, once, even when its batch is taken twice', async () => {
+    const stack = await testLifecycle();
+    const consumer = createDebtLifecycleConsumer({
+      mode: 'production',
+      client: stack.client('production'),
+      taskQueue: stack.taskQueue,
+    });
+    await ensureCursor(testDb(), consumer, 'production');
+    const raised = await raiseDebt(ctx.api);
+    const [created] = await testDb()('events')
+      .whereRaw(`data::jsonb -> 'debt' ->> 'id' = ?`, [raised.id])
+      .where({ type: 'debt.created' })
+      .select('id');
+    const debt = { ...raised, createdEventId: created!.id };
+    // The consumer's cursor is shared by every run on this database: start it just before this debt's event.
+    await cursorBefore(debt.createdEventId);
+    while ((await takeBatch(testDb(), 'production', consumer, 500)) > 0);
+    const handle = await workflowOf(debt.id);
+    await waitFor(async () => (await handle.query(stateQuery).catch(() => undefined))?.state.status, {
+      what: 'the debt’s workflow to load its state',
+    });
+    expect((await handle.query(stateQuery)).state.status).to.equal('PendingAssignment');
+    const firstRun = (await handle.describe()).runId;
+    // As after a crash before the cursor moved: the same batch is taken again.
+    await cursorBefore(debt.createdEventId);
+    while ((await takeBatch(testDb(), 'production', consumer, 500)) > 0);
+    expect((await handle.describe()).runId).to.equal(firstRun);
+  });
+
+  it('the backfill gives open debts without a workflow theirs, and is harmless to run again', async () => {
+    const stack = await testLifecycle();
+    const debt = await raiseDebt(ctx.api);
+    const deps = {
+      db: testDb(),
+      client: stack.client('production'),
+      mode: 'production' as const,
+      taskQueue: stack.taskQueue,
+      organizationId: ctx.tenant.organization.id,
+    };
+    const first = await backfillDebtWorkflows(deps);
+    expect(first).to.deep.equal({ started: 1, alreadyRunning: 0 });
+    const handle = await workflowOf(debt.id);
+    const status = await waitFor(async () => (await handle.query(stateQuery).catch(() => undefined))?.state.status, {
+      what: 'the backfilled workflow to load its state',
+    });
+    expect(status).to.equal('PendingAssignment');
+    const second = await backfillDebtWorkflows(deps);
+    expect(second).to.deep.equal({ started: 0, alreadyRunning: 1 });
+  });
+});
