@@ -3,7 +3,7 @@
  * - reads run on the pool;
  * - mutations run in one transaction, so a failure leaves nothing half-done;
  * - mutations with an `Idempotency-Key` also save their response in that transaction, or replay a saved one.
- * Only requests that reached the handler are saved: validation failures never get here, and 5xx roll back whole.
+ * What is saved is decided by one rule, `isSavedOutcome` (docs/idempotency.md says the same).
  */
 import { ApiError, errors } from '../../core/platform/errors';
 import type { Db } from '../../core/platform/db';
@@ -21,6 +21,16 @@ import type { ApiContext, HandlerResult, RouteDefinition, RouteInput } from './r
 
 export type RequestInput = Omit<RouteInput, 'db' | 'auth' | 'afterCommit'>;
 export type Executor = (ctx: ApiContext, route: RouteDefinition, input: RequestInput) => Promise<HandlerResult>;
+
+/**
+ * The one rule of what an Idempotency-Key keeps: successes and business outcomes (404, 409, …) are saved and
+ * replayed; a 400 refuses the request for its own input (the schema's or the handler's finding, e.g.
+ * `invalid_principal`, `debtor_not_found`), so it is not saved and a corrected retry may reuse the key; a 5xx rolled
+ * everything back and is not saved either.
+ */
+export function isSavedOutcome(status: number): boolean {
+  return status < 400 || (status > 400 && status < 500);
+}
 
 /** Printable ASCII without spaces at the ends, 1–200 characters. */
 const IDEMPOTENCY_KEY_FORM = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
@@ -62,12 +72,13 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string }): Execu
         return replay(saved);
       }
       const response = await handleInSavepoint(trx, ctx, route, { ...input, db: trx });
-      await saveIdempotencyRecord(trx, auth.organizationId, key, fingerprint, response);
+      if (isSavedOutcome(response.status))
+        await saveIdempotencyRecord(trx, auth.organizationId, key, fingerprint, response);
       return toResult(response);
     });
   }
 
-  /** Business errors (4xx) are answers worth saving: roll back the handler's writes, keep the transaction. */
+  /** A saved error (see isSavedOutcome) rolls back the handler's writes but keeps the transaction to save it in. */
   async function handleInSavepoint(
     trx: Db,
     ctx: ApiContext,
@@ -78,7 +89,7 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string }): Execu
       const result = await trx.transaction((savepoint) => route.handler(ctx, { ...input, db: savepoint }));
       return serialize(result, ctx.state.requestId);
     } catch (err) {
-      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      if (!(err instanceof ApiError) || !isSavedOutcome(err.status)) throw err;
       return {
         status: err.status,
         headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.extra.headers ?? {}) },
