@@ -7,6 +7,7 @@
  */
 import { ApiError, errors } from '../../core/platform/errors';
 import type { Db } from '../../core/platform/db';
+import type { SecretBox } from '../../core/platform/secret-box';
 import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   findIdempotencyRecord,
@@ -35,8 +36,8 @@ export function isSavedOutcome(status: number): boolean {
 /** Printable ASCII without spaces at the ends, 1–200 characters. */
 const IDEMPOTENCY_KEY_FORM = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
-export function createExecutor(options: { db: Db; errorBaseUrl: string }): Executor {
-  const { db, errorBaseUrl } = options;
+export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBox: SecretBox }): Executor {
+  const { db, errorBaseUrl, secretBox } = options;
 
   return async (ctx, route, request) => {
     const tasks: (() => Promise<void>)[] = [];
@@ -66,14 +67,14 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string }): Execu
     const fingerprint = requestFingerprint(ctx.method, ctx.originalUrl, rawBody(ctx.request));
     return db.transaction(async (trx) => {
       if (!(await tryLockIdempotencyKey(trx, auth.organizationId, key))) throw new ApiError('idempotency_in_progress');
-      const saved = await findIdempotencyRecord(trx, auth.organizationId, key);
+      const saved = await findIdempotencyRecord(trx, secretBox, auth.organizationId, key);
       if (saved) {
         if (saved.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
         return replay(saved);
       }
       const response = await handleInSavepoint(trx, ctx, route, { ...input, db: trx });
       if (isSavedOutcome(response.status))
-        await saveIdempotencyRecord(trx, auth.organizationId, key, fingerprint, response);
+        await saveIdempotencyRecord(trx, secretBox, auth.organizationId, key, fingerprint, response);
       return toResult(response);
     });
   }
