@@ -55,8 +55,9 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
   async function run(ctx: ApiContext, route: RouteDefinition, input: Omit<RouteInput, 'db'>): Promise<HandlerResult> {
     const auth = input.auth;
     if (route.method === 'get') return route.handler(ctx, { ...input, db });
-    const key = ctx.get('Idempotency-Key');
-    if (!key || !auth) return db.transaction((trx) => route.handler(ctx, { ...input, db: trx }));
+    // An empty header is a malformed key (refused below), not an absent one.
+    const key = ctx.headers['idempotency-key'] === undefined ? undefined : ctx.get('Idempotency-Key');
+    if (key === undefined || !auth) return db.transaction((trx) => route.handler(ctx, { ...input, db: trx }));
 
     if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_FORM.test(key)) {
       throw errors.invalidRequest(
