@@ -92,9 +92,11 @@ export function createApp(deps: AppDeps): BuiltApp {
 
   const authenticator = createKeyAuthenticator({ db: deps.db, mode: config.mode, logger });
   const rateLimiter = createRateLimiter({ redis: deps.redis, mode: config.mode, logger, metrics });
-  const router = buildRouter(routes, createExecutor({ db: deps.db, errorBaseUrl: config.errorBaseUrl }), [
-    apiKeyGuard(authenticator, rateLimiter),
-  ]);
+  const router = buildRouter(
+    routes,
+    createExecutor({ db: deps.db, errorBaseUrl: config.errorBaseUrl, secretBox: deps.secretBox }),
+    [apiKeyGuard(authenticator, rateLimiter)],
+  );
   const app = new Koa<ApiState>({ proxy: false });
   app.silent = true; // every error is rendered and logged by problemErrors; Koa's own stderr logging would double it
   app.use(requestId());

@@ -9,6 +9,7 @@ import { createSecretBox } from '../core/platform/secret-box';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { createDebtTriggers } from '../core/lifecycle/triggers';
 import { createApp } from './app';
+import { answerUnparsableRequests } from './http/client-errors';
 
 const IDEMPOTENCY_CLEANUP_INTERVAL_MS = 10 * 60_000;
 
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
     logger.info({ mode: config.mode, url: config.publicBaseUrl, port: config.port }, 'api listening');
   });
   server.keepAliveTimeout = 65_000;
+  answerUnparsableRequests(server, config.errorBaseUrl);
 
   // Expired idempotency records are ignored on read; this only reclaims their space, so any API process may do it.
   const cleanup = setInterval(() => {

@@ -3,10 +3,11 @@
  * - reads run on the pool (`db`);
  * - mutations run in one transaction (`trx`), so a failure leaves nothing half-done;
  * - mutations with an `Idempotency-Key` also save their response in that transaction, or replay a saved one.
- * Only requests that reached the handler are saved: validation failures never get here, and 5xx roll back whole.
+ * What is saved is decided by one rule, `isSavedOutcome` (docs/idempotency.md says the same).
  */
 import { ApiError, errors } from '../../core/platform/errors';
 import type { Db, Trx } from '../../core/platform/db';
+import type { SecretBox } from '../../core/platform/secret-box';
 import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   findIdempotencyRecord,
@@ -22,11 +23,21 @@ import type { ApiContext, HandlerResult, RequestInput, RouteDefinition } from '.
 export type ValidatedRequest = Omit<RequestInput, 'auth' | 'afterCommit'>;
 export type Executor = (ctx: ApiContext, route: RouteDefinition, input: ValidatedRequest) => Promise<HandlerResult>;
 
+/**
+ * The one rule of what an Idempotency-Key keeps: successes and business outcomes (404, 409, …) are saved and
+ * replayed; a 400 refuses the request for its own input (the schema's or the handler's finding, e.g.
+ * `invalid_principal`, `debtor_not_found`), so it is not saved and a corrected retry may reuse the key; a 5xx rolled
+ * everything back and is not saved either.
+ */
+export function isSavedOutcome(status: number): boolean {
+  return status < 400 || (status > 400 && status < 500);
+}
+
 /** Printable ASCII without spaces at the ends, 1–200 characters. */
 const IDEMPOTENCY_KEY_FORM = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
-export function createExecutor(options: { db: Db; errorBaseUrl: string }): Executor {
-  const { db, errorBaseUrl } = options;
+export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBox: SecretBox }): Executor {
+  const { db, errorBaseUrl, secretBox } = options;
 
   return async (ctx, route, request) => {
     const tasks: (() => Promise<void>)[] = [];
@@ -44,8 +55,9 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string }): Execu
   async function run(ctx: ApiContext, route: RouteDefinition, input: RequestInput): Promise<HandlerResult> {
     const auth = input.auth;
     if (route.method === 'get') return route.handler(ctx, { ...input, db });
-    const key = ctx.get('Idempotency-Key');
-    if (!key || !auth) return db.transaction((trx) => route.handler(ctx, { ...input, trx }));
+    // An empty header is a malformed key (refused below), not an absent one.
+    const key = ctx.headers['idempotency-key'] === undefined ? undefined : ctx.get('Idempotency-Key');
+    if (key === undefined || !auth) return db.transaction((trx) => route.handler(ctx, { ...input, trx }));
 
     if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_FORM.test(key)) {
       throw errors.invalidRequest(
@@ -56,18 +68,19 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string }): Execu
     const fingerprint = requestFingerprint(ctx.method, ctx.originalUrl, rawBody(ctx.request));
     return db.transaction(async (trx) => {
       if (!(await tryLockIdempotencyKey(trx, auth.organizationId, key))) throw new ApiError('idempotency_in_progress');
-      const saved = await findIdempotencyRecord(trx, auth.organizationId, key);
+      const saved = await findIdempotencyRecord(trx, secretBox, auth.organizationId, key);
       if (saved) {
         if (saved.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
         return replay(saved);
       }
       const response = await handleInSavepoint(trx, ctx, route, input);
-      await saveIdempotencyRecord(trx, auth.organizationId, key, fingerprint, response);
+      if (isSavedOutcome(response.status))
+        await saveIdempotencyRecord(trx, secretBox, auth.organizationId, key, fingerprint, response);
       return toResult(response);
     });
   }
 
-  /** Business errors (4xx) are answers worth saving: roll back the handler's writes, keep the transaction. */
+  /** A saved error (see isSavedOutcome) rolls back the handler's writes but keeps the transaction to save it in. */
   async function handleInSavepoint(
     trx: Trx,
     ctx: ApiContext,
@@ -78,7 +91,7 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string }): Execu
       const result = await trx.transaction((savepoint) => route.handler(ctx, { ...input, trx: savepoint }));
       return serialize(result, ctx.state.requestId);
     } catch (err) {
-      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      if (!(err instanceof ApiError) || !isSavedOutcome(err.status)) throw err;
       return {
         status: err.status,
         headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.extra.headers ?? {}) },

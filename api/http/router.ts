@@ -14,6 +14,7 @@ import {
   type HandlerResult,
   type RouteDefinition,
 } from './route-definition';
+import { cursorBinding } from './cursor-binding';
 import { compileValidator, type Validator } from './validation';
 
 /** Guards run before validation, in order; each decides from the route's declaration whether it applies. */
@@ -58,6 +59,7 @@ function runHandler(route: RouteDefinition, execute: Executor): Middleware<ApiSt
     query: route.query ? compileValidator('query', route.query) : undefined,
     body: route.body ? compileValidator('body', route.body) : undefined,
   };
+  const cursors = cursorBinding(route);
   return async (ctx) => {
     const params = { ...(ctx as unknown as { params: Record<string, string> }).params };
     const query: Record<string, unknown> = { ...ctx.query };
@@ -68,7 +70,10 @@ function runHandler(route: RouteDefinition, execute: Executor): Middleware<ApiSt
       throw new ApiError('invalid_request', `Unknown query parameter: ${Object.keys(query).join(', ')}.`);
     }
     if (validators.body) validators.body(body);
-    writeResult(ctx, await execute(ctx, route, { body, query, params }));
+    const organizationId = ctx.state.auth?.organizationId;
+    if (!cursors || !organizationId) return writeResult(ctx, await execute(ctx, route, { body, query, params }));
+    cursors.open(organizationId, query);
+    writeResult(ctx, cursors.bind(organizationId, query, await execute(ctx, route, { body, query, params })));
   };
 }
 

@@ -1,6 +1,9 @@
 /**
  * Request validation with ajv against the routes' JSON Schemas (2020-12, as in OpenAPI 3.1).
- * Query and path parameters arrive as strings and are coerced ("50" → 50); bodies are never coerced.
+ * Query and path parameters arrive as strings and are coerced ("50" → 50), but only from their plain form: a number
+ * parameter must be written as decimal digits, since ajv would also take "1e2", "0x10", " 5 " or "5.0".
+ * Bodies are never coerced. A NUL character anywhere in a body or query (PostgreSQL text cannot hold one) is refused
+ * before the schema runs, naming the field.
  */
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
@@ -30,7 +33,11 @@ export interface Validator {
 
 export function compileValidator(part: RequestPart, schema: JsonSchema): Validator {
   const validate: ValidateFunction = (part === 'body' ? bodyAjv : parameterAjv).compile(schema);
+  const numberParameters = part === 'body' ? [] : numberProperties(schema);
   return (value: unknown) => {
+    // Path ids are opaque: a malformed one (NUL included) is simply not found, so params skip the NUL check.
+    if (part !== 'params') refuseNul(part, value);
+    refuseNonDecimal(part, value, numberParameters);
     if (validate(value)) return;
     const fieldErrors = (validate.errors ?? []).map((e) => toFieldError(part, e));
     const summary = fieldErrors.map((f) => `${f.path} ${f.message}`).join('; ');
@@ -39,6 +46,53 @@ export function compileValidator(part: RequestPart, schema: JsonSchema): Validat
       fieldErrors,
     );
   };
+}
+
+const PLAIN_INTEGER = /^-?[0-9]+$/;
+
+/** The top-level properties a parameter schema declares as `integer` or `number`. */
+function numberProperties(schema: JsonSchema): string[] {
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  return Object.keys(properties).filter((name) => ['integer', 'number'].includes(String(properties[name]!.type)));
+}
+
+function refuseNonDecimal(part: RequestPart, value: unknown, names: string[]): void {
+  const raw = (value ?? {}) as Record<string, unknown>;
+  const bad = names.filter(
+    (name) => raw[name] !== undefined && !(typeof raw[name] === 'string' && PLAIN_INTEGER.test(raw[name])),
+  );
+  if (bad.length === 0) return;
+  const where = part === 'params' ? 'path' : part;
+  throw errors.invalidRequest(
+    `The request ${where} is invalid: ${bad.map((name) => `${where}.${name}`).join(', ')} must be a plain decimal integer.`,
+    bad.map((name) => ({ path: `${where}.${name}`, message: 'must be a plain decimal integer' })),
+  );
+}
+
+/** Throws invalid_request naming every field whose value (or a field name in it) holds a NUL character. */
+function refuseNul(part: RequestPart, value: unknown): void {
+  const found: FieldError[] = [];
+  collectNul(value, [part], found);
+  if (found.length === 0) return;
+  throw errors.invalidRequest(
+    `The request ${part} is invalid: ${found.map((f) => f.path).join(', ')} must not contain a NUL character.`,
+    found,
+  );
+}
+
+function collectNul(value: unknown, path: string[], found: FieldError[]): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) found.push({ path: path.join('.'), message: 'must not contain a NUL character' });
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  for (const [name, item] of Object.entries(value)) {
+    if (name.includes('\u0000')) {
+      found.push({ path: path.join('.'), message: 'must not contain a NUL character in a field name' });
+    } else {
+      collectNul(item, [...path, name], found);
+    }
+  }
 }
 
 function toFieldError(part: RequestPart, e: ErrorObject): FieldError {

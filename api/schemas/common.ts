@@ -15,7 +15,9 @@ export const pageQueryProperties: Record<string, JsonSchema> = {
   cursor: {
     type: 'string',
     maxLength: 512,
-    description: 'The `nextCursor` of the previous page; omit for the first page.',
+    description:
+      'The `nextCursor` of the previous page, sent with the same filters (only `limit` may change); omit for the ' +
+      'first page. A cursor of another list, organisation or filters is `400 invalid_request`.',
   },
 };
 
@@ -76,4 +78,5 @@ export function pagedListSchema(item: JsonSchema): JsonSchema {
 }
 
 export const EXAMPLE_CURSOR =
-  'eyJsIjoiZGVidHMiLCJ0IjoiMjAyNi0xMS0yMlQwODowMDowMC4wMDBaIiwiaSI6IjAxOTM2ZjFlLThhNTItN2MxZC05YTVlLTNmMGI2YzJkNGU3MSJ9';
+  'eyJsIjoiZGVidHMiLCJ0IjoiMjAyNi0xMS0yMlQwODowMDowMC4wMDBaIiwiaSI6IjAxOTM2ZjFlLThhNTItN2MxZC05YTVlLTNmMGI2YzJkNGU3MSJ9.' +
+  'Qm9dX2kR7vLp0sTe';

@@ -3,10 +3,15 @@
  * A transaction-scoped advisory lock on (organisation, key) serialises requests with the same key: the holder
  * runs the handler and saves the response in the same transaction; a concurrent one sees the lock taken and is told
  * the first is still in progress. A crash rolls back the handler's writes and the lock together.
+ *
+ * Response bodies are stored sealed with the SecretBox (bound to the organisation and key): a saved response may
+ * carry a secret minted for the client (`PUT /v1/webhooks` answers the `whsec_` secret once), and no secret is kept
+ * in plain text at rest. Headers (Location, Content-Type) stay readable.
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db, Trx } from './db';
+import type { SecretBox } from './secret-box';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
@@ -58,8 +63,28 @@ export type IdempotencyKeyTable = Knex.CompositeTableType<
   }
 >;
 
+/** `sealed:v1:<iv>.<tag>.<ciphertext>`, each base64url: JSON and text bodies never start with `sealed:`. */
+const SEALED_PREFIX = 'sealed:v1:';
+
+function sealBody(box: SecretBox, organizationId: string, key: string, body: string): string {
+  const { iv, tag, ciphertext } = box.seal(body, associatedData(organizationId, key));
+  return SEALED_PREFIX + [iv, tag, ciphertext].map((part) => part.toString('base64url')).join('.');
+}
+
+/** Throws SecretUnreadableError if the box's key cannot open it. Records saved before sealing were plain text. */
+function openBody(box: SecretBox, organizationId: string, key: string, stored: string): string {
+  if (!stored.startsWith(SEALED_PREFIX)) return stored;
+  const [iv = '', tag = '', ciphertext = ''] = stored.slice(SEALED_PREFIX.length).split('.');
+  const sealed = { iv: b64(iv), tag: b64(tag), ciphertext: b64(ciphertext) };
+  return box.open(sealed, associatedData(organizationId, key));
+}
+
+const b64 = (text: string) => Buffer.from(text, 'base64url');
+const associatedData = (organizationId: string, key: string) => `idempotency:${organizationId}:${key}`;
+
 export async function findIdempotencyRecord(
   db: Db,
+  box: SecretBox,
   organizationId: string,
   key: string,
 ): Promise<IdempotencyRecord | undefined> {
@@ -72,7 +97,7 @@ export async function findIdempotencyRecord(
     fingerprint: row.fingerprint,
     status: row.response_status,
     headers: row.response_headers,
-    body: row.response_body,
+    body: openBody(box, organizationId, key, row.response_body),
     requestId: row.request_id,
   };
 }
@@ -80,6 +105,7 @@ export async function findIdempotencyRecord(
 /** Saves (or, over an expired record, replaces) the response for 24 hours, in the transaction that made it. */
 export async function saveIdempotencyRecord(
   trx: Trx,
+  box: SecretBox,
   organizationId: string,
   key: string,
   fingerprint: string,
@@ -92,7 +118,7 @@ export async function saveIdempotencyRecord(
       fingerprint,
       response_status: response.status,
       response_headers: JSON.stringify(response.headers),
-      response_body: response.body,
+      response_body: sealBody(box, organizationId, key, response.body),
       request_id: response.requestId,
       created_at: trx.fn.now(3),
       expires_at: trx.raw(`now() + interval '${IDEMPOTENCY_TTL_HOURS} hours'`),

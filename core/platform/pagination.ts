@@ -44,9 +44,20 @@ export function decodeCursor(list: string, cursor: string, isValidId: (id: strin
   }
   const { l, t, i } = (parsed ?? {}) as { l?: unknown; t?: unknown; i?: unknown };
   if (l !== list || typeof t !== 'string' || typeof i !== 'string' || !isValidId(i)) throw invalid();
-  const createdAt = new Date(t);
-  if (Number.isNaN(createdAt.getTime())) throw invalid();
+  const createdAt = cursorTime(t);
+  if (!createdAt) throw invalid();
   return { createdAt, id: i };
+}
+
+/**
+ * The time exactly as `encodeCursor` writes it: ISO 8601 UTC with milliseconds, a four-digit year from 1970, a real
+ * date. `new Date` takes much more (years up to 275760, year 0, other formats) that PostgreSQL refuses or misreads.
+ */
+function cursorTime(t: string): Date | undefined {
+  if (!/^(19[7-9][0-9]|[2-9][0-9]{3})-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/.test(t))
+    return undefined;
+  const time = new Date(t);
+  return !Number.isNaN(time.getTime()) && time.toISOString() === t ? time : undefined;
 }
 
 export interface PageOptions<Row> {

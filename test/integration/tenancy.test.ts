@@ -145,12 +145,12 @@ describe('Tenancy: one organisation never reads, lists, changes or references an
     expect(byEmail.body).to.deep.equal({ data: [], nextCursor: null });
   });
 
-  it('ignores where another organisation’s cursor points: it pages only the caller’s own rows', async () => {
+  it('refuses another organisation’s cursor with 400, answering none of its rows', async () => {
     const theirFirst = await them<Page>('GET', '/v1/debts?limit=1');
     expect(theirFirst.body.nextCursor).to.be.a('string');
     const mineWithTheirCursor = await me<Page>('GET', `/v1/debts?cursor=${theirFirst.body.nextCursor}`);
-    expect(mineWithTheirCursor.status).to.equal(200);
-    expect(mineWithTheirCursor.body.data.map((d) => d.id)).to.not.include(theirId('debts'));
+    expectProblem(mineWithTheirCursor, 400, 'invalid_request');
+    expect(mineWithTheirCursor.text).to.not.include(theirId('debts'));
   });
 
   it('reads and changes only the caller’s own branding', async () => {

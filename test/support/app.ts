@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { createApp, type AppDeps, type BuiltApp } from '../../api/app';
+import { answerUnparsableRequests } from '../../api/http/client-errors';
 import { loadConfig, type Config, type Mode } from '../../core/platform/config';
 import { createLogger } from '../../core/platform/logger';
 import { createSecretBox } from '../../core/platform/secret-box';
@@ -58,6 +59,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const server: Server = await new Promise((resolve) => {
     const s = built.app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  answerUnparsableRequests(server, config.errorBaseUrl);
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,

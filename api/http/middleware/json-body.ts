@@ -1,6 +1,10 @@
 /**
  * JSON body parsing with the service's rules: bodies only as application/json (else 415), at most 1 MiB (else 413),
  * malformed JSON is 400. The raw text is kept for idempotency fingerprints.
+ *
+ * `application/*+json` types are refused too, naming the one accepted type: they carry their own semantics (a JSON
+ * Patch is a list of operations, a merge patch treats null as removal) that the API does not implement, so reading
+ * them as plain JSON would answer a misleading validation error, or worse, act on a misread request.
  */
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
@@ -8,6 +12,7 @@ import { ApiError } from '../../../core/platform/errors';
 import type { ApiState } from '../route-definition';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+const ACCEPTED_TYPE = 'application/json';
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function jsonBody(): Middleware<ApiState> {
@@ -31,7 +36,12 @@ export function jsonBody(): Middleware<ApiState> {
     }
     const declared = Number(ctx.get('content-length') || 0);
     if (declared > MAX_BODY_BYTES) throw new ApiError('payload_too_large');
-    if (!ctx.is('application/json', '+json')) throw new ApiError('unsupported_media_type');
+    if (ctx.is(ACCEPTED_TYPE) !== ACCEPTED_TYPE) {
+      throw new ApiError(
+        'unsupported_media_type',
+        `Request bodies must be ${ACCEPTED_TYPE}; this one was sent as ${ctx.get('content-type').slice(0, 100) || 'no content type'}.`,
+      );
+    }
     await parse(ctx, next);
   };
 }

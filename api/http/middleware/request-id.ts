@@ -3,10 +3,12 @@ import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { ApiState } from '../route-definition';
 
+export const newRequestId = (): string => `req_${randomUUID().replace(/-/g, '')}`;
+
 export function requestId(): Middleware<ApiState> {
   return async (ctx, next) => {
     // Always our own id: a client-supplied one could collide, and support tickets must quote ours.
-    ctx.state.requestId = `req_${randomUUID().replace(/-/g, '')}`;
+    ctx.state.requestId = newRequestId();
     ctx.state.startedAt = process.hrtime.bigint();
     ctx.set('X-Request-Id', ctx.state.requestId);
     await next();
