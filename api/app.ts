@@ -10,6 +10,7 @@ import { pingDb } from '../core/platform/db';
 import type { Logger } from '../core/platform/logger';
 import { pingRedis, type Redis } from '../core/platform/redis';
 import type { SecretBox } from '../core/platform/secret-box';
+import { resolveAll, type ResolveHost } from '../core/webhooks/ssrf-guard';
 import { loadDocsSite } from './discovery/docs-site';
 import { jsonBody } from './http/middleware/json-body';
 import { notMatched } from './http/middleware/not-matched';
@@ -47,6 +48,10 @@ export interface AppDeps {
   checkTemporal: () => Promise<void>;
   /** Where the Markdown guides live; defaults to the repository's docs/. */
   docsDir?: string;
+  /** Resolves webhook receivers' host names; defaults to the system resolver (tests inject one that hangs). */
+  resolveHost?: ResolveHost;
+  /** How long PUT /v1/webhooks waits for that resolution (default 3 s). */
+  resolveTimeoutMs?: number;
   /** Defaults to a fresh registry per app. */
   metrics?: ApiMetrics;
   /** Extra route declarations (tests use this to exercise the machinery, e.g. deprecation). */
@@ -79,7 +84,12 @@ export function createApp(deps: AppDeps): BuiltApp {
     ...debtorRoutes(),
     ...transactionRoutes(),
     ...brandingRoutes({ redis: deps.redis }),
-    ...webhookRoutes({ webhooks: config.webhooks, secretBox: deps.secretBox }),
+    ...webhookRoutes({
+      webhooks: config.webhooks,
+      secretBox: deps.secretBox,
+      resolveHost: deps.resolveHost ?? resolveAll,
+      resolveTimeoutMs: deps.resolveTimeoutMs,
+    }),
     ...webhookDeliveryRoutes(),
     ...eventRoutes(),
     ...(deps.extraRoutes ?? []),

@@ -52,6 +52,8 @@ export interface RouteInput<TBody = unknown, TQuery = Record<string, unknown>, T
    * and may safely retry.
    */
   afterCommit: (task: () => Promise<void>) => void;
+  /** What the route's `prepare` returned, if it has one. */
+  prepared?: unknown;
 }
 
 /** The input of an authenticated route, where `auth` is always present. */
@@ -98,6 +100,12 @@ export interface RouteDefinition<TInput extends RouteInput = RouteInput> {
   deprecated?: Deprecation;
   /** Leave out of /openapi/v1.json: only for the UI and asset routes that serve the documentation itself. */
   internal?: boolean;
+  /**
+   * Slow work that must not hold a database connection (a DNS lookup): runs after validation, before the handler's
+   * transaction; its result reaches the handler as `input.prepared`. Its refusals are never saved as idempotent
+   * responses.
+   */
+  prepare?: (ctx: ApiContext, input: Pick<TInput, 'body' | 'query' | 'params' | 'auth'>) => Promise<unknown>;
   handler: (ctx: ApiContext, input: TInput) => Promise<HandlerResult>;
 }
 
@@ -110,10 +118,11 @@ export function defineRoute<TInput extends RouteInput = RouteInput>(route: Route
 export function defineApiRoute<TInput extends ApiRouteInput = ApiRouteInput>(
   route: Omit<RouteDefinition<TInput>, 'auth'> & { scope: Scope | null },
 ): RouteDefinition {
-  const { scope, handler, ...rest } = route;
+  const { scope, handler, prepare, ...rest } = route;
   return {
     ...rest,
     auth: { kind: 'key', scope },
+    prepare: prepare && (async (ctx, input) => prepare(ctx, input as TInput)),
     handler: async (ctx, input) => {
       if (!input.auth) throw new Error(`route ${route.operationId} ran without authentication`);
       return handler(ctx, input as TInput);

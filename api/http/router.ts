@@ -68,7 +68,10 @@ function runHandler(route: RouteDefinition, execute: Executor): Middleware<ApiSt
       throw new ApiError('invalid_request', `Unknown query parameter: ${Object.keys(query).join(', ')}.`);
     }
     if (validators.body) validators.body(body);
-    writeResult(ctx, await execute(ctx, route, { body, query, params }));
+    const prepared = route.prepare
+      ? await route.prepare(ctx, { body, query, params, auth: ctx.state.auth })
+      : undefined;
+    writeResult(ctx, await execute(ctx, route, { body, query, params, prepared }));
   };
 }
 
