@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const redis = createRedis(config.redisUrl);
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));
   const temporal = createTemporalClient(config.temporal.address, config.temporal.namespace);
-  const secretBox = createSecretBox(config.webhooks.secretEncryptionKey);
+  const secretBox = createSecretBox(config.webhooks.secretKeys);
   const { app } = createApp({ config, logger, db, redis, secretBox, checkTemporal: () => checkTemporal(temporal) });
 
   const server: Server = app.listen(config.port, config.host, () => {

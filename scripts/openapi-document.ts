@@ -9,7 +9,7 @@ import { createSecretBox } from '../core/platform/secret-box';
 export function generatedOpenApiJson(): string {
   // Building the app connects nothing until a request arrives: the pool and Redis client are created lazily here
   // and closed right after.
-  const config = loadConfig({});
+  const config = loadConfig({ APP_ENV: 'development' });
   const db = createDb(config.databaseUrl);
   const redis = createRedis('redis://127.0.0.1:1');
   redis.on('error', () => undefined);
@@ -19,7 +19,7 @@ export function generatedOpenApiJson(): string {
       logger: createLogger({ level: 'silent', name: 'openapi' }),
       db,
       redis,
-      secretBox: createSecretBox(config.webhooks.secretEncryptionKey),
+      secretBox: createSecretBox(config.webhooks.secretKeys),
       checkTemporal: async () => undefined,
     });
     return `${JSON.stringify(openApiDocument, null, 2)}\n`;

@@ -24,7 +24,7 @@ type EventRef = Pick<OutboxEvent, 'id' | 'organizationId' | 'type'>;
 
 type EnabledConfig = Pick<
   WebhookConfigRow,
-  'organization_id' | 'url' | 'secret_iv' | 'secret_tag' | 'secret_ciphertext'
+  'organization_id' | 'url' | 'secret_key_id' | 'secret_iv' | 'secret_tag' | 'secret_ciphertext'
 >;
 
 async function enabledConfigs(trx: Db, organizationIds: string[]): Promise<Map<string, EnabledConfig>> {
@@ -34,7 +34,7 @@ async function enabledConfigs(trx: Db, organizationIds: string[]): Promise<Map<s
     .whereIn('organization_id', organizationIds)
     .andWhere({ enabled: true })
     .forShare()
-    .select('organization_id', 'url', 'secret_iv', 'secret_tag', 'secret_ciphertext');
+    .select('organization_id', 'url', 'secret_key_id', 'secret_iv', 'secret_tag', 'secret_ciphertext');
   return new Map(rows.map((row) => [row.organization_id, row]));
 }
 
@@ -51,6 +51,7 @@ export async function insertDeliveries(trx: Db, events: EventRef[]): Promise<Del
         event_id: event.id,
         event_type: event.type,
         url: config.url,
+        secret_key_id: config.secret_key_id,
         secret_iv: config.secret_iv,
         secret_tag: config.secret_tag,
         secret_ciphertext: config.secret_ciphertext,

@@ -29,6 +29,7 @@ export interface TestServerOptions {
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const config = loadConfig({
+    APP_ENV: 'test',
     API_MODE: options.mode ?? 'production',
     DATABASE_URL: testEnv.databaseUrl,
     REDIS_URL: testEnv.redisUrl,
@@ -48,7 +49,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logger,
     db: testDb(),
     redis: testRedis(),
-    secretBox: createSecretBox(config.webhooks.secretEncryptionKey),
+    secretBox: createSecretBox(config.webhooks.secretKeys),
     // Tests that care about Temporal's health pass a real check (see health.test.ts).
     checkTemporal: () => Promise.reject(new Error('no Temporal server wired into this test app')),
     ...options.deps,
