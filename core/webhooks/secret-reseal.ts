@@ -65,9 +65,13 @@ async function resealBatch(
   const rows: SealedRow[] = await trx(table)
     .select({ pk: key }, 'organization_id', 'secret_key_id', 'secret_iv', 'secret_tag', 'secret_ciphertext')
     .whereNotNull('secret_ciphertext')
-    .andWhere((q) => q.whereNull('secret_key_id').orWhereNot('secret_key_id', box.currentKeyId))
+    .andWhere((q) => {
+      void q.whereNull('secret_key_id').orWhereNot('secret_key_id', box.currentKeyId);
+    })
     .andWhere(key, '>', after)
-    .modify((q) => organizationId && q.andWhere('organization_id', organizationId))
+    .modify((q) => {
+      if (organizationId) void q.andWhere('organization_id', organizationId);
+    })
     .orderBy(key)
     .limit(batch.batchSize ?? 200)
     .forUpdate();
