@@ -1,6 +1,8 @@
 /**
  * Builds the Koa application without listening (STYLE.md §1): tests drive it in-process or on port 0.
- * Middleware order: request id → request log → problem renderer → body parser → 404/405 → router.
+ * Middleware order: request id → request log → problem renderer → `/v1` key and rate limit → body parser → 404/405
+ * → router (scope checks, validation, handler). Authenticating first means an unauthenticated request is refused
+ * before its body is read, and every `/v1` answer, 404 included, carries the rate-limit headers.
  */
 import path from 'node:path';
 import Koa from 'koa';
@@ -18,7 +20,7 @@ import { problemErrors } from './http/middleware/problem-errors';
 import { requestId } from './http/middleware/request-id';
 import { requestLog } from './http/middleware/request-log';
 import { createExecutor } from './http/idempotent-execution';
-import { apiKeyGuard } from './http/api-key-guard';
+import { apiKeyGuard, authenticateV1 } from './http/api-key-guard';
 import { createKeyAuthenticator } from './http/key-auth';
 import { createMetrics, type ApiMetrics } from './http/metrics';
 import { buildOpenApiDocument } from './discovery/openapi-document';
@@ -27,7 +29,6 @@ import type { ApiState, RouteDefinition } from './http/route-definition';
 import { buildRouter } from './http/router';
 import { discoveryRoutes } from './routes/discovery';
 import { healthRoutes } from './routes/health';
-import { metricsRoutes } from './routes/metrics';
 import { organizationRoutes } from './routes/organization';
 import { debtRoutes } from './routes/debts';
 import { debtorRoutes } from './routes/debtors';
@@ -78,7 +79,6 @@ export function createApp(deps: AppDeps): BuiltApp {
       checks: { database: () => pingDb(deps.db), redis: () => pingRedis(deps.redis), temporal: deps.checkTemporal },
     }),
     ...discoveryRoutes({ openApiJson: () => openApiJson, docs, mode: config.mode }),
-    ...metricsRoutes(metrics.registry),
     ...organizationRoutes(),
     ...debtRoutes(),
     ...debtorRoutes(),
@@ -100,13 +100,14 @@ export function createApp(deps: AppDeps): BuiltApp {
   const authenticator = createKeyAuthenticator({ db: deps.db, mode: config.mode, logger });
   const rateLimiter = createRateLimiter({ redis: deps.redis, mode: config.mode, logger, metrics });
   const router = buildRouter(routes, createExecutor({ db: deps.db, errorBaseUrl: config.errorBaseUrl }), [
-    apiKeyGuard(authenticator, rateLimiter),
+    apiKeyGuard(),
   ]);
   const app = new Koa<ApiState>({ proxy: false });
   app.silent = true; // every error is rendered and logged by problemErrors; Koa's own stderr logging would double it
   app.use(requestId());
   app.use(requestLog(logger, metrics));
   app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));
+  app.use(authenticateV1(authenticator, rateLimiter));
   app.use(jsonBody());
   app.use(notMatched(router));
   app.use(router.routes());

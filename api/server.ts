@@ -8,6 +8,7 @@ import { createRedis } from '../core/platform/redis';
 import { createSecretBox } from '../core/platform/secret-box';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { createApp } from './app';
+import { createMetricsServer } from './http/metrics-server';
 
 const IDEMPOTENCY_CLEANUP_INTERVAL_MS = 10 * 60_000;
 
@@ -19,7 +20,18 @@ async function main(): Promise<void> {
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));
   const temporal = createTemporalClient(config.temporal.address, config.temporal.namespace);
   const secretBox = createSecretBox(config.webhooks.secretKeys);
-  const { app } = createApp({ config, logger, db, redis, secretBox, checkTemporal: () => checkTemporal(temporal) });
+  const { app, metrics } = createApp({
+    config,
+    logger,
+    db,
+    redis,
+    secretBox,
+    checkTemporal: () => checkTemporal(temporal),
+  });
+  const metricsServer = config.metricsPort > 0 ? createMetricsServer(metrics.registry, logger) : undefined;
+  metricsServer?.listen(config.metricsPort, config.host, () => {
+    logger.info({ port: config.metricsPort }, 'metrics listening (internal)');
+  });
 
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info({ mode: config.mode, url: config.publicBaseUrl, port: config.port }, 'api listening');
@@ -39,6 +51,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     clearInterval(cleanup);
+    metricsServer?.close();
     logger.info({ signal }, 'api shutting down');
     server.close(() => {
       void Promise.allSettled([db.destroy(), redis.quit(), closeTemporalClient(temporal)]).then(() => {

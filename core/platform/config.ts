@@ -44,6 +44,8 @@ export interface Config {
   mode: Mode;
   host: string;
   port: number;
+  /** Internal port of the Prometheus endpoint (`GET /metrics`); 0 disables it. */
+  metricsPort: number;
   /** This host's public base URL (`{base_url}` or `{sandbox_url}` of the spec). */
   publicBaseUrl: string;
   productionBaseUrl: string;
@@ -60,6 +62,13 @@ export interface Config {
 }
 
 const DEFAULT_PORTS: Record<Mode, number> = { production: 3000, sandbox: 3001 };
+/** Prometheus' customary exporter port, plus the mode's offset so both hosts run side by side. */
+const DEFAULT_METRICS_PORTS: Record<Mode, number> = { production: 9464, sandbox: 9465 };
+
+const portOrZero = makeValidator<number>((input) => {
+  if (!/^\d{1,5}$/.test(input) || Number(input) > 65535) throw new Error('expected a port (1-65535), or 0 to disable');
+  return Number(input);
+});
 
 export function defaultDatabaseUrl(mode: Mode): string {
   return `postgres://client_api:client_api@127.0.0.1:5432/client_api_${mode}`;
@@ -169,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       API_MODE: str({ choices: ['production', 'sandbox'], default: 'production', desc: 'which host this is' }),
       HOST: str({ default: '127.0.0.1', desc: 'interface the API listens on' }),
       PORT: port({ default: port0, desc: 'port the API listens on' }),
+      METRICS_PORT: portOrZero({ default: DEFAULT_METRICS_PORTS[mode], desc: 'internal /metrics port; 0 disables' }),
       PUBLIC_BASE_URL: url({ default: `http://localhost:${env.PORT ?? port0}` }),
       PRODUCTION_BASE_URL: url({ default: 'http://localhost:3000' }),
       SANDBOX_BASE_URL: url({ default: 'http://localhost:3001' }),
@@ -190,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     mode,
     host: e.HOST,
     port: e.PORT,
+    metricsPort: e.METRICS_PORT,
     publicBaseUrl,
     productionBaseUrl: stripSlash(e.PRODUCTION_BASE_URL),
     sandboxBaseUrl: stripSlash(e.SANDBOX_BASE_URL),

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { createApp, type AppDeps, type BuiltApp } from '../../api/app';
+import { createMetricsServer } from '../../api/http/metrics-server';
 import { loadConfig, type Config, type Mode } from '../../core/platform/config';
 import { createLogger } from '../../core/platform/logger';
 import { createSecretBox } from '../../core/platform/secret-box';
@@ -14,6 +15,8 @@ import { testDb, testRedis } from './resources';
 
 export interface TestServer {
   baseUrl: string;
+  /** The internal metrics endpoint's URL (`…/metrics`), served on its own port as in production. */
+  metricsUrl: string;
   config: Config;
   built: BuiltApp;
   logLines: () => Record<string, unknown>[];
@@ -58,8 +61,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const s = built.app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
+  const metricsServer = createMetricsServer(built.metrics.registry, logger);
+  await new Promise<void>((resolve) => metricsServer.listen(0, '127.0.0.1', resolve));
+  const metricsPort = (metricsServer.address() as AddressInfo).port;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     config,
     built,
     rawLog: () => chunks.join(''),
@@ -71,6 +78,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         .map((line) => JSON.parse(line) as Record<string, unknown>),
     close: () =>
       new Promise<void>((resolve, reject) => {
+        metricsServer.close();
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
       }),
