@@ -53,6 +53,8 @@ export interface AppDeps {
   resolveHost?: ResolveHost;
   /** How long PUT /v1/webhooks waits for that resolution (default 3 s). */
   resolveTimeoutMs?: number;
+  /** Failed authentications allowed per address and minute (default 20); the test harness, all on 127.0.0.1, raises it. */
+  failedAuthLimit?: number;
   /** Defaults to a fresh registry per app. */
   metrics?: ApiMetrics;
   /** Extra route declarations (tests use this to exercise the machinery, e.g. deprecation). */
@@ -97,7 +99,12 @@ export function createApp(deps: AppDeps): BuiltApp {
   const openApiDocument = buildOpenApiDocument(routes, config);
   openApiJson = JSON.stringify(openApiDocument);
 
-  const authenticator = createKeyAuthenticator({ db: deps.db, mode: config.mode, logger });
+  const authenticator = createKeyAuthenticator({
+    db: deps.db,
+    mode: config.mode,
+    logger,
+    failedAuthLimit: deps.failedAuthLimit,
+  });
   const rateLimiter = createRateLimiter({ redis: deps.redis, mode: config.mode, logger, metrics });
   const router = buildRouter(routes, createExecutor({ db: deps.db, errorBaseUrl: config.errorBaseUrl }), [
     apiKeyGuard(),

@@ -51,12 +51,15 @@ export interface KeyAuthOptions {
   findKey?: (db: Db, secret: string) => Promise<Credential | undefined>;
   /** Defaults to Date.now (tests move time). */
   now?: () => number;
+  /** Failed authentications per address and window; defaults to FAILED_AUTH_LIMIT. */
+  failedAuthLimit?: number;
 }
 
 export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticator {
   const { db, mode, logger } = options;
   const findKey = options.findKey ?? findApiKeyBySecret;
   const now = options.now ?? Date.now;
+  const failedAuthLimit = options.failedAuthLimit ?? FAILED_AUTH_LIMIT;
   const known = new LRUCache<string, { credential: Credential; expiresAt: number }>({ max: KEY_CACHE_MAX_ENTRIES });
   const unknown = new LRUCache<string, number>({ max: UNKNOWN_KEY_MAX_ENTRIES });
   const failures = new LRUCache<string, { count: number; resetAt: number }>({ max: FAILED_AUTH_MAX_ADDRESSES });
@@ -83,7 +86,7 @@ export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticato
   /** Refuses an address over its failure budget, before any lookup. */
   function checkAddress(address: string | undefined): void {
     const state = address === undefined ? undefined : failures.get(address);
-    if (!state || state.resetAt <= now() || state.count < FAILED_AUTH_LIMIT) return;
+    if (!state || state.resetAt <= now() || state.count < failedAuthLimit) return;
     const retryAfter = Math.max(1, Math.ceil((state.resetAt - now()) / 1000));
     throw new ApiError(
       'rate_limited',

@@ -55,6 +55,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     secretBox: createSecretBox(config.webhooks.secretKeys),
     // Tests that care about Temporal's health pass a real check (see health.test.ts).
     checkTemporal: () => Promise.reject(new Error('no Temporal server wired into this test app')),
+    // Every test request comes from 127.0.0.1; unauthenticated-traffic.test.ts tests the limit itself.
+    failedAuthLimit: 1_000_000,
     ...options.deps,
   });
   const server: Server = await new Promise((resolve) => {
