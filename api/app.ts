@@ -1,6 +1,8 @@
 /**
  * Builds the Koa application without listening (STYLE.md §1): tests drive it in-process or on port 0.
- * Middleware order: request id → request log → problem renderer → body parser → 404/405 → router.
+ * Middleware order: request id → request log → problem renderer → `/v1` key and rate limit → body parser → 404/405
+ * → router (scope checks, validation, handler). Authenticating first means an unauthenticated request is refused
+ * before its body is read, and every `/v1` answer, 404 included, carries the rate-limit headers.
  */
 import path from 'node:path';
 import Koa from 'koa';
@@ -10,6 +12,7 @@ import { pingDb } from '../core/platform/db';
 import type { Logger } from '../core/platform/logger';
 import { pingRedis, type Redis } from '../core/platform/redis';
 import type { SecretBox } from '../core/platform/secret-box';
+import { resolveAll, type ResolveHost } from '../core/webhooks/ssrf-guard';
 import { loadDocsSite } from './discovery/docs-site';
 import { jsonBody } from './http/middleware/json-body';
 import { notMatched } from './http/middleware/not-matched';
@@ -17,7 +20,7 @@ import { problemErrors } from './http/middleware/problem-errors';
 import { requestId } from './http/middleware/request-id';
 import { requestLog } from './http/middleware/request-log';
 import { createExecutor } from './http/idempotent-execution';
-import { apiKeyGuard } from './http/api-key-guard';
+import { apiKeyGuard, authenticateV1 } from './http/api-key-guard';
 import { createKeyAuthenticator } from './http/key-auth';
 import { createMetrics, type ApiMetrics } from './http/metrics';
 import { buildOpenApiDocument } from './discovery/openapi-document';
@@ -26,7 +29,6 @@ import type { ApiState, RouteDefinition } from './http/route-definition';
 import { buildRouter } from './http/router';
 import { discoveryRoutes } from './routes/discovery';
 import { healthRoutes } from './routes/health';
-import { metricsRoutes } from './routes/metrics';
 import { organizationRoutes } from './routes/organization';
 import { debtRoutes } from './routes/debts';
 import type { DebtTriggers } from '../core/lifecycle/triggers';
@@ -42,7 +44,7 @@ export interface AppDeps {
   logger: Logger;
   db: Db;
   redis: Redis;
-  /** Built once by the entry point from `config.webhooks.secretEncryptionKey`. */
+  /** Built once by the entry point from `config.webhooks.secretKeys`. */
   secretBox: SecretBox;
   /** Resolves when the mode's Temporal namespace answers. */
   checkTemporal: () => Promise<void>;
@@ -50,6 +52,12 @@ export interface AppDeps {
   debtTriggers: DebtTriggers;
   /** Where the Markdown guides live; defaults to the repository's docs/. */
   docsDir?: string;
+  /** Resolves webhook receivers' host names; defaults to the system resolver (tests inject one that hangs). */
+  resolveHost?: ResolveHost;
+  /** How long PUT /v1/webhooks waits for that resolution (default 3 s). */
+  resolveTimeoutMs?: number;
+  /** Failed authentications allowed per address and minute (default 20); the test harness, all on 127.0.0.1, raises it. */
+  failedAuthLimit?: number;
   /** Defaults to a fresh registry per app. */
   metrics?: ApiMetrics;
   /** Extra route declarations (tests use this to exercise the machinery, e.g. deprecation). */
@@ -76,13 +84,17 @@ export function createApp(deps: AppDeps): BuiltApp {
       checks: { database: () => pingDb(deps.db), redis: () => pingRedis(deps.redis), temporal: deps.checkTemporal },
     }),
     ...discoveryRoutes({ openApiJson: () => openApiJson, docs, mode: config.mode }),
-    ...metricsRoutes(metrics.registry),
     ...organizationRoutes(),
     ...debtRoutes(deps.debtTriggers),
     ...debtorRoutes(),
     ...transactionRoutes(),
     ...brandingRoutes({ redis: deps.redis }),
-    ...webhookRoutes({ webhooks: config.webhooks, secretBox: deps.secretBox }),
+    ...webhookRoutes({
+      webhooks: config.webhooks,
+      secretBox: deps.secretBox,
+      resolveHost: deps.resolveHost ?? resolveAll,
+      resolveTimeoutMs: deps.resolveTimeoutMs,
+    }),
     ...webhookDeliveryRoutes(),
     ...eventRoutes(),
     ...(deps.extraRoutes ?? []),
@@ -90,18 +102,24 @@ export function createApp(deps: AppDeps): BuiltApp {
   const openApiDocument = buildOpenApiDocument(routes, config);
   openApiJson = JSON.stringify(openApiDocument);
 
-  const authenticator = createKeyAuthenticator({ db: deps.db, mode: config.mode, logger });
+  const authenticator = createKeyAuthenticator({
+    db: deps.db,
+    mode: config.mode,
+    logger,
+    failedAuthLimit: deps.failedAuthLimit,
+  });
   const rateLimiter = createRateLimiter({ redis: deps.redis, mode: config.mode, logger, metrics });
   const router = buildRouter(
     routes,
     createExecutor({ db: deps.db, errorBaseUrl: config.errorBaseUrl, secretBox: deps.secretBox }),
-    [apiKeyGuard(authenticator, rateLimiter)],
+    [apiKeyGuard()],
   );
   const app = new Koa<ApiState>({ proxy: false });
   app.silent = true; // every error is rendered and logged by problemErrors; Koa's own stderr logging would double it
   app.use(requestId());
   app.use(requestLog(logger, metrics));
   app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));
+  app.use(authenticateV1(authenticator, rateLimiter));
   app.use(jsonBody());
   app.use(notMatched(router));
   app.use(router.routes());

@@ -10,6 +10,7 @@ import { checkTemporal, closeTemporalClient, createTemporalClient } from '../cor
 import { createDebtTriggers } from '../core/lifecycle/triggers';
 import { createApp } from './app';
 import { answerUnparsableRequests } from './http/client-errors';
+import { createMetricsServer } from './http/metrics-server';
 
 const IDEMPOTENCY_CLEANUP_INTERVAL_MS = 10 * 60_000;
 
@@ -20,9 +21,9 @@ async function main(): Promise<void> {
   const redis = createRedis(config.redisUrl);
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));
   const temporal = createTemporalClient(config.temporal.address, config.temporal.namespace);
-  const secretBox = createSecretBox(config.webhooks.secretEncryptionKey);
+  const secretBox = createSecretBox(config.webhooks.secretKeys);
   const debtTriggers = createDebtTriggers({ db, client: temporal, mode: config.mode });
-  const { app } = createApp({
+  const { app, metrics } = createApp({
     config,
     logger,
     db,
@@ -30,6 +31,10 @@ async function main(): Promise<void> {
     secretBox,
     debtTriggers,
     checkTemporal: () => checkTemporal(temporal),
+  });
+  const metricsServer = config.metricsPort > 0 ? createMetricsServer(metrics.registry, logger) : undefined;
+  metricsServer?.listen(config.metricsPort, config.host, () => {
+    logger.info({ port: config.metricsPort }, 'metrics listening (internal)');
   });
 
   const server: Server = app.listen(config.port, config.host, () => {
@@ -51,6 +56,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     clearInterval(cleanup);
+    metricsServer?.close();
     logger.info({ signal }, 'api shutting down');
     server.close(() => {
       void Promise.allSettled([db.destroy(), redis.quit(), closeTemporalClient(temporal)]).then(() => {

@@ -2,9 +2,11 @@
  * Operator CLI: organisations and API keys. `--mode` picks the database (production or sandbox).
  *   npm run cli -- org create --name "Acme Lending"
  *   npm run cli -- key create --org <id> --name "CI" --scopes all
+ *   npm run cli -- secrets reseal
  */
 import { configOrExit, loadConfig, processEnv, type Mode } from '../core/platform/config';
 import { createDb } from '../core/platform/db';
+import { createSecretBox } from '../core/platform/secret-box';
 import { runCommand, USAGE } from './cli/commands';
 
 function takeMode(argv: string[]): { mode: Mode; rest: string[] } {
@@ -22,7 +24,8 @@ function takeMode(argv: string[]): { mode: Mode; rest: string[] } {
 
 async function main(): Promise<void> {
   const { mode, rest } = takeMode(process.argv.slice(2));
-  const config = configOrExit(() => loadConfig(processEnv({ API_MODE: mode })));
+  // Only `secrets reseal` needs the webhook keys; the organisation and key commands run without them.
+  const config = configOrExit(() => loadConfig(processEnv({ API_MODE: mode }), { secretKeyOptional: true }));
   const db = createDb(config.databaseUrl, { pool: { min: 0, max: 2 } });
   try {
     process.exitCode = await runCommand(rest, {
@@ -30,6 +33,7 @@ async function main(): Promise<void> {
       mode,
       out: (line) => process.stdout.write(`${line}\n`),
       err: (line) => process.stderr.write(`${line}\n`),
+      secretBox: () => createSecretBox(config.webhooks.secretKeys),
     });
   } finally {
     await db.destroy();

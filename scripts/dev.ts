@@ -165,7 +165,8 @@ async function httpAnswers(url: string): Promise<boolean> {
 
 /** Validated settings for both hosts: per-mode database and namespace come from the worker variables. */
 function plan(): { base: NodeJS.ProcessEnv; workers: WorkerConfig; apis: ApiPlan[]; uiUrl: string; address: string } {
-  const base = processEnv();
+  // The orchestrator runs a developer's stack: the public development webhook key is allowed unless one is set.
+  const base = processEnv({ APP_ENV: process.env.APP_ENV ?? 'development' });
   for (const name of PER_HOST_VARS) delete base[name];
   const workers = configOrExit(() => loadWorkerConfig({ ...base, WORKER_MODES: 'production,sandbox' }));
   const apis = workers.modes.map(({ mode, databaseUrl, namespace }) => {

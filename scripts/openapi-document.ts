@@ -11,7 +11,7 @@ import { createTemporalClient } from '../core/temporal/connection';
 export function generatedOpenApiJson(): string {
   // Building the app connects nothing until a request arrives: the pool and Redis client are created lazily here
   // and closed right after.
-  const config = loadConfig({});
+  const config = loadConfig({ APP_ENV: 'development' });
   const db = createDb(config.databaseUrl);
   const redis = createRedis('redis://127.0.0.1:1');
   redis.on('error', () => undefined);
@@ -21,7 +21,7 @@ export function generatedOpenApiJson(): string {
       logger: createLogger({ level: 'silent', name: 'openapi' }),
       db,
       redis,
-      secretBox: createSecretBox(config.webhooks.secretEncryptionKey),
+      secretBox: createSecretBox(config.webhooks.secretKeys),
       checkTemporal: async () => undefined,
       // Lazy: no connection is made unless a trigger runs, and none does while building the document.
       debtTriggers: createDebtTriggers({

@@ -19,6 +19,7 @@ export TEST_REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379/15}
 export TEMPORAL_CLI_PATH="$cache/bin/temporal"
 export TEMPORAL_TEST_SERVER_PATH="$cache/bin/temporal-test-server"
 export CHROMIUM_PATH=/usr/bin/chromium
+export APP_ENV=test # the public development webhook key is allowed in tests
 # The whole suite unless test files were named (`npm test -- test/integration/x.test.ts`).
 if [[ " $* " != *".test.ts"* ]]; then set -- 'test/**/*.test.ts' "$@"; fi
 echo '==> mocha'

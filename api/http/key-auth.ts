@@ -2,7 +2,14 @@
  * Authenticates `Authorization: Bearer <key>`. Form and mode are checked before any database work; a key's record
  * is cached in memory for at most one second, so a revocation takes effect on every API process within a second
  * while a busy key costs one lookup a second, not one a request.
+ *
+ * Unauthenticated traffic stays cheap and harmless:
+ * - known and unknown keys live in two separate bounded LRU caches, so a flood of random keys evicts only other
+ *   random keys, never a valid key's entry;
+ * - an unknown key is remembered for a while (negative cache), so repeating it costs no lookup;
+ * - an address with too many failed authentications in a window is refused (429) before any lookup.
  */
+import { LRUCache } from 'lru-cache';
 import {
   findApiKeyBySecret,
   hashKeySecret,
@@ -14,65 +21,128 @@ import type { Organization } from '../../core/access/organizations';
 import type { AuthContext } from '../../core/access/auth-context';
 import type { Mode } from '../../core/platform/config';
 import type { Db } from '../../core/platform/db';
-import { errors } from '../../core/platform/errors';
+import { ApiError, errors } from '../../core/platform/errors';
 import type { Logger } from '../../core/platform/logger';
 
 export const KEY_CACHE_TTL_MS = 1_000;
 const KEY_CACHE_MAX_ENTRIES = 10_000;
+/** Unknown keys stay unknown (keys are 240-bit random): remembering one longer only spares lookups. */
+export const UNKNOWN_KEY_TTL_MS = 60_000;
+const UNKNOWN_KEY_MAX_ENTRIES = 10_000;
+/** Failed authentications an address may make per window before it is refused without a lookup. */
+export const FAILED_AUTH_LIMIT = 20;
+export const FAILED_AUTH_WINDOW_MS = 60_000;
+const FAILED_AUTH_MAX_ADDRESSES = 10_000;
 /** `last_used_at` is for humans reading `key list`; minute precision spares a write per request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+type Credential = { apiKey: ApiKey; organization: Organization };
+
 export interface KeyAuthenticator {
-  authenticate(authorizationHeader: string | undefined): Promise<AuthContext>;
+  /** `address` is the caller's IP address, for the failed-authentication limit. */
+  authenticate(authorizationHeader: string | undefined, address?: string): Promise<AuthContext>;
 }
 
-export function createKeyAuthenticator(options: { db: Db; mode: Mode; logger: Logger }): KeyAuthenticator {
+export interface KeyAuthOptions {
+  db: Db;
+  mode: Mode;
+  logger: Logger;
+  /** Defaults to the database lookup (tests count calls). */
+  findKey?: (db: Db, secret: string) => Promise<Credential | undefined>;
+  /** Defaults to Date.now (tests move time). */
+  now?: () => number;
+  /** Failed authentications per address and window; defaults to FAILED_AUTH_LIMIT. */
+  failedAuthLimit?: number;
+}
+
+export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticator {
   const { db, mode, logger } = options;
-  type Credential = { apiKey: ApiKey; organization: Organization };
-  const cache = new Map<string, { credential: Credential | undefined; expiresAt: number }>();
+  const findKey = options.findKey ?? findApiKeyBySecret;
+  const now = options.now ?? Date.now;
+  const failedAuthLimit = options.failedAuthLimit ?? FAILED_AUTH_LIMIT;
+  const known = new LRUCache<string, { credential: Credential; expiresAt: number }>({ max: KEY_CACHE_MAX_ENTRIES });
+  const unknown = new LRUCache<string, number>({ max: UNKNOWN_KEY_MAX_ENTRIES });
+  const failures = new LRUCache<string, { count: number; resetAt: number }>({ max: FAILED_AUTH_MAX_ADDRESSES });
   const lastUseRecorded = new Map<string, number>();
   const expectedPrefix = mode === 'production' ? 'ak_live_' : 'ak_test_';
 
   async function lookup(secret: string): Promise<Credential | undefined> {
     const cacheKey = hashKeySecret(secret);
-    const now = Date.now();
-    const hit = cache.get(cacheKey);
-    if (hit && hit.expiresAt > now) return hit.credential;
-    const credential = await findApiKeyBySecret(db, secret);
-    if (cache.size >= KEY_CACHE_MAX_ENTRIES) cache.clear();
-    cache.set(cacheKey, { credential, expiresAt: now + KEY_CACHE_TTL_MS });
+    const at = now();
+    const hit = known.get(cacheKey);
+    if (hit && hit.expiresAt > at) return hit.credential;
+    if ((unknown.get(cacheKey) ?? 0) > at) return undefined;
+    const credential = await findKey(db, secret);
+    if (credential) {
+      known.set(cacheKey, { credential, expiresAt: at + KEY_CACHE_TTL_MS });
+      unknown.delete(cacheKey);
+    } else {
+      known.delete(cacheKey);
+      unknown.set(cacheKey, at + UNKNOWN_KEY_TTL_MS);
+    }
     return credential;
   }
 
+  /** Refuses an address over its failure budget, before any lookup. */
+  function checkAddress(address: string | undefined): void {
+    const state = address === undefined ? undefined : failures.get(address);
+    if (!state || state.resetAt <= now() || state.count < failedAuthLimit) return;
+    const retryAfter = Math.max(1, Math.ceil((state.resetAt - now()) / 1000));
+    throw new ApiError(
+      'rate_limited',
+      `Too many failed authentications from your address; retry in ${retryAfter} seconds.`,
+      {
+        headers: { 'Retry-After': String(retryAfter) },
+      },
+    );
+  }
+
+  function recordFailure(address: string | undefined): void {
+    if (address === undefined) return;
+    const at = now();
+    const state = failures.get(address);
+    if (!state || state.resetAt <= at) failures.set(address, { count: 1, resetAt: at + FAILED_AUTH_WINDOW_MS });
+    else state.count += 1;
+  }
+
   function noteUse(key: ApiKey): void {
-    const now = Date.now();
-    if (now - (lastUseRecorded.get(key.id) ?? 0) < LAST_USED_RESOLUTION_MS) return;
-    lastUseRecorded.set(key.id, now);
-    recordKeyUse(db, key.id, new Date(now)).catch((err: unknown) =>
+    const at = now();
+    if (at - (lastUseRecorded.get(key.id) ?? 0) < LAST_USED_RESOLUTION_MS) return;
+    lastUseRecorded.set(key.id, at);
+    recordKeyUse(db, key.id, new Date(at)).catch((err: unknown) =>
       logger.warn({ err: (err as Error).message, keyId: key.id }, 'could not record key use'),
     );
   }
 
+  async function identify(header: string | undefined): Promise<ApiKey & { organization: Organization }> {
+    if (!header) throw errors.unauthenticated('Missing Authorization header: send `Authorization: Bearer <API key>`.');
+    const match = /^Bearer +(\S+)$/i.exec(header.trim());
+    if (!match) throw errors.unauthenticated('Malformed Authorization header: expected `Bearer <API key>`.');
+    const secret = match[1]!;
+    const keyMode = modeOfKeySecret(secret);
+    if (!keyMode) throw errors.unauthenticated('Malformed API key.');
+    if (keyMode !== mode) throw errors.unauthenticated(`This host accepts only ${expectedPrefix} keys.`);
+    const credential = await lookup(secret);
+    const key = credential?.apiKey;
+    if (!credential || !key || key.mode !== mode) throw errors.unauthenticated('Unknown API key.');
+    if (key.revokedAt) throw errors.unauthenticated('This API key has been revoked.');
+    return { ...key, organization: credential.organization };
+  }
+
   return {
-    async authenticate(header) {
-      if (!header)
-        throw errors.unauthenticated('Missing Authorization header: send `Authorization: Bearer <API key>`.');
-      const match = /^Bearer +(\S+)$/i.exec(header.trim());
-      if (!match) throw errors.unauthenticated('Malformed Authorization header: expected `Bearer <API key>`.');
-      const secret = match[1]!;
-      const keyMode = modeOfKeySecret(secret);
-      if (!keyMode) throw errors.unauthenticated('Malformed API key.');
-      if (keyMode !== mode) {
-        throw errors.unauthenticated(`This host accepts only ${expectedPrefix} keys.`);
+    async authenticate(header, address) {
+      checkAddress(address);
+      let key: Awaited<ReturnType<typeof identify>>;
+      try {
+        key = await identify(header);
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'unauthenticated') recordFailure(address);
+        throw err;
       }
-      const credential = await lookup(secret);
-      const key = credential?.apiKey;
-      if (!credential || !key || key.mode !== mode) throw errors.unauthenticated('Unknown API key.');
-      if (key.revokedAt) throw errors.unauthenticated('This API key has been revoked.');
       noteUse(key);
       return {
         organizationId: key.organizationId,
-        organization: credential.organization,
+        organization: key.organization,
         keyId: key.id,
         mode: key.mode,
         scopes: new Set(key.scopes),

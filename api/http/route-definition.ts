@@ -52,6 +52,8 @@ export interface RequestInput<TBody = unknown, TQuery = Record<string, unknown>,
    * and may safely retry.
    */
   afterCommit: (task: () => Promise<void>) => void;
+  /** What the route's `prepare` returned, if it has one. */
+  prepared?: unknown;
 }
 
 /** The input of a read (GET): `db` is the pool. */
@@ -128,6 +130,12 @@ export interface RouteDefinition<TInput extends AnyRouteInput = AnyRouteInput> {
   deprecated?: Deprecation;
   /** Leave out of /openapi/v1.json: only for the UI and asset routes that serve the documentation itself. */
   internal?: boolean;
+  /**
+   * Slow work that must not hold a database connection (a DNS lookup): runs after validation, before the handler's
+   * transaction; its result reaches the handler as `input.prepared`. Its refusals are never saved as idempotent
+   * responses.
+   */
+  prepare?: (ctx: ApiContext, input: Pick<TInput, 'body' | 'query' | 'params' | 'auth'>) => Promise<unknown>;
   handler: (ctx: ApiContext, input: TInput) => Promise<HandlerResult>;
 }
 
@@ -160,10 +168,11 @@ export function defineApiRoute<TInput extends ApiMutationInput = ApiMutationInpu
   route: ApiRouteDeclaration<TInput> & { method: MutationMethod },
 ): RouteDefinition;
 export function defineApiRoute(route: ApiRouteDeclaration<ApiRouteInput | ApiMutationInput>): RouteDefinition {
-  const { scope, handler, ...rest } = route;
+  const { scope, handler, prepare, ...rest } = route;
   return {
     ...rest,
     auth: { kind: 'key', scope },
+    prepare: prepare && (async (ctx, input) => prepare(ctx, input as Parameters<typeof prepare>[1])),
     handler: async (ctx, input) => {
       const { auth } = input;
       if (!auth) throw new Error(`route ${route.operationId} ran without authentication`);

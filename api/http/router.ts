@@ -70,10 +70,16 @@ function runHandler(route: RouteDefinition, execute: Executor): Middleware<ApiSt
       throw new ApiError('invalid_request', `Unknown query parameter: ${Object.keys(query).join(', ')}.`);
     }
     if (validators.body) validators.body(body);
+    const prepared = route.prepare
+      ? await route.prepare(ctx, { body, query, params, auth: ctx.state.auth })
+      : undefined;
     const organizationId = ctx.state.auth?.organizationId;
-    if (!cursors || !organizationId) return writeResult(ctx, await execute(ctx, route, { body, query, params }));
+    if (!cursors || !organizationId) {
+      writeResult(ctx, await execute(ctx, route, { body, query, params, prepared }));
+      return;
+    }
     cursors.open(organizationId, query);
-    writeResult(ctx, cursors.bind(organizationId, query, await execute(ctx, route, { body, query, params })));
+    writeResult(ctx, cursors.bind(organizationId, query, await execute(ctx, route, { body, query, params, prepared })));
   };
 }
 

@@ -5,7 +5,8 @@
  */
 import type { WebhookConfig } from '../../core/platform/config';
 import { ApiError, errors } from '../../core/platform/errors';
-import { assertPublicWebhookUrl, UnsafeUrlError } from '../../core/webhooks/ssrf-guard';
+import { UnsafeUrlError, type ResolveHost } from '../../core/webhooks/ssrf-guard';
+import { createWebhookUrlCheck, TooManyResolutionsError, type CheckWebhookUrl } from '../../core/webhooks/url-check';
 import { createTestPing } from '../../core/webhooks/dispatch';
 import {
   clearWebhookConfig,
@@ -27,28 +28,37 @@ import {
   type PutWebhookConfigBody,
 } from '../schemas/webhooks';
 
-async function checkedUrl(url: string, webhooks: WebhookConfig): Promise<string> {
+/** Resolves and checks `body.url` before the transaction (see core/webhooks/url-check.ts). */
+async function checkedUrl(check: CheckWebhookUrl, organizationId: string, body: PutWebhookConfigBody) {
+  if (body.url === undefined || body.clear === true) return undefined;
   try {
-    await assertPublicWebhookUrl(url, webhooks);
-    return url;
+    await check(organizationId, body.url);
+    return body.url;
   } catch (err) {
+    if (err instanceof TooManyResolutionsError) {
+      throw new ApiError('rate_limited', err.message, { headers: { 'Retry-After': '1' } });
+    }
     if (!(err instanceof UnsafeUrlError)) throw err;
     throw new ApiError('invalid_url', err.message, { errors: [{ path: 'body.url', message: err.message }] });
   }
 }
 
 /** The three operations of one body shape; `url` with `rotateSecret` sets the URL and rotates in one call. */
-async function applyPut(trx: Trx, organizationId: string, body: PutWebhookConfigBody, deps: WebhookRouteDeps) {
-  const { webhooks, secretBox } = deps;
+async function applyPut(
+  trx: Trx,
+  organizationId: string,
+  body: PutWebhookConfigBody,
+  checked: string | undefined,
+  secretBox: SecretBox,
+) {
   if (body.clear === true) {
     if (body.url !== undefined || body.rotateSecret === true) {
       throw errors.invalidRequest('`clear` cannot be combined with `url` or `rotateSecret`.');
     }
     return clearWebhookConfig(trx, organizationId);
   }
-  if (body.url !== undefined) {
-    const url = await checkedUrl(body.url, webhooks);
-    return setWebhookUrl(trx, secretBox, organizationId, url, body.rotateSecret === true);
+  if (checked !== undefined) {
+    return setWebhookUrl(trx, secretBox, organizationId, checked, body.rotateSecret === true);
   }
   if (body.rotateSecret === true) return rotateWebhookSecret(trx, secretBox, organizationId);
   throw errors.invalidRequest('Send `url`, `rotateSecret: true` or `clear: true`.');
@@ -58,9 +68,18 @@ export interface WebhookRouteDeps {
   webhooks: WebhookConfig;
   /** Seals the signing secrets this route mints. */
   secretBox: SecretBox;
+  /** Resolves a receiver's host name to its addresses (node's dns by default). */
+  resolveHost: ResolveHost;
+  /** Defaults to DEFAULT_RESOLVE_TIMEOUT_MS. */
+  resolveTimeoutMs?: number;
 }
 
 export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
+  const checkUrl = createWebhookUrlCheck({
+    policy: deps.webhooks,
+    resolveHost: deps.resolveHost,
+    timeoutMs: deps.resolveTimeoutMs,
+  });
   return [
     defineApiRoute({
       method: 'get',
@@ -92,7 +111,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
       tags: ['Webhooks'],
       scope: 'webhooks:write',
       body: putWebhookConfigBody,
-      errors: ['invalid_url', 'no_webhook_configured'],
+      errors: ['invalid_url', 'no_webhook_configured', 'rate_limited'],
       responses: {
         200: {
           description: 'The configuration after the change; `newSecret` when a secret was minted.',
@@ -100,8 +119,10 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
           example: mintedWebhookConfigExample,
         },
       },
-      handler: async (_ctx, { trx, auth, body }) => {
-        const result: WebhookConfigChange = await applyPut(trx, auth.organizationId, body, deps);
+      prepare: async (_ctx, { auth, body }) => checkedUrl(checkUrl, auth.organizationId, body),
+      handler: async (_ctx, { trx, auth, body, prepared }) => {
+        const checked = prepared as string | undefined;
+        const result: WebhookConfigChange = await applyPut(trx, auth.organizationId, body, checked, deps.secretBox);
         return { status: 200, body: result };
       },
     }),

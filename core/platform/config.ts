@@ -8,26 +8,44 @@
 import { bool, cleanEnv, str, port, url, makeValidator, EnvMissingError } from 'envalid';
 import { NAMESPACES } from '../temporal/names';
 import type { Mode } from './mode';
+import type { SecretKeys } from './secret-box';
 
 export type { Mode };
 
 /** Webhook settings shared by the API (configuration checks) and the webhooks worker (delivery). */
 export interface WebhookConfig {
-  /** 32-byte AES-256-GCM key that encrypts signing secrets at rest. */
-  secretEncryptionKey: Buffer;
+  /**
+   * AES-256-GCM keys that encrypt signing secrets at rest: the current one seals, a previous one (during a rotation)
+   * still opens. Null only where the caller said it needs none (`secretKeyOptional`: migrations, most CLI commands).
+   */
+  secretKeys: SecretKeys | null;
   /** Hosts exempt from the public-address check (local development and tests only). */
   allowHosts: string[];
   /** Allow `http://` receivers (local development and tests only). */
   allowHttp: boolean;
 }
 
-/** Development-only key, public in this repository: every real deployment sets WEBHOOK_SECRET_KEY. */
+/**
+ * Development-only key, public in this repository: used only when `APP_ENV` is `development` or `test` and no
+ * WEBHOOK_SECRET_KEY is set. Anywhere else (APP_ENV unset or `production`) a missing key stops start-up.
+ */
 const DEV_WEBHOOK_SECRET_KEY = Buffer.alloc(32, 'client-api-dev-only-webhook-key!').toString('base64');
+
+/** Where this process runs: `npm start`/`npm run dev` set `development`, the tests `test`; unset means production. */
+export type AppEnv = 'development' | 'test' | 'production';
+export const APP_ENVS: AppEnv[] = ['development', 'test', 'production'];
+
+export interface LoadOptions {
+  /** Migrations and the CLI's organisation and key commands never touch sealed secrets: a missing key is no error. */
+  secretKeyOptional?: boolean;
+}
 
 export interface Config {
   mode: Mode;
   host: string;
   port: number;
+  /** Internal port of the Prometheus endpoint (`GET /metrics`); 0 disables it. */
+  metricsPort: number;
   /** This host's public base URL (`{base_url}` or `{sandbox_url}` of the spec). */
   publicBaseUrl: string;
   productionBaseUrl: string;
@@ -44,6 +62,13 @@ export interface Config {
 }
 
 const DEFAULT_PORTS: Record<Mode, number> = { production: 3000, sandbox: 3001 };
+/** Prometheus' customary exporter port, plus the mode's offset so both hosts run side by side. */
+const DEFAULT_METRICS_PORTS: Record<Mode, number> = { production: 9464, sandbox: 9465 };
+
+const portOrZero = makeValidator<number>((input) => {
+  if (!/^\d{1,5}$/.test(input) || Number(input) > 65535) throw new Error('expected a port (1-65535), or 0 to disable');
+  return Number(input);
+});
 
 export function defaultDatabaseUrl(mode: Mode): string {
   return `postgres://client_api:client_api@127.0.0.1:5432/client_api_${mode}`;
@@ -59,11 +84,16 @@ const postgresUrl = makeValidator<string>((input) => {
   return input;
 });
 
-const base64Key32 = makeValidator<string>((input) => {
+function checkBase64Key32(input: string): string {
   if (Buffer.from(input, 'base64').length !== 32)
     throw new Error('expected 32 bytes, base64-encoded (openssl rand -base64 32)');
   return input;
-});
+}
+
+const base64Key32 = makeValidator<string>(checkBase64Key32);
+
+/** As base64Key32, where an empty value means "not set" (docker-compose passes optional variables as ''). */
+const optionalBase64Key32 = makeValidator<string>((input) => (input === '' ? '' : checkBase64Key32(input)));
 
 const hostList = makeValidator<string>((input) => {
   if (!/^[A-Za-z0-9.:[\]-]*(,[A-Za-z0-9.:[\]-]+)*$/.test(input))
@@ -72,18 +102,44 @@ const hostList = makeValidator<string>((input) => {
 });
 
 const WEBHOOK_ENV = {
-  WEBHOOK_SECRET_KEY: base64Key32({ default: DEV_WEBHOOK_SECRET_KEY, desc: 'AES-256-GCM key for webhook secrets' }),
+  APP_ENV: str({ choices: APP_ENVS, default: 'production', desc: 'development and test allow the public dev key' }),
+  WEBHOOK_SECRET_KEY: base64Key32({ default: undefined, desc: 'AES-256-GCM key for webhook secrets' }),
+  WEBHOOK_SECRET_KEY_PREVIOUS: optionalBase64Key32({ default: '', desc: 'the key being rotated out (opens only)' }),
   WEBHOOK_ALLOW_HOSTS: hostList({ default: '', desc: 'hosts exempt from the public-address check (dev only)' }),
   WEBHOOK_ALLOW_HTTP: bool({ default: false, desc: 'allow http:// receivers (dev only)' }),
 };
 
-function webhookConfig(e: {
-  WEBHOOK_SECRET_KEY: string;
+interface WebhookEnv {
+  APP_ENV: string;
+  WEBHOOK_SECRET_KEY?: string;
+  WEBHOOK_SECRET_KEY_PREVIOUS: string;
   WEBHOOK_ALLOW_HOSTS: string;
   WEBHOOK_ALLOW_HTTP: boolean;
-}): WebhookConfig {
+}
+
+const MISSING_KEY =
+  'WEBHOOK_SECRET_KEY is required outside development and tests (APP_ENV is production or unset): it encrypts ' +
+  'webhook signing secrets at rest, and the only default is a development key published in this repository. ' +
+  'Generate one with `openssl rand -base64 32`, or set APP_ENV=development on a developer machine.';
+
+function secretKeysOf(e: WebhookEnv, options: LoadOptions, problems: string[]): SecretKeys | null {
+  const development = e.APP_ENV === 'development' || e.APP_ENV === 'test';
+  const current = e.WEBHOOK_SECRET_KEY ?? (development ? DEV_WEBHOOK_SECRET_KEY : undefined);
+  if (current === undefined) {
+    if (!options.secretKeyOptional) problems.push(MISSING_KEY);
+    return null;
+  }
+  const previous = e.WEBHOOK_SECRET_KEY_PREVIOUS || undefined;
+  if (previous === current) problems.push('WEBHOOK_SECRET_KEY_PREVIOUS is invalid: it equals WEBHOOK_SECRET_KEY');
   return {
-    secretEncryptionKey: Buffer.from(e.WEBHOOK_SECRET_KEY, 'base64'),
+    current: Buffer.from(current, 'base64'),
+    previous: previous === undefined ? null : Buffer.from(previous, 'base64'),
+  };
+}
+
+function webhookConfig(e: WebhookEnv, options: LoadOptions, problems: string[]): WebhookConfig {
+  return {
+    secretKeys: secretKeysOf(e, options, problems),
     allowHosts: e.WEBHOOK_ALLOW_HOSTS.split(',')
       .map((h) => h.trim().toLowerCase())
       .filter(Boolean),
@@ -111,7 +167,7 @@ function stripSlash(value: string): string {
  * Validate the environment and build the config. Throws `ConfigError` naming every bad or missing variable,
  * instead of envalid's default of printing and exiting, so callers (and tests) decide what to do.
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): Config {
   const problems: string[] = [];
   // The mode picks other defaults, so read it first; an invalid value is still reported by cleanEnv below.
   const mode: Mode = env.API_MODE === 'sandbox' ? 'sandbox' : 'production';
@@ -122,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       API_MODE: str({ choices: ['production', 'sandbox'], default: 'production', desc: 'which host this is' }),
       HOST: str({ default: '127.0.0.1', desc: 'interface the API listens on' }),
       PORT: port({ default: port0, desc: 'port the API listens on' }),
+      METRICS_PORT: portOrZero({ default: DEFAULT_METRICS_PORTS[mode], desc: 'internal /metrics port; 0 disables' }),
       PUBLIC_BASE_URL: url({ default: `http://localhost:${env.PORT ?? port0}` }),
       PRODUCTION_BASE_URL: url({ default: 'http://localhost:3000' }),
       SANDBOX_BASE_URL: url({ default: 'http://localhost:3001' }),
@@ -136,12 +193,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     { reporter: ({ errors }) => collect(errors, problems) },
   );
-  if (problems.length > 0) throw new ConfigError(problems);
+  const webhooks = problems.length === 0 ? webhookConfig(e, options, problems) : undefined;
+  if (problems.length > 0 || !webhooks) throw new ConfigError(problems);
   const publicBaseUrl = stripSlash(e.PUBLIC_BASE_URL);
   return {
     mode,
     host: e.HOST,
     port: e.PORT,
+    metricsPort: e.METRICS_PORT,
     publicBaseUrl,
     productionBaseUrl: stripSlash(e.PRODUCTION_BASE_URL),
     sandboxBaseUrl: stripSlash(e.SANDBOX_BASE_URL),
@@ -151,7 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE },
     logLevel: e.LOG_LEVEL,
     temporalUiUrl: stripSlash(e.TEMPORAL_UI_URL),
-    webhooks: webhookConfig(e),
+    webhooks,
   };
 }
 
@@ -244,6 +303,7 @@ export function loadWorkerConfig(
   } catch (err) {
     problems.push(`WORKER_MODES is invalid: ${(err as Error).message}`);
   }
+  const webhooks = webhookConfig(e, {}, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   const byMode = {
     production: { databaseUrl: e.PRODUCTION_DATABASE_URL, namespace: e.PRODUCTION_TEMPORAL_NAMESPACE },
@@ -254,6 +314,6 @@ export function loadWorkerConfig(
     redisUrl: e.REDIS_URL,
     temporalAddress: e.TEMPORAL_ADDRESS,
     logLevel: e.LOG_LEVEL,
-    webhooks: webhookConfig(e),
+    webhooks,
   };
 }

@@ -67,7 +67,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   const { taskQueue } = options;
   installSdkRuntime(logger);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const secretBox = createSecretBox(config.webhooks.secretEncryptionKey);
+  const secretBox = createSecretBox(config.webhooks.secretKeys);
   const shared = { webhooks: config.webhooks, secretBox };
   const modes = config.modes.map((modeConfig) => ({ ...modeConfig, ...shared, db: createDb(modeConfig.databaseUrl) }));
   try {

@@ -24,6 +24,7 @@ export interface DeliveryRow {
   event_id: string;
   event_type: string;
   url: string;
+  secret_key_id: string | null;
   secret_iv: Buffer;
   secret_tag: Buffer;
   secret_ciphertext: Buffer;
@@ -110,7 +111,7 @@ function toAttemptView(row: AttemptRow): AttemptView {
 }
 
 export function snapshotSecret(row: DeliveryRow): SealedSecret {
-  return { iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext };
+  return { keyId: row.secret_key_id, iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext };
 }
 
 export interface DeliveryFilter {

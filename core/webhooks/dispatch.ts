@@ -23,7 +23,7 @@ export interface DeliveryRef {
 type EventRef = Pick<OutboxEvent, 'id' | 'organizationId' | 'type'>;
 
 /** An enabled configuration: the table's check constraint guarantees that its URL and sealed secret are set. */
-type EnabledConfig = Pick<WebhookConfigRow, 'organization_id'> & {
+type EnabledConfig = Pick<WebhookConfigRow, 'organization_id' | 'secret_key_id'> & {
   [K in 'url' | 'secret_iv' | 'secret_tag' | 'secret_ciphertext']: NonNullable<WebhookConfigRow[K]>;
 };
 
@@ -34,7 +34,7 @@ async function enabledConfigs(trx: Db, organizationIds: string[]): Promise<Map<s
     .whereIn('organization_id', organizationIds)
     .andWhere({ enabled: true })
     .forShare()
-    .select<EnabledConfig[]>('organization_id', 'url', 'secret_iv', 'secret_tag', 'secret_ciphertext');
+    .select<EnabledConfig[]>('organization_id', 'url', 'secret_key_id', 'secret_iv', 'secret_tag', 'secret_ciphertext');
   return new Map(rows.map((row) => [row.organization_id, row]));
 }
 
@@ -51,6 +51,7 @@ export async function insertDeliveries(trx: Db, events: EventRef[]): Promise<Del
         event_id: event.id,
         event_type: event.type,
         url: config.url,
+        secret_key_id: config.secret_key_id,
         secret_iv: config.secret_iv,
         secret_tag: config.secret_tag,
         secret_ciphertext: config.secret_ciphertext,

@@ -25,6 +25,7 @@ export interface WebhookConfigChange extends WebhookConfigView {
 export interface WebhookConfigRow {
   organization_id: string;
   url: string | null;
+  secret_key_id: string | null;
   secret_iv: Buffer | null;
   secret_tag: Buffer | null;
   secret_ciphertext: Buffer | null;
@@ -50,9 +51,11 @@ function toView(row: WebhookConfigRow | undefined): WebhookConfigView {
   return { url: row.url, enabled: true, secretPrefix: row.secret_prefix };
 }
 
-export function sealedOf(row: Pick<WebhookConfigRow, 'secret_iv' | 'secret_tag' | 'secret_ciphertext'>): SealedSecret {
+export function sealedOf(
+  row: Pick<WebhookConfigRow, 'secret_key_id' | 'secret_iv' | 'secret_tag' | 'secret_ciphertext'>,
+): SealedSecret {
   if (!row.secret_iv || !row.secret_tag || !row.secret_ciphertext) throw new Error('no sealed secret on this row');
-  return { iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext };
+  return { keyId: row.secret_key_id, iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext };
 }
 
 async function findRow(db: Db, organizationId: string): Promise<WebhookConfigRow | undefined> {
@@ -68,7 +71,13 @@ export async function getWebhookConfig(db: Db, organizationId: string): Promise<
   return toView(await findRow(db, organizationId));
 }
 
-const NO_SECRET = { secret_iv: null, secret_tag: null, secret_ciphertext: null, secret_prefix: null };
+const NO_SECRET = {
+  secret_key_id: null,
+  secret_iv: null,
+  secret_tag: null,
+  secret_ciphertext: null,
+  secret_prefix: null,
+};
 
 async function writeConfig(
   db: Db,
@@ -86,6 +95,7 @@ async function writeConfig(
 function sealedColumns(secretBox: SecretBox, organizationId: string, secret: string) {
   const sealed = secretBox.seal(secret, organizationId);
   return {
+    secret_key_id: sealed.keyId,
     secret_iv: sealed.iv,
     secret_tag: sealed.tag,
     secret_ciphertext: sealed.ciphertext,

@@ -82,19 +82,27 @@ export function parseWebhookUrl(input: string, policy: UrlPolicy): URL {
   return url;
 }
 
+/** Every address a host name resolves to; throws UnsafeUrlError when it does not resolve. Injectable for tests. */
+export type ResolveHost = (host: string) => Promise<string[]>;
+
 /** Full check at configuration time: syntax, scheme, and every address the host resolves to. */
-export async function assertPublicWebhookUrl(input: string, policy: UrlPolicy): Promise<URL> {
+export async function assertPublicWebhookUrl(
+  input: string,
+  policy: UrlPolicy,
+  resolveHost: ResolveHost = resolveAll,
+): Promise<URL> {
   const url = parseWebhookUrl(input, policy);
   if (isAllowListed(url.hostname, policy)) return url;
   const host = bareHost(url.hostname);
-  const addresses = isIP(host) ? [host] : await resolveAll(host);
+  const addresses = isIP(host) ? [host] : await resolveHost(host);
   if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
     throw new UnsafeUrlError('The URL’s host resolves to a non-public address.');
   }
   return url;
 }
 
-async function resolveAll(host: string): Promise<string[]> {
+/** The system resolver (`dns.lookup`, as the HTTP client connects). */
+export async function resolveAll(host: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
     dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => {
       if (!err) return resolve(addresses.map((a) => a.address));

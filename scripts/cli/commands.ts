@@ -9,12 +9,16 @@ import type { Db } from '../../core/platform/db';
 import { isUuid } from '../../core/platform/ids';
 import { createOrganization, getOrganization, listOrganizations } from '../../core/access/organizations';
 import { isScope, SCOPES, type Scope } from '../../core/access/scopes';
+import type { SecretBox } from '../../core/platform/secret-box';
+import { resealSecrets } from '../../core/webhooks/secret-reseal';
 
 export interface CliIo {
   db: Db;
   mode: Mode;
   out: (line: string) => void;
   err: (line: string) => void;
+  /** Built on first use from the configured keys: only `secrets reseal` needs them. */
+  secretBox: () => SecretBox;
 }
 
 export const USAGE = `usage: npm run cli -- <command> [options]   (every command takes --mode production|sandbox; default production)
@@ -24,6 +28,7 @@ export const USAGE = `usage: npm run cli -- <command> [options]   (every command
              [--hourly-limit <n>] [--daily-limit <n>]
   key list [--org <organizationId>]
   key revoke --id <keyId>
+  secrets reseal [--org <organizationId>]   re-seal every stored webhook secret under WEBHOOK_SECRET_KEY (after a key rotation)
 scopes: ${SCOPES.join(', ')}`;
 
 export class UsageError extends Error {}
@@ -100,6 +105,17 @@ const COMMANDS: Record<string, Command> = {
     if (!(await revokeApiKey(io.db, keyId))) throw new UsageError(`no active key ${keyId} in ${io.mode}`);
     io.out(`revoked ${keyId}`);
     return 0;
+  },
+  'secrets reseal': async (args, io) => {
+    const { org } = options(args, { org: { type: 'string' } });
+    const box = io.secretBox();
+    let unreadable = 0;
+    for (const result of await resealSecrets(io.db, box, { organizationId: org ? uuid('org', org) : undefined })) {
+      io.out(`${result.table}: resealed ${result.resealed} under key ${box.currentKeyId}`);
+      for (const pk of result.unreadable) io.err(`${result.table} ${pk}: opens under no configured key; left as is`);
+      unreadable += result.unreadable.length;
+    }
+    return unreadable === 0 ? 0 : 1;
   },
 };
 

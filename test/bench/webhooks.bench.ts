@@ -155,7 +155,7 @@ async function startRig(): Promise<RunningRig> {
     activities: createWebhookDeliveryActivities({
       db,
       webhooks,
-      secretBox: createSecretBox(webhooks.secretEncryptionKey),
+      secretBox: createSecretBox(webhooks.secretKeys),
     }),
   });
   const client = new Client({ connection: temporal.connection, namespace: temporal.namespace });

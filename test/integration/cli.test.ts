@@ -13,7 +13,15 @@ const run = promisify(execFile);
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const io: CliIo = { db: testDb(), mode: 'production', out: (l) => out.push(l), err: (l) => err.push(l) };
+  const io: CliIo = {
+    db: testDb(),
+    mode: 'production',
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    secretBox: () => {
+      throw new Error('these commands need no secret box');
+    },
+  };
   const code = await runCommand(args, io);
   return { code, out: out.join('\n'), err: err.join('\n') };
 }

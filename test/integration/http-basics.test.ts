@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../support/app';
+import { createTestTenant } from '../support/tenants';
 
 describe('HTTP basics: request ids, problem documents, logs', () => {
   let server: TestServer;
@@ -22,8 +23,9 @@ describe('HTTP basics: request ids, problem documents, logs', () => {
     expect(new Set(ids).size).to.equal(ids.length);
   });
 
-  it('answers an unknown path with a 404 not_found problem document', async () => {
-    const res = await fetch(`${server.baseUrl}/v1/nothing-here`);
+  it('answers an unknown path with a 404 not_found problem document (to a caller with a key)', async () => {
+    const tenant = await createTestTenant();
+    const res = await fetch(`${server.baseUrl}/v1/nothing-here`, { headers: tenant.headers });
     expect(res.status).to.equal(404);
     expect(res.headers.get('content-type')).to.equal('application/problem+json');
     const body = (await res.json()) as Record<string, unknown>;

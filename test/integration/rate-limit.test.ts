@@ -88,7 +88,7 @@ describe('Rate limits per key (Redis, hourly and daily windows)', function () {
       }
       const failOpen = isolated.logLines().filter((l) => l.msg === 'rate limit check failed; serving (fail open)');
       expect(failOpen.length).to.equal(3);
-      const metrics = await (await fetch(`${isolated.baseUrl}/metrics`)).text();
+      const metrics = await (await fetch(isolated.metricsUrl)).text();
       expect(metrics).to.match(/^client_api_rate_limit_fail_open_total 3$/m);
     } finally {
       await isolated.close();

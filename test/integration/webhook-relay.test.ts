@@ -72,7 +72,7 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
         activities: createWebhookDeliveryActivities({
           db: testDb(),
           webhooks,
-          secretBox: createSecretBox(webhooks.secretEncryptionKey),
+          secretBox: createSecretBox(webhooks.secretKeys),
         }),
       });
       workers.push({ worker, running: worker.run() });

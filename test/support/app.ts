@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { createApp, type AppDeps, type BuiltApp } from '../../api/app';
 import { answerUnparsableRequests } from '../../api/http/client-errors';
+import { createMetricsServer } from '../../api/http/metrics-server';
 import { loadConfig, type Config, type Mode } from '../../core/platform/config';
 import { createLogger } from '../../core/platform/logger';
 import { createSecretBox } from '../../core/platform/secret-box';
@@ -16,6 +17,8 @@ import { testDb, testRedis } from './resources';
 
 export interface TestServer {
   baseUrl: string;
+  /** The internal metrics endpoint's URL (`…/metrics`), served on its own port as in production. */
+  metricsUrl: string;
   config: Config;
   built: BuiltApp;
   logLines: () => Record<string, unknown>[];
@@ -31,6 +34,7 @@ export interface TestServerOptions {
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const config = loadConfig({
+    APP_ENV: 'test',
     API_MODE: options.mode ?? 'production',
     DATABASE_URL: testEnv.databaseUrl,
     REDIS_URL: testEnv.redisUrl,
@@ -50,10 +54,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logger,
     db: testDb(),
     redis: testRedis(),
-    secretBox: createSecretBox(config.webhooks.secretEncryptionKey),
+    secretBox: createSecretBox(config.webhooks.secretKeys),
     // Tests that care about Temporal's health pass a real check (see health.test.ts).
     checkTemporal: () => Promise.reject(new Error('no Temporal server wired into this test app')),
     debtTriggers: testDebtTriggers(config.mode),
+    // Every test request comes from 127.0.0.1; unauthenticated-traffic.test.ts tests the limit itself.
+    failedAuthLimit: 1_000_000,
     ...options.deps,
   });
   const server: Server = await new Promise((resolve) => {
@@ -61,8 +67,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   answerUnparsableRequests(server, config.errorBaseUrl);
   const { port } = server.address() as AddressInfo;
+  const metricsServer = createMetricsServer(built.metrics.registry, logger);
+  await new Promise<void>((resolve) => metricsServer.listen(0, '127.0.0.1', resolve));
+  const metricsPort = (metricsServer.address() as AddressInfo).port;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     config,
     built,
     rawLog: () => chunks.join(''),
@@ -74,6 +84,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         .map((line) => JSON.parse(line) as Record<string, unknown>),
     close: () =>
       new Promise<void>((resolve, reject) => {
+        metricsServer.close();
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
       }),

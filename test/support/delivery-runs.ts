@@ -46,7 +46,7 @@ export async function runDeliveryWorker<T>(
       createWebhookDeliveryActivities({
         db: testDb(),
         webhooks,
-        secretBox: createSecretBox(webhooks.secretEncryptionKey),
+        secretBox: createSecretBox(webhooks.secretKeys),
       }),
     ),
   });

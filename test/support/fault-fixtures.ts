@@ -21,7 +21,7 @@ export async function createTenantIn(db: Db, receiver?: { webhooks: WebhookConfi
   });
   if (receiver) {
     await db.transaction((trx) =>
-      setWebhookUrl(trx, createSecretBox(receiver.webhooks.secretEncryptionKey), organization.id, receiver.url),
+      setWebhookUrl(trx, createSecretBox(receiver.webhooks.secretKeys), organization.id, receiver.url),
     );
   }
   return { organization, key: secret, keyId: apiKey.id, headers: { authorization: `Bearer ${secret}` } };

@@ -20,13 +20,13 @@ import { testDb } from './resources';
  * is the development default the test API server also uses, so every secret in the test database opens with it.
  */
 export function localWebhookConfig(): WebhookConfig {
-  return { ...loadConfig({}).webhooks, allowHosts: ['127.0.0.1'], allowHttp: true };
+  return { ...loadConfig({ APP_ENV: 'test' }).webhooks, allowHosts: ['127.0.0.1'], allowHttp: true };
 }
 
 /** The env that gives API and worker processes the same settings as `localWebhookConfig`-alike. */
 export function localWebhookEnv(config: WebhookConfig): Record<string, string> {
   return {
-    WEBHOOK_SECRET_KEY: config.secretEncryptionKey.toString('base64'),
+    WEBHOOK_SECRET_KEY: config.secretKeys!.current.toString('base64'),
     WEBHOOK_ALLOW_HOSTS: config.allowHosts.join(','),
     WEBHOOK_ALLOW_HTTP: String(config.allowHttp),
   };
@@ -34,7 +34,7 @@ export function localWebhookEnv(config: WebhookConfig): Record<string, string> {
 
 /** Sets the organisation's receiver and returns the minted secret. */
 export async function configureReceiver(config: WebhookConfig, organizationId: string, url: string): Promise<string> {
-  const secretBox = createSecretBox(config.secretEncryptionKey);
+  const secretBox = createSecretBox(config.secretKeys);
   const change = await testDb().transaction((trx) => setWebhookUrl(trx, secretBox, organizationId, url));
   if (!change.newSecret) throw new Error('expected a newly minted secret');
   return change.newSecret;

@@ -43,7 +43,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
   let receiver: WebhookReceiver;
   let taskQueue: string;
   const webhooks: WebhookConfig = localWebhookConfig();
-  const secretBox = createSecretBox(webhooks.secretEncryptionKey);
+  const secretBox = createSecretBox(webhooks.secretKeys);
 
   before(async () => {
     env = await startTimeSkipping();
