@@ -29,7 +29,13 @@ export const WORKFLOW_TYPES = {
 
 /** Business ids as workflow ids make dispatch idempotent: starting an existing id is a no-op. */
 export const workflowIds = {
-  webhookDelivery: (deliveryId: string) => `webhook-delivery-${deliveryId}`,
+  /**
+   * One id per run of a delivery: `webhook-delivery-<deliveryId>` for the first, `…-g<n>` for generation n (a manual
+   * retry or a reconciler restart), so a new run never collides with a previous one that is still closing. Every run
+   * of a delivery: `WorkflowId STARTS_WITH "webhook-delivery-<deliveryId>"`.
+   */
+  webhookDelivery: (deliveryId: string, generation = 0) =>
+    generation === 0 ? `webhook-delivery-${deliveryId}` : `webhook-delivery-${deliveryId}-g${generation}`,
   debt: (debtId: string) => `debt-${debtId}`,
   sandboxReset: (organizationId: string) => `sandbox-reset-${organizationId}`,
   diagnosticProbe: (probeId: string) => `diagnostic-probe-${probeId}`,
