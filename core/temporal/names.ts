@@ -24,6 +24,7 @@ export type TaskQueueName = (typeof TASK_QUEUES)[keyof typeof TASK_QUEUES];
 /** Workflow type names: the exported function names of workflows/, registered through workflows/bundles/. */
 export const WORKFLOW_TYPES = {
   webhookDelivery: 'webhookDeliveryWorkflow',
+  webhookReconcile: 'webhookReconcileWorkflow',
   diagnosticProbe: 'diagnosticProbeWorkflow',
 } as const;
 
@@ -40,6 +41,12 @@ export const workflowIds = {
   sandboxReset: (organizationId: string) => `sandbox-reset-${organizationId}`,
   diagnosticProbe: (probeId: string) => `diagnostic-probe-${probeId}`,
 };
+
+/** Temporal Schedules, created idempotently by the worker that serves their workflow. */
+export const SCHEDULE_IDS = {
+  /** Every few minutes: restart deliveries whose workflow is gone (core/webhooks/reconcile.ts). */
+  webhookReconcile: 'webhook-reconciler',
+} as const;
 
 /** Custom search attributes, all Keyword: registered on every namespace by the dev orchestrator and the tests. */
 export const SEARCH_ATTRIBUTE_KEYS = {

@@ -3,6 +3,7 @@
  * namespace with that mode's database. The entry files in workers/ only wire: they pass the queue's workflow bundle
  * path, its activities and sidecars in, so core/ never imports workflows/ or activities/.
  */
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import {
   configOrExit,
@@ -24,11 +25,14 @@ export interface WorkerDeps {
   webhooks: WebhookConfig;
   /** Built once per process from the configured key, shared by the modes. */
   secretBox: SecretBox;
+  /** A client in the mode's namespace, on the process's one connection. */
+  client: Client;
+  logger: Logger;
 }
 
 /** A mode's service that runs beside its worker (the webhook relay); resolves to the function that stops it. */
 export type WorkerSidecar = (
-  deps: WorkerDeps & { namespace: string; databaseUrl: string; connection: NativeConnection; logger: Logger },
+  deps: WorkerDeps & { namespace: string; databaseUrl: string; connection: NativeConnection },
 ) => Promise<() => Promise<void>>;
 
 export interface RunWorkerOptions {
@@ -68,8 +72,13 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   installSdkRuntime(logger);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const secretBox = createSecretBox(config.webhooks.secretEncryptionKey);
-  const shared = { webhooks: config.webhooks, secretBox };
-  const modes = config.modes.map((modeConfig) => ({ ...modeConfig, ...shared, db: createDb(modeConfig.databaseUrl) }));
+  const shared = { webhooks: config.webhooks, secretBox, logger };
+  const modes = config.modes.map((modeConfig) => ({
+    ...modeConfig,
+    ...shared,
+    db: createDb(modeConfig.databaseUrl),
+    client: new Client({ connection, namespace: modeConfig.namespace }),
+  }));
   try {
     const workflowBundle = await bundleOnce(options.workflowsPath, taskQueue, logger);
     const workers = await Promise.all(
@@ -86,9 +95,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
       ),
     );
     const { startSidecar } = options;
-    const sidecars = startSidecar
-      ? await Promise.all(modes.map((m) => startSidecar({ ...m, connection, logger })))
-      : [];
+    const sidecars = startSidecar ? await Promise.all(modes.map((m) => startSidecar({ ...m, connection }))) : [];
     const running = workers.map((worker) => worker.runUntil(stop));
     for (const { mode, namespace } of modes) {
       logger.info({ taskQueue, namespace, mode }, `polling task queue ${taskQueue} in namespace ${namespace}`);

@@ -31,6 +31,8 @@ export interface DeliveryStackOptions {
   /** Extra activities the worker also serves (e.g. the reconciler's). */
   extraActivities?: (deps: { client: Client; taskQueue: string }) => object;
   worker?: Partial<WorkerOptions>;
+  /** Run the outbox relay (default); without it, deliveries are made by `dispatchAll` and nothing starts them. */
+  relay?: boolean;
 }
 
 export async function startDeliveryStack(
@@ -58,19 +60,21 @@ export async function startDeliveryStack(
     ...options.worker,
   });
   const running = worker.run();
-  const relay = startOutboxRelay({
-    mode: 'production',
-    db: testDb(),
-    databaseUrl: testEnv.databaseUrl,
-    consumers: [createWebhookDeliveryConsumer({ mode: 'production', db: testDb(), client, taskQueue })],
-    logger: createLogger({ level: 'silent', name: 'delivery-stack' }),
-  });
+  const relay =
+    (options.relay ?? true) &&
+    startOutboxRelay({
+      mode: 'production',
+      db: testDb(),
+      databaseUrl: testEnv.databaseUrl,
+      consumers: [createWebhookDeliveryConsumer({ mode: 'production', db: testDb(), client, taskQueue })],
+      logger: createLogger({ level: 'silent', name: 'delivery-stack' }),
+    });
   return {
     taskQueue,
     client,
     webhooks,
     async stop() {
-      await relay.stop();
+      if (relay) await relay.stop();
       worker.shutdown();
       await running.catch(() => undefined);
     },
