@@ -62,7 +62,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
 
   for (let attempt = 1; attempt <= RETRY_DELAYS_MS.length + 1; attempt++) {
     const retryDelayMs = RETRY_DELAYS_MS[attempt - 1] ?? null;
-    const result: DeliverAttemptResult = await deliverWebhookAttempt({ ...input, attempt, retryDelayMs });
+    const result: DeliverAttemptResult = await attemptWhenReceiverFree({ ...input, attempt, retryDelayMs });
     if (result.outcome !== 'sent') return finish(status, result.deliveryStatus);
     status.attempts = attempt;
     status.lastHttpStatus = result.httpStatus;
@@ -79,4 +79,19 @@ function finish(status: WebhookDeliveryStatus, final: WebhookDeliveryState): Web
   status.nextAttemptAt = null;
   upsertSearchAttributes([{ key: DELIVERY_STATUS, value: final }]);
   return status;
+}
+
+/**
+ * Fairness (docs/webhooks.md): a receiver with its share of attempts in flight answers `busy` without sending, and
+ * the attempt waits here on a durable timer (2 s, doubling to 30 s, jittered ±50 % so waiters spread out) instead of
+ * holding an activity slot.
+ */
+async function attemptWhenReceiverFree(
+  input: Parameters<WebhookDeliveryActivities['deliverWebhookAttempt']>[0],
+): Promise<DeliverAttemptResult> {
+  for (let waited = 0; ; waited++) {
+    const result = await deliverWebhookAttempt(input);
+    if (result.outcome !== 'busy') return result;
+    await sleep(Math.min(2_000 * 2 ** waited, 30_000) * (0.5 + Math.random())); // workflow random: replay-safe
+  }
 }

@@ -43,12 +43,20 @@ export interface RunWorkerOptions {
   defaultModes: string;
   /** Called once per mode: activities are built from injected deps (STYLE.md §7). */
   createActivities: (deps: WorkerDeps) => object;
+  /**
+   * Activities run at once per mode (`maxConcurrentActivityTaskExecutions`); each mode's database pool is sized from
+   * it, so an activity never waits for a connection behind its siblings.
+   */
+  activitySlots?: number;
   /** Started once per mode after its worker is created, stopped after the workers have drained. */
   startSidecar?: WorkerSidecar;
 }
 
 /** Drain time for in-flight activities after a stop signal; at least the webhook attempt timeout (10 s). */
 const SHUTDOWN_GRACE_TIME = '15s';
+const DEFAULT_ACTIVITY_SLOTS = 20;
+/** Connections beyond the activity slots: the sidecar's batch transaction and sweep, the diagnostic probe's margin. */
+const SIDECAR_CONNECTIONS = 5;
 /** After this the SDK gives up on a graceful stop and the process exits non-zero. */
 const SHUTDOWN_FORCE_TIME = '30s';
 
@@ -73,10 +81,12 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const secretBox = createSecretBox(config.webhooks.secretEncryptionKey);
   const shared = { webhooks: config.webhooks, secretBox, logger };
+  const activitySlots = options.activitySlots ?? DEFAULT_ACTIVITY_SLOTS;
+  const pool = { min: 0, max: activitySlots + SIDECAR_CONNECTIONS };
   const modes = config.modes.map((modeConfig) => ({
     ...modeConfig,
     ...shared,
-    db: createDb(modeConfig.databaseUrl),
+    db: createDb(modeConfig.databaseUrl, { pool }),
     client: new Client({ connection, namespace: modeConfig.namespace }),
   }));
   try {
@@ -89,6 +99,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
           taskQueue,
           workflowBundle,
           activities: options.createActivities(deps),
+          maxConcurrentActivityTaskExecutions: activitySlots,
           shutdownGraceTime: SHUTDOWN_GRACE_TIME,
           shutdownForceTime: SHUTDOWN_FORCE_TIME,
         }),
