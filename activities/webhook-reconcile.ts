@@ -22,6 +22,8 @@ export interface WebhookReconcileActivityDeps {
   /** prom-client's default registry unless given. */
   registry?: Registry;
   graceMs?: number;
+  /** Narrows every pass to one organisation (a test's or an operator's one-off run); the whole mode by default. */
+  organizationId?: string;
 }
 
 /** One counter per registry, shared by the modes' activities of a process. */

@@ -21,6 +21,7 @@ describe('the webhook delivery reconciler on a Temporal dev server', function ()
   let stack: DeliveryStack;
   let receiver: WebhookReceiver;
   const registry = new Registry();
+  let scheduledTenant: string | undefined;
   const logger = createLogger({ level: 'silent', name: 'reconcile-test' });
 
   before(async () => {
@@ -28,16 +29,20 @@ describe('the webhook delivery reconciler on a Temporal dev server', function ()
     receiver = await startWebhookReceiver();
     stack = await startDeliveryStack(temporal, {
       relay: false, // nothing but the reconciler starts deliveries here
-      extraActivities: ({ client, taskQueue }) =>
-        createWebhookReconcileActivities({
-          db: testDb(),
-          mode: 'production',
-          client,
-          taskQueue,
-          logger,
-          registry,
-          graceMs: 0,
-        }),
+      // Scheduled passes look at this test's tenant only: the shared test database holds other files' leftovers.
+      extraActivities: ({ client, taskQueue }) => ({
+        reconcileWebhookDeliveries: () =>
+          createWebhookReconcileActivities({
+            db: testDb(),
+            mode: 'production',
+            client,
+            taskQueue,
+            logger,
+            registry,
+            graceMs: 0,
+            organizationId: scheduledTenant,
+          }).reconcileWebhookDeliveries(),
+      }),
     });
   });
   after(async () => {
@@ -52,8 +57,11 @@ describe('the webhook delivery reconciler on a Temporal dev server', function ()
     const tenant = await createTestTenant();
     await configureReceiver(stack.webhooks, tenant.organization.id, receiver.url);
     const eventId = await raiseEvent(tenant.organization.id);
-    await dispatchAll('production');
-    const row = (await deliveryOfEvent(eventId))!;
+    // A transaction still open elsewhere holds the outbox horizon back for a moment: dispatch until the event is taken.
+    const row = await waitFor(async () => (await dispatchAll('production'), deliveryOfEvent(eventId)), {
+      timeoutMs: 20_000,
+      what: 'the event to be dispatched into a delivery',
+    });
     expect(row.workflow_started_at).to.equal(null);
     return { organizationId: tenant.organization.id, eventId, deliveryId: row.id };
   }
@@ -119,7 +127,8 @@ describe('the webhook delivery reconciler on a Temporal dev server', function ()
   });
 
   it('runs on a Schedule created idempotently, and counts what it fixed', async () => {
-    const { eventId } = await unstartedDelivery();
+    const { eventId, organizationId } = await unstartedDelivery();
+    scheduledTenant = organizationId;
     expect(await ensureReconcileSchedule(stack.client, stack.taskQueue)).to.equal(true);
     expect(await ensureReconcileSchedule(stack.client, stack.taskQueue)).to.equal(false);
     const schedule = stack.client.schedule.getHandle(SCHEDULE_IDS.webhookReconcile);
