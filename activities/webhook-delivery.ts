@@ -23,9 +23,12 @@ import { failUnfinishedDelivery, isDeliveryId } from '../core/webhooks/delivery-
 import { createWebhookHttp, type SendOutcome, type WebhookHttp } from '../core/webhooks/http-sender';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../core/webhooks/signature';
 import { currentSigningTarget, type SigningTarget } from '../core/webhooks/receiver-config';
+import { createReceiverSlots, type ReceiverSlots } from '../core/webhooks/receiver-slots';
 
 export interface DeliverAttemptInput {
   deliveryId: string;
+  /** The delivery's organisation, whose receiver's concurrency cap the attempt takes a slot of. */
+  organizationId: string;
   /** The run's generation: a run that is no longer the delivery's current one touches nothing. */
   generation: number;
   /** 1-based within this run. */
@@ -37,9 +40,10 @@ export interface DeliverAttemptInput {
 export interface DeliverAttemptResult {
   /**
    * `stale`: this run no longer owns the delivery (already final, or retried into a newer run); `gone`: the delivery
-   * was deleted. Either way nothing was sent and the run ends.
+   * was deleted. Either way nothing was sent and the run ends. `busy`: the receiver has its share of attempts in
+   * flight (receiver-slots.ts); nothing was sent or recorded, and the workflow tries the same attempt again shortly.
    */
-  outcome: 'sent' | 'stale' | 'gone';
+  outcome: 'sent' | 'stale' | 'gone' | 'busy';
   succeeded: boolean;
   httpStatus: number | null;
   deliveryStatus: DeliveryStatus;
@@ -81,6 +85,8 @@ export interface WebhookDeliveryActivityDeps {
   secretBox: SecretBox;
   /** Defaults to one client per activities instance, so connections to receivers are reused. */
   http?: WebhookHttp;
+  /** Defaults to one cap of RECEIVER_CONCURRENCY per organisation for this activities instance. */
+  receiverSlots?: ReceiverSlots;
 }
 
 /** Heartbeats every second while the attempt runs: a killed worker's attempt is retried after the heartbeat timeout. */
@@ -140,6 +146,14 @@ const GONE: DeliverAttemptResult = {
   attemptNumber: null,
 };
 
+const BUSY: DeliverAttemptResult = {
+  outcome: 'busy',
+  succeeded: false,
+  httpStatus: null,
+  deliveryStatus: 'Pending',
+  attemptNumber: null,
+};
+
 function stale(delivery: DeliveryRow): DeliverAttemptResult {
   return { outcome: 'stale', succeeded: false, httpStatus: null, deliveryStatus: delivery.status, attemptNumber: null };
 }
@@ -152,17 +166,29 @@ function statusAfter(outcome: SendOutcome, input: DeliverAttemptInput): Delivery
 export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDeps) {
   const { db, webhooks, secretBox } = deps;
   const http = deps.http ?? createWebhookHttp(webhooks);
+  const receiverSlots = deps.receiverSlots ?? createReceiverSlots();
 
   return {
     // Heartbeats cover the whole attempt (database waits included), so only a dead worker misses them.
     deliverWebhookAttempt: async (input: DeliverAttemptInput): Promise<DeliverAttemptResult> => {
       assertValidInput(input);
-      return withHeartbeat(() => attempt(input));
+      return withHeartbeat(() => attemptWithReceiverSlot(input));
     },
     /** After an attempt failed for good: the delivery is Failed, not left Pending with no run behind it. */
     markDeliveryFailed: async (input: MarkDeliveryFailedInput): Promise<boolean> =>
       failUnfinishedDelivery(db, input.deliveryId, input.generation),
   };
+
+  /** A receiver with its share of attempts in flight is told so before any database work: a `busy` check is cheap. */
+  async function attemptWithReceiverSlot(input: DeliverAttemptInput): Promise<DeliverAttemptResult> {
+    const release = receiverSlots.tryAcquire(input.organizationId);
+    if (!release) return { ...BUSY };
+    try {
+      return await attempt(input);
+    } finally {
+      release();
+    }
+  }
 
   async function attempt(input: DeliverAttemptInput): Promise<DeliverAttemptResult> {
     const loaded = await loadDeliveryWithEvent(db, input.deliveryId);

@@ -3,7 +3,6 @@
  * by default. Each mode also runs an outbox relay here with the debt lifecycle consumer, which starts a debt's
  * workflow when its `debt.created` event commits.
  */
-import { Client } from '@temporalio/client';
 import { createDebtLifecycleActivities } from '../activities/debt-lifecycle';
 import { createDiagnosticsActivities } from '../activities/diagnostics';
 import { startOutboxRelay } from '../core/events/relay';
@@ -16,8 +15,7 @@ void runWorker({
   workflowsPath: require.resolve('../workflows/bundles/lifecycle'),
   defaultModes: 'production,sandbox',
   createActivities: ({ db }) => ({ ...createDiagnosticsActivities({ db }), ...createDebtLifecycleActivities({ db }) }),
-  startSidecar: async ({ mode, db, databaseUrl, namespace, connection, logger }) => {
-    const client = new Client({ connection, namespace });
+  startSidecar: async ({ mode, db, databaseUrl, client, logger }) => {
     const consumers = [createDebtLifecycleConsumer({ mode, client })];
     const relay = startOutboxRelay({ mode, db, databaseUrl, logger, consumers });
     return () => relay.stop();

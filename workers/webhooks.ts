@@ -1,26 +1,30 @@
 /**
  * Worker process for the `webhooks` task queue (webhook delivery), serving production and sandbox by default.
  * Each mode also runs an outbox relay here with the webhook delivery consumer, which turns that mode's events into
- * delivery workflows.
+ * delivery workflows, and the delivery reconciler's Schedule is created if missing.
  */
-import { Client } from '@temporalio/client';
 import { createDiagnosticsActivities } from '../activities/diagnostics';
 import { createWebhookDeliveryActivities } from '../activities/webhook-delivery';
+import { createWebhookReconcileActivities } from '../activities/webhook-reconcile';
 import { startOutboxRelay } from '../core/events/relay';
 import { TASK_QUEUES } from '../core/temporal/names';
 import { runWorker } from '../core/temporal/worker-process';
 import { createWebhookDeliveryConsumer } from '../core/webhooks/delivery-consumer';
+import { ensureReconcileSchedule } from '../core/webhooks/reconcile-schedule';
+import { WEBHOOKS_ACTIVITY_SLOTS } from '../core/webhooks/receiver-slots';
 
 void runWorker({
   taskQueue: TASK_QUEUES.webhooks,
   workflowsPath: require.resolve('../workflows/bundles/webhooks'),
   defaultModes: 'production,sandbox',
-  createActivities: ({ db, webhooks, secretBox }) => ({
+  activitySlots: WEBHOOKS_ACTIVITY_SLOTS,
+  createActivities: ({ mode, db, webhooks, secretBox, client, logger }) => ({
     ...createDiagnosticsActivities({ db }),
     ...createWebhookDeliveryActivities({ db, webhooks, secretBox }),
+    ...createWebhookReconcileActivities({ db, mode, client, logger }),
   }),
-  startSidecar: async ({ mode, db, databaseUrl, namespace, connection, logger }) => {
-    const client = new Client({ connection, namespace });
+  startSidecar: async ({ mode, db, databaseUrl, namespace, client, logger }) => {
+    if (await ensureReconcileSchedule(client)) logger.info({ mode, namespace }, 'delivery reconciler scheduled');
     const consumers = [createWebhookDeliveryConsumer({ mode, db, client })];
     const relay = startOutboxRelay({ mode, db, databaseUrl, logger, consumers });
     return () => relay.stop();

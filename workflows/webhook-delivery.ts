@@ -121,7 +121,7 @@ async function attemptOrGiveUp(
   retryDelayMs: number | null,
 ): Promise<DeliverAttemptResult | null> {
   try {
-    return await deliverWebhookAttempt({ ...input, attempt, retryDelayMs });
+    return await attemptWhenReceiverFree({ ...input, attempt, retryDelayMs });
   } catch (err) {
     if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
     await markDeliveryFailed({ deliveryId: input.deliveryId, generation: input.generation });
@@ -134,4 +134,19 @@ function finish(status: WebhookDeliveryStatus, final: WebhookDeliveryState): Web
   status.nextAttemptAt = null;
   upsertSearchAttributes([{ key: DELIVERY_STATUS, value: final }]);
   return status;
+}
+
+/**
+ * Fairness (docs/webhooks.md): a receiver with its share of attempts in flight answers `busy` without sending, and
+ * the attempt waits here on a durable timer (2 s, doubling to 30 s, jittered ±50 % so waiters spread out) instead of
+ * holding an activity slot.
+ */
+async function attemptWhenReceiverFree(
+  input: Parameters<WebhookDeliveryActivities['deliverWebhookAttempt']>[0],
+): Promise<DeliverAttemptResult> {
+  for (let waited = 0; ; waited++) {
+    const result = await deliverWebhookAttempt(input);
+    if (result.outcome !== 'busy') return result;
+    await sleep(Math.min(2_000 * 2 ** waited, 30_000) * (0.5 + Math.random())); // workflow random: replay-safe
+  }
 }

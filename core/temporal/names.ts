@@ -25,6 +25,7 @@ export type TaskQueueName = (typeof TASK_QUEUES)[keyof typeof TASK_QUEUES];
 export const WORKFLOW_TYPES = {
   webhookDelivery: 'webhookDeliveryWorkflow',
   debtLifecycle: 'debtLifecycleWorkflow',
+  webhookReconcile: 'webhookReconcileWorkflow',
   diagnosticProbe: 'diagnosticProbeWorkflow',
 } as const;
 
@@ -45,11 +46,23 @@ export const QUERIES = { state: 'state', status: 'status' } as const;
 
 /** Business ids as workflow ids make dispatch idempotent: starting an existing id is a no-op. */
 export const workflowIds = {
-  webhookDelivery: (deliveryId: string) => `webhook-delivery-${deliveryId}`,
+  /**
+   * One id per run of a delivery: `webhook-delivery-<deliveryId>` for the first, `…-g<n>` for generation n (a manual
+   * retry or a reconciler restart), so a new run never collides with a previous one that is still closing. Every run
+   * of a delivery: `WorkflowId STARTS_WITH "webhook-delivery-<deliveryId>"`.
+   */
+  webhookDelivery: (deliveryId: string, generation = 0) =>
+    generation === 0 ? `webhook-delivery-${deliveryId}` : `webhook-delivery-${deliveryId}-g${generation}`,
   debt: (debtId: string) => `debt-${debtId}`,
   sandboxReset: (organizationId: string) => `sandbox-reset-${organizationId}`,
   diagnosticProbe: (probeId: string) => `diagnostic-probe-${probeId}`,
 };
+
+/** Temporal Schedules, created idempotently by the worker that serves their workflow. */
+export const SCHEDULE_IDS = {
+  /** Every few minutes: restart deliveries whose workflow is gone (core/webhooks/reconcile.ts). */
+  webhookReconcile: 'webhook-reconciler',
+} as const;
 
 /** Custom search attributes, all Keyword: registered on every namespace by the dev orchestrator and the tests. */
 export const SEARCH_ATTRIBUTE_KEYS = {

@@ -3,6 +3,7 @@
  * namespace with that mode's database. The entry files in workers/ only wire: they pass the queue's workflow bundle
  * path, its activities and sidecars in, so core/ never imports workflows/ or activities/.
  */
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import {
   configOrExit,
@@ -24,11 +25,14 @@ export interface WorkerDeps {
   webhooks: WebhookConfig;
   /** Built once per process from the configured key, shared by the modes. */
   secretBox: SecretBox;
+  /** A client in the mode's namespace, on the process's one connection. */
+  client: Client;
+  logger: Logger;
 }
 
 /** A mode's service that runs beside its worker (the webhook relay); resolves to the function that stops it. */
 export type WorkerSidecar = (
-  deps: WorkerDeps & { namespace: string; databaseUrl: string; connection: NativeConnection; logger: Logger },
+  deps: WorkerDeps & { namespace: string; databaseUrl: string; connection: NativeConnection },
 ) => Promise<() => Promise<void>>;
 
 export interface RunWorkerOptions {
@@ -39,12 +43,20 @@ export interface RunWorkerOptions {
   defaultModes: string;
   /** Called once per mode: activities are built from injected deps (STYLE.md §7). */
   createActivities: (deps: WorkerDeps) => object;
+  /**
+   * Activities run at once per mode (`maxConcurrentActivityTaskExecutions`); each mode's database pool is sized from
+   * it, so an activity never waits for a connection behind its siblings.
+   */
+  activitySlots?: number;
   /** Started once per mode after its worker is created, stopped after the workers have drained. */
   startSidecar?: WorkerSidecar;
 }
 
 /** Drain time for in-flight activities after a stop signal; at least the webhook attempt timeout (10 s). */
 const SHUTDOWN_GRACE_TIME = '15s';
+const DEFAULT_ACTIVITY_SLOTS = 20;
+/** Connections beyond the activity slots: the sidecar's batch transaction and sweep, the diagnostic probe's margin. */
+const SIDECAR_CONNECTIONS = 5;
 /** After this the SDK gives up on a graceful stop and the process exits non-zero. */
 const SHUTDOWN_FORCE_TIME = '30s';
 
@@ -68,8 +80,15 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   installSdkRuntime(logger);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const secretBox = createSecretBox(config.webhooks.secretKeys);
-  const shared = { webhooks: config.webhooks, secretBox };
-  const modes = config.modes.map((modeConfig) => ({ ...modeConfig, ...shared, db: createDb(modeConfig.databaseUrl) }));
+  const shared = { webhooks: config.webhooks, secretBox, logger };
+  const activitySlots = options.activitySlots ?? DEFAULT_ACTIVITY_SLOTS;
+  const pool = { min: 0, max: activitySlots + SIDECAR_CONNECTIONS };
+  const modes = config.modes.map((modeConfig) => ({
+    ...modeConfig,
+    ...shared,
+    db: createDb(modeConfig.databaseUrl, { pool }),
+    client: new Client({ connection, namespace: modeConfig.namespace }),
+  }));
   try {
     const workflowBundle = await bundleOnce(options.workflowsPath, taskQueue, logger);
     const workers = await Promise.all(
@@ -80,15 +99,14 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
           taskQueue,
           workflowBundle,
           activities: options.createActivities(deps),
+          maxConcurrentActivityTaskExecutions: activitySlots,
           shutdownGraceTime: SHUTDOWN_GRACE_TIME,
           shutdownForceTime: SHUTDOWN_FORCE_TIME,
         }),
       ),
     );
     const { startSidecar } = options;
-    const sidecars = startSidecar
-      ? await Promise.all(modes.map((m) => startSidecar({ ...m, connection, logger })))
-      : [];
+    const sidecars = startSidecar ? await Promise.all(modes.map((m) => startSidecar({ ...m, connection }))) : [];
     const running = workers.map((worker) => worker.runUntil(stop));
     for (const { mode, namespace } of modes) {
       logger.info({ taskQueue, namespace, mode }, `polling task queue ${taskQueue} in namespace ${namespace}`);

@@ -4,3 +4,4 @@
  */
 export { diagnosticProbeWorkflow } from '../diagnostics';
 export { webhookDeliveryWorkflow } from '../webhook-delivery';
+export { webhookReconcileWorkflow } from '../webhook-reconcile';

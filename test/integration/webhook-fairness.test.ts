@@ -1,0 +1,87 @@
+import { expect } from 'chai';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { ATTEMPT_TIMEOUT_MS } from '../../core/webhooks/http-sender';
+import { RECEIVER_CONCURRENCY, WEBHOOKS_ACTIVITY_SLOTS } from '../../core/webhooks/receiver-slots';
+import { testDb } from '../support/resources';
+import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack';
+import { startDevServer } from '../support/temporal';
+import { createTestTenant } from '../support/tenants';
+import { createGate, waitFor } from '../support/wait';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { configureReceiver, raiseEvent } from '../support/webhooks';
+
+/** More than the SDK's default 100 activity slots, so a tenant without a cap could take every one of them. */
+const TARPIT_EVENTS = 130;
+const OTHER_TENANT_EVENTS = 5;
+/** "Under a second" on an idle machine; generous, since this one is shared and busy with the tarpit's workflows. */
+const ARRIVAL_BOUND_MS = 3_000;
+
+describe('fairness: a receiver that hangs does not slow other tenants', function () {
+  this.timeout(180_000);
+  let temporal: TestWorkflowEnvironment;
+  let stack: DeliveryStack;
+  let tarpit: WebhookReceiver;
+  let healthy: WebhookReceiver;
+  const released = createGate();
+
+  before(async () => {
+    temporal = await startDevServer();
+    tarpit = await startWebhookReceiver();
+    tarpit.respondWith(() => released.opened.then(() => ({ status: 200 }))); // accepts, never answers in time
+    healthy = await startWebhookReceiver();
+    stack = await startDeliveryStack(temporal, {
+      worker: { maxConcurrentActivityTaskExecutions: WEBHOOKS_ACTIVITY_SLOTS },
+    });
+  });
+  after(async () => {
+    released.open();
+    await tarpit?.close();
+    await healthy?.close();
+    await stack?.stop();
+    await temporal?.teardown();
+  });
+
+  it("delivers another tenant's events in under a second while one tenant's receiver times out on many", async () => {
+    const hanging = await createTestTenant();
+    await configureReceiver(stack.webhooks, hanging.organization.id, tarpit.url);
+    const other = await createTestTenant();
+    await configureReceiver(stack.webhooks, other.organization.id, healthy.url);
+
+    for (let i = 0; i < TARPIT_EVENTS; i++) await raiseEvent(hanging.organization.id);
+    // Every tarpit run started and the receiver holding attempts: the other tenant's events come in the steady state.
+    await waitFor(
+      async () => {
+        const unstarted = await testDb()('webhook_deliveries')
+          .where({ organization_id: hanging.organization.id })
+          .whereNull('workflow_started_at')
+          .count({ n: '*' });
+        return unstarted[0]!.n === 0 && tarpit.requests.length >= 4;
+      },
+      { timeoutMs: 60_000, what: "every tarpit delivery's run to start and the tarpit to hold attempts" },
+    );
+
+    // The tarpit tenant's burst of starts is a one-off the task queue drains; fairness is about what follows it.
+    await deliverFor(other.organization.id, 'a warm-up event');
+    const latencies: number[] = [];
+    for (let i = 0; i < OTHER_TENANT_EVENTS; i++)
+      latencies.push(await deliverFor(other.organization.id, `event ${i + 1}`));
+    expect(
+      latencies.filter((ms) => ms > ARRIVAL_BOUND_MS),
+      `latencies ${latencies.join(', ')} ms`,
+    ).to.deep.equal([]);
+    // Each tarpit attempt hangs for the 10 s timeout, so those that arrived in the last 10 s are still held open.
+    const heldOpen = tarpit.requests.filter((r) => r.receivedAt > Date.now() - ATTEMPT_TIMEOUT_MS).length;
+    expect(heldOpen, 'tarpit attempts held open').to.be.at.most(2 * RECEIVER_CONCURRENCY);
+  });
+
+  /** Raises an event and resolves to the milliseconds it took to reach the healthy receiver. */
+  async function deliverFor(organizationId: string, what: string): Promise<number> {
+    const raisedAt = Date.now();
+    const eventId = await raiseEvent(organizationId);
+    const arrived = await waitFor(() => healthy.requests.find((r) => r.body.id === eventId), {
+      timeoutMs: 30_000,
+      what: `the other tenant's ${what} to arrive`,
+    });
+    return arrived.receivedAt - raisedAt;
+  }
+});

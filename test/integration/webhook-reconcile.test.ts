@@ -1,0 +1,143 @@
+import { expect } from 'chai';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Registry } from 'prom-client';
+import { createWebhookReconcileActivities } from '../../activities/webhook-reconcile';
+import { createLogger } from '../../core/platform/logger';
+import { SCHEDULE_IDS, workflowIds } from '../../core/temporal/names';
+import { reconcileDeliveries } from '../../core/webhooks/reconcile';
+import { ensureReconcileSchedule } from '../../core/webhooks/reconcile-schedule';
+import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack';
+import { testDb } from '../support/resources';
+import { startDevServer } from '../support/temporal';
+import { createTestTenant } from '../support/tenants';
+import { waitFor } from '../support/wait';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { configureReceiver, deliveryOfEvent, dispatchAll, raiseEvent } from '../support/webhooks';
+import type { DeliveryRow } from '../../core/webhooks/deliveries';
+
+describe('the webhook delivery reconciler on a Temporal dev server', function () {
+  this.timeout(120_000);
+  let temporal: TestWorkflowEnvironment;
+  let stack: DeliveryStack;
+  let receiver: WebhookReceiver;
+  const registry = new Registry();
+  let scheduledTenant: string | undefined;
+  const logger = createLogger({ level: 'silent', name: 'reconcile-test' });
+
+  before(async () => {
+    temporal = await startDevServer();
+    receiver = await startWebhookReceiver();
+    stack = await startDeliveryStack(temporal, {
+      relay: false, // nothing but the reconciler starts deliveries here
+      // Scheduled passes look at this test's tenant only: the shared test database holds other files' leftovers.
+      extraActivities: ({ client, taskQueue }) => ({
+        reconcileWebhookDeliveries: () =>
+          createWebhookReconcileActivities({
+            db: testDb(),
+            mode: 'production',
+            client,
+            taskQueue,
+            logger,
+            registry,
+            graceMs: 0,
+            organizationId: scheduledTenant,
+          }).reconcileWebhookDeliveries(),
+      }),
+    });
+  });
+  after(async () => {
+    await stack?.stop();
+    await receiver?.close();
+    await temporal?.teardown();
+  });
+  beforeEach(() => receiver.respondWith(() => ({ status: 200 })));
+
+  /** A tenant with a receiver and one delivery made but not started, as a relay that died after its commit leaves it. */
+  async function unstartedDelivery() {
+    const tenant = await createTestTenant();
+    await configureReceiver(stack.webhooks, tenant.organization.id, receiver.url);
+    const eventId = await raiseEvent(tenant.organization.id);
+    // A transaction still open elsewhere holds the outbox horizon back for a moment: dispatch until the event is taken.
+    const row = await waitFor(async () => (await dispatchAll('production'), deliveryOfEvent(eventId)), {
+      timeoutMs: 20_000,
+      what: 'the event to be dispatched into a delivery',
+    });
+    expect(row.workflow_started_at).to.equal(null);
+    return { organizationId: tenant.organization.id, eventId, deliveryId: row.id };
+  }
+
+  const reconcileOnce = (organizationId: string) =>
+    reconcileDeliveries({
+      db: testDb(),
+      mode: 'production',
+      client: stack.client,
+      taskQueue: stack.taskQueue,
+      graceMs: 0,
+      organizationId,
+    });
+
+  function deliveryWhere(eventId: string, what: string, check: (row: DeliveryRow) => boolean) {
+    return waitFor(
+      async () => {
+        const row = await deliveryOfEvent(eventId);
+        return row && check(row) && row;
+      },
+      { timeoutMs: 20_000, what },
+    );
+  }
+
+  it('starts a Pending delivery that was never started', async () => {
+    const { organizationId, eventId, deliveryId } = await unstartedDelivery();
+    const report = await reconcileOnce(organizationId);
+    expect(report.fixes).to.deep.equal([{ deliveryId, organizationId, reason: 'unstarted' }]);
+    const row = await deliveryWhere(eventId, 'the delivery to succeed', (r) => r.status === 'Succeeded');
+    expect(row.generation).to.equal(0);
+    expect(await reconcileOnce(organizationId)).to.deep.include({ fixes: [] });
+  });
+
+  it('restarts a Pending delivery whose workflow was terminated, and the delivery completes', async () => {
+    const { organizationId, eventId, deliveryId } = await unstartedDelivery();
+    receiver.respondWith(() => ({ status: 503 }));
+    await reconcileOnce(organizationId);
+    await deliveryWhere(eventId, 'attempt 1 to fail', (r) => r.attempt_count === 1 && r.status === 'Pending');
+    await stack.client.workflow.getHandle(workflowIds.webhookDelivery(deliveryId)).terminate('test: lost run');
+    receiver.respondWith(() => ({ status: 200 }));
+
+    const report = await reconcileOnce(organizationId);
+    expect(report.fixes).to.deep.equal([
+      { deliveryId, organizationId, reason: 'workflow_closed', workflowStatus: 'TERMINATED' },
+    ]);
+    const row = await deliveryWhere(eventId, 'the restarted delivery to succeed', (r) => r.status === 'Succeeded');
+    expect([row.generation, row.attempt_count]).to.deep.equal([1, 2]);
+  });
+
+  it('restarts a Pending delivery whose run completed without recording its outcome', async () => {
+    const { organizationId, eventId, deliveryId } = await unstartedDelivery();
+    await reconcileOnce(organizationId);
+    await deliveryWhere(eventId, 'the delivery to succeed', (r) => r.status === 'Succeeded');
+    await stack.client.workflow.getHandle(workflowIds.webhookDelivery(deliveryId)).result();
+    await testDb()('webhook_deliveries').where({ id: deliveryId }).update({ status: 'Pending' });
+
+    const report = await reconcileOnce(organizationId);
+    expect(report.fixes).to.deep.equal([
+      { deliveryId, organizationId, reason: 'workflow_closed', workflowStatus: 'COMPLETED' },
+    ]);
+    const row = await deliveryWhere(eventId, 'the delivery to succeed again', (r) => r.status === 'Succeeded');
+    expect(row.generation).to.equal(1);
+  });
+
+  it('runs on a Schedule created idempotently, and counts what it fixed', async () => {
+    const { eventId, organizationId } = await unstartedDelivery();
+    scheduledTenant = organizationId;
+    expect(await ensureReconcileSchedule(stack.client, stack.taskQueue)).to.equal(true);
+    expect(await ensureReconcileSchedule(stack.client, stack.taskQueue)).to.equal(false);
+    const schedule = stack.client.schedule.getHandle(SCHEDULE_IDS.webhookReconcile);
+    await schedule.trigger();
+    await deliveryWhere(eventId, 'the scheduled pass to start the delivery', (r) => r.status === 'Succeeded');
+    const counted = await registry.getSingleMetricAsString('client_api_webhook_deliveries_reconciled_total');
+    expect(counted).to.match(
+      /client_api_webhook_deliveries_reconciled_total\{mode="production",reason="unstarted"\} [1-9]/,
+    );
+    await schedule.delete();
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * The webhook delivery path on a real Temporal dev server, production mode: a worker on its own task queue running
+ * the webhooks bundle with the real delivery activity (optionally wrapped by the test), and the outbox relay with the
+ * webhook delivery consumer, as the webhooks worker process runs them.
+ */
+import { Client } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkerOptions } from '@temporalio/worker';
+import { createWebhookDeliveryActivities, type WebhookDeliveryActivities } from '../../activities/webhook-delivery';
+import type { WebhookConfig } from '../../core/platform/config';
+import { startOutboxRelay } from '../../core/events/relay';
+import { createLogger } from '../../core/platform/logger';
+import { createSecretBox } from '../../core/platform/secret-box';
+import { createWebhookDeliveryConsumer } from '../../core/webhooks/delivery-consumer';
+import { testEnv } from './env';
+import { testDb } from './resources';
+import { DEV_SERVER_NAMESPACES, bundleWorkflows, uniqueTaskQueue } from './temporal';
+import { localWebhookConfig } from './webhooks';
+
+export interface DeliveryStack {
+  taskQueue: string;
+  /** A client in the production namespace. */
+  client: Client;
+  webhooks: WebhookConfig;
+  stop(): Promise<void>;
+}
+
+export interface DeliveryStackOptions {
+  /** Wraps the real activities, e.g. to hold one with a gate. */
+  wrapActivities?: (real: WebhookDeliveryActivities) => object;
+  /** Extra activities the worker also serves (e.g. the reconciler's). */
+  extraActivities?: (deps: { client: Client; taskQueue: string }) => object;
+  worker?: Partial<WorkerOptions>;
+  /** Run the outbox relay (default); without it, deliveries are made by `dispatchAll` and nothing starts them. */
+  relay?: boolean;
+}
+
+export async function startDeliveryStack(
+  temporal: TestWorkflowEnvironment,
+  options: DeliveryStackOptions = {},
+): Promise<DeliveryStack> {
+  const webhooks = localWebhookConfig();
+  const namespace = DEV_SERVER_NAMESPACES[0];
+  const taskQueue = uniqueTaskQueue('webhooks-stack');
+  const client = new Client({ connection: temporal.connection, namespace });
+  const real = createWebhookDeliveryActivities({
+    db: testDb(),
+    webhooks,
+    secretBox: createSecretBox(webhooks.secretKeys),
+  });
+  const worker = await Worker.create({
+    connection: temporal.nativeConnection,
+    namespace,
+    taskQueue,
+    workflowBundle: await bundleWorkflows(require.resolve('../../workflows/bundles/webhooks')),
+    activities: {
+      ...(options.wrapActivities?.(real) ?? real),
+      ...options.extraActivities?.({ client, taskQueue }),
+    },
+    ...options.worker,
+  });
+  const running = worker.run();
+  const relay =
+    (options.relay ?? true) &&
+    startOutboxRelay({
+      mode: 'production',
+      db: testDb(),
+      databaseUrl: testEnv.databaseUrl,
+      consumers: [createWebhookDeliveryConsumer({ mode: 'production', db: testDb(), client, taskQueue })],
+      logger: createLogger({ level: 'silent', name: 'delivery-stack' }),
+    });
+  return {
+    taskQueue,
+    client,
+    webhooks,
+    async stop() {
+      if (relay) await relay.stop();
+      worker.shutdown();
+      await running.catch(() => undefined);
+    },
+  };
+}
