@@ -1,8 +1,40 @@
-/** Reading the events of an organisation (GET /v1/events): the outbox doubles as the client's event log. */
+/**
+ * Reading the events of an organisation (GET /v1/events): the outbox doubles as the client's event log.
+ *
+ * Newest first by outbox position (the writing transaction's id, then the sequence), and only below the horizon,
+ * where no transaction is still running (core/events/cursor.ts explains positions). Ordering by the time a row was
+ * written would let an event whose transaction committed late appear *below* events the client had already seen, and
+ * a client that remembers the newest event it read would miss it. Below the horizon, nothing can ever be written
+ * before an event already listed: new events only ever appear at the top. An event shows up as soon as every
+ * transaction that started before its own has ended (usually within milliseconds of its commit).
+ */
 import type { Db } from '../platform/db';
+import { errors } from '../platform/errors';
+import type { Page, PageRequest } from '../platform/pagination';
 import { toEventEnvelope, type EventEnvelope, type EventRow, type EventType } from './outbox';
-import { isEventId } from '../platform/ids';
-import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
+import type { CursorPosition } from './cursor';
+
+const LIST = 'events';
+
+export function encodeEventCursor(position: CursorPosition): string {
+  return Buffer.from(JSON.stringify({ l: LIST, x: position.txid, s: position.seq })).toString('base64url');
+}
+
+export function decodeEventCursor(cursor: string): CursorPosition {
+  const invalid = errors.invalidRequest('The cursor is not valid for this list.', [
+    { path: 'query.cursor', message: 'is not a cursor of this list' },
+  ]);
+  let parsed: unknown;
+  try {
+    parsed = /^[A-Za-z0-9_-]+$/.test(cursor) ? JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) : null;
+  } catch {
+    throw invalid;
+  }
+  const { l, x, s } = (parsed ?? {}) as { l?: unknown; x?: unknown; s?: unknown };
+  const validTxid = typeof x === 'string' && /^[0-9]{1,20}$/.test(x) && BigInt(x) < 2n ** 64n;
+  if (l !== LIST || !validTxid || typeof s !== 'number' || !Number.isSafeInteger(s) || s < 0) throw invalid;
+  return { txid: x, seq: s };
+}
 
 export async function listEvents(
   db: Db,
@@ -10,16 +42,22 @@ export async function listEvents(
   type: EventType | undefined,
   page: PageRequest,
 ): Promise<Page<EventEnvelope>> {
-  return fetchPage<EventRow, EventEnvelope>(
-    db('events').where({ organization_id: organizationId, ...(type && { type }) }),
-    {
-      list: 'events',
-      page,
-      createdAtColumn: 'created_at',
-      idColumn: 'id',
-      position: (row) => ({ createdAt: row.created_at, id: row.id }),
-      isValidId: isEventId,
-    },
-    toEventEnvelope,
-  );
+  const after = page.cursor ? decodeEventCursor(page.cursor) : undefined;
+  const rows = await db('events')
+    .where({ organization_id: organizationId, ...(type && { type }) })
+    .whereRaw('txid < pg_snapshot_xmin(pg_current_snapshot())')
+    .whereRaw(after ? '(txid, seq) < (?::xid8, ?)' : 'true', after ? [after.txid, after.seq] : [])
+    .orderBy([
+      { column: 'txid', order: 'desc' },
+      { column: 'seq', order: 'desc' },
+    ])
+    .limit(page.limit + 1)
+    .select<EventRow[]>('id', 'organization_id', 'type', 'data', 'created_at', 'txid', 'seq');
+  const hasMore = rows.length > page.limit;
+  const items = hasMore ? rows.slice(0, page.limit) : rows;
+  const last = items.at(-1);
+  return {
+    data: items.map(toEventEnvelope),
+    nextCursor: hasMore && last ? encodeEventCursor({ txid: last.txid, seq: last.seq }) : null,
+  };
 }
