@@ -1,8 +1,10 @@
 /**
  * Turns every error thrown below it into a problem document: ApiErrors as they are, Koa/http-errors by status,
- * anything else as a 500 `internal_error` whose details go only to the log, with the request id.
+ * a database that cannot be reached as a 503, anything else as a 500 `internal_error` whose details go only to
+ * the log, with the request id.
  */
 import type { Middleware } from 'koa';
+import { isDatabaseUnavailable } from '../../../core/platform/db-unavailable';
 import { ApiError, type ErrorCode } from '../../../core/platform/errors';
 import type { Logger } from '../../../core/platform/logger';
 import { writeProblem } from '../problem';
@@ -37,6 +39,10 @@ function toApiError(err: unknown, requestId: string, logger: Logger): ApiError {
     // Client errors raised by body parsing (http-errors, or co-body's SyntaxError for bad JSON): their message
     // describes the client's input, e.g. "Unexpected end of JSON input".
     return new ApiError(code, code === 'invalid_request' ? `Malformed request: ${(err as Error).message}` : undefined);
+  }
+  if (isDatabaseUnavailable(err)) {
+    logger.warn({ err, requestId }, 'database unavailable');
+    return new ApiError('service_unavailable', 'The database is not answering; retry with backoff.');
   }
   logger.error({ err, requestId }, 'unhandled error');
   return new ApiError('internal_error');
