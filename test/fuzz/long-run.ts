@@ -6,7 +6,7 @@ async function main(): Promise<void> {
   const maxTimeSeconds = Number(process.env.FUZZ_SECONDS ?? 600);
   const seed = Number(process.env.FUZZ_SEED ?? 1);
   process.stdout.write(`fuzzing the API for ${maxTimeSeconds} s with seed ${seed}…\n`);
-  const result = await fuzzTheApi({ seed, maxTimeSeconds, workers: 2, reportDir: 'schemathesis-report' });
+  const result = await fuzzTheApi({ seed, maxTimeSeconds, reportDir: 'schemathesis-report' });
   process.stdout.write(result.output);
   await closeSharedResources();
   process.exit(result.exitCode);
