@@ -56,7 +56,7 @@ export interface AppDeps {
   resolveHost?: ResolveHost;
   /** How long PUT /v1/webhooks waits for that resolution (default 3 s). */
   resolveTimeoutMs?: number;
-  /** Failed authentications allowed per address and minute (default 20); the test harness, all on 127.0.0.1, raises it. */
+  /** Overrides `config.failedAuthLimit`: the test harness, all on 127.0.0.1, raises it. */
   failedAuthLimit?: number;
   /** Defaults to a fresh registry per app. */
   metrics?: ApiMetrics;
@@ -106,7 +106,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     db: deps.db,
     mode: config.mode,
     logger,
-    failedAuthLimit: deps.failedAuthLimit,
+    failedAuthLimit: deps.failedAuthLimit ?? config.failedAuthLimit,
   });
   const rateLimiter = createRateLimiter({ redis: deps.redis, mode: config.mode, logger, metrics });
   const router = buildRouter(

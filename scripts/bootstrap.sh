@@ -18,6 +18,8 @@ source "$here/lib/postgres.sh"
 source "$here/lib/redis.sh"
 # shellcheck source=lib/temporal.sh
 source "$here/lib/temporal.sh"
+# shellcheck source=lib/schemathesis.sh
+source "$here/lib/schemathesis.sh"
 
 mkdir -p "$RUN_DIR"
 # Two bootstraps at once (e.g. `npm start` and `npm test`) would race to start the same services.
@@ -55,6 +57,7 @@ ensure_node
 ensure_npm_deps
 ensure_apt_packages postgresql redis-server chromium python3-venv
 ensure_temporal_binaries
+ensure_schemathesis
 ensure_postgres
 ensure_redis
 ensure_pg_role_and_databases

@@ -4,7 +4,10 @@
  */
 import { ERROR_CATALOGUE, type ErrorCode } from '../../core/platform/errors';
 import type { Config } from '../../core/platform/config';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../core/platform/idempotency-store';
+import { IDEMPOTENCY_KEY_PATTERN } from '../http/idempotent-execution';
 import type { JsonSchema, ResponseSpec, RouteDefinition } from '../http/route-definition';
+import { documentedSchema } from './documented-schema';
 
 export const API_VERSION = '1.0.0';
 
@@ -36,8 +39,9 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    'Makes the request safe to retry: the same key with the same request within 24 hours replays the saved response.',
-  schema: { type: 'string', minLength: 1, maxLength: 200 },
+    'Makes the request safe to retry: the same key with the same request within 24 hours replays the saved response. ' +
+    `1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters, no space at either end.`,
+  schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: IDEMPOTENCY_KEY_PATTERN },
 };
 
 const PROBLEM_SCHEMA: JsonSchema = {
@@ -64,20 +68,18 @@ const PROBLEM_SCHEMA: JsonSchema = {
 /** The error codes an operation can answer, from what its declaration says it does. */
 export function errorCodesFor(route: RouteDefinition): ErrorCode[] {
   const codes = new Set<ErrorCode>(['internal_error']);
-  if (route.params || route.query || route.body) codes.add('invalid_request');
-  if (route.body) ['payload_too_large', 'unsupported_media_type'].forEach((c) => codes.add(c as ErrorCode));
+  const add = (...more: ErrorCode[]) => more.forEach((code) => codes.add(code));
+  if (route.params || route.query || route.body) add('invalid_request');
+  // The body parser runs before routing for every method that may carry a body, declared or not.
+  if (route.method !== 'get') add('invalid_request', 'payload_too_large', 'unsupported_media_type');
   if (route.auth.kind === 'key') {
-    codes.add('unauthenticated');
-    codes.add('rate_limited');
-    if (route.auth.scope) codes.add('forbidden');
-    if (route.auth.scope?.endsWith(':write')) codes.add('read_only_key');
-    if (route.method !== 'get') {
-      codes.add('invalid_request');
-      codes.add('idempotency_conflict');
-      codes.add('idempotency_in_progress');
-    }
+    // Unknown query parameters are refused on every /v1 route; every /v1 route reads the database.
+    add('invalid_request', 'unauthenticated', 'rate_limited', 'service_unavailable');
+    if (route.auth.scope) add('forbidden');
+    if (route.auth.scope?.endsWith(':write')) add('read_only_key');
+    if (route.method !== 'get') add('idempotency_conflict', 'idempotency_in_progress');
   }
-  for (const code of route.errors ?? []) codes.add(code);
+  add(...(route.errors ?? []));
   return [...codes];
 }
 
@@ -141,7 +143,7 @@ function operation(route: RouteDefinition, config: Config): Record<string, unkno
   if (route.auth.kind === 'key' && route.method !== 'get') parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   if (parameters.length > 0) op.parameters = parameters;
   if (route.body) {
-    op.requestBody = { required: true, content: { 'application/json': { schema: route.body } } };
+    op.requestBody = { required: true, content: { 'application/json': { schema: documentedSchema(route.body) } } };
   }
   return op;
 }
@@ -155,8 +157,9 @@ function withHeaders(responses: Record<string, unknown>, headers: Record<string,
   );
 }
 
-function parametersOf(schema: JsonSchema | undefined, location: 'path' | 'query'): unknown[] {
-  if (!schema) return [];
+function parametersOf(declared: JsonSchema | undefined, location: 'path' | 'query'): unknown[] {
+  if (!declared) return [];
+  const schema = documentedSchema(declared);
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries(properties).map(([name, propertySchema]) => {
@@ -215,8 +218,9 @@ function errorResponses(route: RouteDefinition, config: Config): Record<string, 
     if (status === 429)
       headers['Retry-After'] = { description: 'Seconds until the window refills.', schema: { type: 'integer' } };
     if (status === 405) headers.Allow = { description: 'Methods this path accepts.', schema: { type: 'string' } };
+    const when = (code: ErrorCode) => [ERROR_CATALOGUE[code].when, route.errorCases?.[code]].filter(Boolean).join(' ');
     out[String(status)] = {
-      description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].when}`).join(' '),
+      description: codes.map((code) => `\`${code}\`: ${when(code)}`).join(' '),
       headers,
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, examples } },
     };

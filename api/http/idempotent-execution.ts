@@ -33,8 +33,9 @@ export function isSavedOutcome(status: number): boolean {
   return status < 400 || (status > 400 && status < 500);
 }
 
-/** Printable ASCII without spaces at the ends, 1–200 characters. */
-const IDEMPOTENCY_KEY_FORM = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+/** Printable ASCII without spaces at the ends (1–200 characters); the OpenAPI document publishes this pattern. */
+export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]([\\x20-\\x7E]*[\\x21-\\x7E])?$';
+const IDEMPOTENCY_KEY_FORM = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
 export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBox: SecretBox }): Executor {
   const { db, errorBaseUrl, secretBox } = options;

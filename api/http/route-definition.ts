@@ -15,6 +15,18 @@ export type MutationMethod = Exclude<HttpMethod, 'get'>;
 /** A JSON Schema (2020-12, the dialect of OpenAPI 3.1). Kept loose on purpose: ajv checks it at start-up. */
 export type JsonSchema = Record<string, unknown>;
 
+/** The annotation that carries a schema's handler-checked keywords (see `checkedByHandler`). */
+export const HANDLER_CHECKS = 'x-handler-checks';
+
+/**
+ * Adds JSON Schema keywords that the handler enforces itself, so that the spec's own error code answers
+ * (`missing_debtor`, `invalid_principal`, `invalid_color`, …) rather than ajv's `invalid_request`. The request
+ * validator ignores them; the OpenAPI document merges them in, so it still says exactly what the API accepts.
+ */
+export function checkedByHandler(schema: JsonSchema, keywords: JsonSchema): JsonSchema {
+  return { ...schema, [HANDLER_CHECKS]: keywords };
+}
+
 export interface ResponseSpec {
   description: string;
   /** Omitted for bodiless responses such as 204. */
@@ -127,6 +139,8 @@ export interface RouteDefinition<TInput extends AnyRouteInput = AnyRouteInput> {
   responses: Record<number, ResponseSpec>;
   /** Error codes this operation can answer besides the ones every operation of its kind shares. */
   errors?: ErrorCode[];
+  /** When this operation answers a shared code for a reason of its own, e.g. a `referenceId` already in use. */
+  errorCases?: Partial<Record<ErrorCode, string>>;
   deprecated?: Deprecation;
   /** Leave out of /openapi/v1.json: only for the UI and asset routes that serve the documentation itself. */
   internal?: boolean;

@@ -9,7 +9,7 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats';
 import { errors, type FieldError } from '../../core/platform/errors';
 import { CANONICAL_UUID } from '../../core/platform/ids';
-import type { JsonSchema } from './route-definition';
+import { HANDLER_CHECKS, type JsonSchema } from './route-definition';
 
 function newAjv(coerceTypes: boolean): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, coerceTypes, useDefaults: true, strict: true });
@@ -19,6 +19,8 @@ function newAjv(coerceTypes: boolean): Ajv2020 {
   // OpenAPI's own annotation keywords, allowed in our schemas for the document's sake.
   ajv.addKeyword({ keyword: 'example' });
   ajv.addVocabulary(['x-ts-type']);
+  // Documented constraints that handlers check themselves, to answer with the spec's codes (route-definition.ts).
+  ajv.addKeyword({ keyword: HANDLER_CHECKS });
   return ajv;
 }
 

@@ -73,6 +73,7 @@ export function debtorRoutes(): RouteDefinition[] {
       tags: ['Debtors'],
       scope: 'debtors:write',
       body: createDebtorBody,
+      errorCases: { invalid_request: 'Also when another of your debtors already has this `referenceId`.' },
       responses: {
         201: {
           description: 'The debtor created.',
@@ -96,6 +97,11 @@ export function debtorRoutes(): RouteDefinition[] {
       params: idParams,
       body: patchDebtorBody,
       errors: ['not_found'],
+      errorCases: {
+        invalid_request:
+          'Also when another of your debtors already has this `referenceId`, or when the change would leave the ' +
+          'debtor with neither email nor phone.',
+      },
       responses: {
         200: {
           description: 'The debtor after the change.',

@@ -1,7 +1,10 @@
 /** JSON Schemas and examples of the branding routes. */
 import { BRANDING_FIELDS } from '../../core/branding/branding';
-import type { JsonSchema } from '../http/route-definition';
+import { checkedByHandler, type JsonSchema } from '../http/route-definition';
 import { E164_OR_EMPTY_PATTERN, EMAIL_OR_EMPTY_PATTERN } from './common';
+
+/** core/branding/branding.ts `HEX_COLOR`. */
+const HEX_COLOR_PATTERN = '^#[0-9A-Fa-f]{6}$';
 
 const nullableText = (description: string): JsonSchema => ({ type: ['string', 'null'], description });
 
@@ -43,10 +46,12 @@ export const patchBrandingBody: JsonSchema = {
     'Merge: only non-null fields change. An empty string clears `logoUrl`, `faviconUrl`, `brandTagline`, ' +
     '`supportEmail`, `supportPhone` or `statementFooter`; colours cannot be cleared.',
   properties: {
-    primaryColor: nullableText('`#RRGGBB`, else `invalid_color`.'),
-    secondaryColor: nullableText('`#RRGGBB`, else `invalid_color`.'),
-    logoUrl: nullableText('Absolute https URL, else `invalid_url`; "" clears.'),
-    faviconUrl: nullableText('Absolute https URL, else `invalid_url`; "" clears.'),
+    primaryColor: checkedByHandler(nullableText('`#RRGGBB`, else `invalid_color`.'), { pattern: HEX_COLOR_PATTERN }),
+    secondaryColor: checkedByHandler(nullableText('`#RRGGBB`, else `invalid_color`.'), { pattern: HEX_COLOR_PATTERN }),
+    logoUrl: checkedByHandler(nullableText('Absolute https URL, else `invalid_url`; "" clears.'), { maxLength: 2048 }),
+    faviconUrl: checkedByHandler(nullableText('Absolute https URL, else `invalid_url`; "" clears.'), {
+      maxLength: 2048,
+    }),
     brandTagline: { ...nullableText('At most 140 characters; "" clears.'), maxLength: 140 },
     supportEmail: { ...nullableText('Email address; "" clears.'), maxLength: 320, pattern: EMAIL_OR_EMPTY_PATTERN },
     supportPhone: { ...nullableText('E.164; "" clears.'), maxLength: 16, pattern: E164_OR_EMPTY_PATTERN },

@@ -1,6 +1,6 @@
 /** Schema pieces shared by every resource's schemas (one file per resource in this folder). */
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../core/platform/pagination';
-import type { JsonSchema } from '../http/route-definition';
+import { checkedByHandler, type JsonSchema } from '../http/route-definition';
 
 /** `limit` and `cursor`, the query of every list (spec §4). */
 export const pageQueryProperties: Record<string, JsonSchema> = {
@@ -37,8 +37,14 @@ export const idParams: JsonSchema = {
   properties: { id: { type: 'string', description: 'The resource id (a UUID).' } },
 };
 
+/**
+ * The characters JavaScript's `\s` and String.prototype.trim treat as space, spelled out: other regex engines
+ * (Python's, which fuzzers and client generators use) give `\s` and `\S` other meanings, e.g. \x1c-\x1f.
+ */
+const SPACE_CLASS = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+
 /** Deliberately simple: one @, no spaces, a dot in the domain. Deliverability is the messaging system's concern. */
-export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$';
+export const EMAIL_PATTERN = `^[^${SPACE_CLASS}@]+@[^${SPACE_CLASS}@]+\\.[^${SPACE_CLASS}@]+$`;
 /** E.164: +, a country code that does not start with 0, at most 15 digits in all. */
 export const E164_PATTERN = '^\\+[1-9][0-9]{1,14}$';
 
@@ -46,10 +52,20 @@ export const E164_PATTERN = '^\\+[1-9][0-9]{1,14}$';
 export const EMAIL_OR_EMPTY_PATTERN = `^$|${EMAIL_PATTERN}`;
 export const E164_OR_EMPTY_PATTERN = `^$|${E164_PATTERN}`;
 
+/** Holds a character that String.prototype.trim keeps: not blank the way handlers test it. */
+export const NOT_BLANK_PATTERN = `[^${SPACE_CLASS}]`;
+
+/** A decimal string greater than zero, in the JSON number grammar (core/debts/money.ts reads it). */
+export const POSITIVE_DECIMAL_PATTERN =
+  '^([0-9]*[1-9][0-9]*(\\.[0-9]+)?|[0-9]+\\.[0-9]*[1-9][0-9]*)([eE][+-]?[0-9]+)?$';
+
 /** An amount sent by the client: a JSON number or a decimal string; its rules are checked with the spec's code. */
 export function moneyInputSchema(description: string, example: number): JsonSchema {
   return {
-    anyOf: [{ type: 'number' }, { type: 'string', maxLength: 64 }],
+    anyOf: [
+      checkedByHandler({ type: 'number' }, { exclusiveMinimum: 0 }),
+      checkedByHandler({ type: 'string', maxLength: 64 }, { pattern: POSITIVE_DECIMAL_PATTERN }),
+    ],
     description:
       `${description} A JSON number (read exactly as written) or a decimal string, greater than zero, with no ` +
       'more decimal places than the currency has and at most 15 significant digits; else `invalid_principal`.',

@@ -1,5 +1,5 @@
 /** JSON Schemas and examples of the debtor routes. */
-import type { JsonSchema } from '../http/route-definition';
+import { checkedByHandler, type JsonSchema } from '../http/route-definition';
 import {
   E164_OR_EMPTY_PATTERN,
   E164_PATTERN,
@@ -40,36 +40,49 @@ export const debtorExample = {
 
 const name = (description: string): JsonSchema => ({ type: 'string', minLength: 1, maxLength: 200, description });
 
-export const createDebtorBody: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['referenceId', 'firstName', 'lastName'],
-  description: 'A debtor needs `email` or `phone` (or both).',
-  properties: {
-    referenceId: name('Your reference for the debtor; must not be in use in your organisation.'),
-    firstName: name('First name.'),
-    lastName: name('Last name.'),
-    email: { type: 'string', maxLength: 320, pattern: EMAIL_PATTERN, description: 'Email address.' },
-    phone: { type: 'string', maxLength: 16, pattern: E164_PATTERN, description: 'E.164, e.g. +61412345678.' },
+/** The contact rule is the handler's (`requireContact`), so its message names the fields. */
+export const createDebtorBody: JsonSchema = checkedByHandler(
+  {
+    type: 'object',
+    additionalProperties: false,
+    required: ['referenceId', 'firstName', 'lastName'],
+    description: 'A debtor needs `email` or `phone` (or both).',
+    properties: {
+      referenceId: name('Your reference for the debtor; must not be in use in your organisation.'),
+      firstName: name('First name.'),
+      lastName: name('Last name.'),
+      email: { type: 'string', maxLength: 320, pattern: EMAIL_PATTERN, description: 'Email address.' },
+      phone: { type: 'string', maxLength: 16, pattern: E164_PATTERN, description: 'E.164, e.g. +61412345678.' },
+    },
+    example: { referenceId: 'DBR-001', firstName: 'Ava', lastName: 'Harris', email: 'ava.harris@example.com' },
   },
-  example: { referenceId: 'DBR-001', firstName: 'Ava', lastName: 'Harris', email: 'ava.harris@example.com' },
-};
+  { anyOf: [{ required: ['email'] }, { required: ['phone'] }] },
+);
 
-export const patchDebtorBody: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  description:
-    'Only the fields sent change; null leaves a field alone. An empty string clears `email` or `phone`, ' +
-    'but a debtor always keeps one of them.',
-  properties: {
-    referenceId: { ...name('Your reference; must not be in use by another debtor.'), type: ['string', 'null'] },
-    firstName: { ...name('First name.'), type: ['string', 'null'] },
-    lastName: { ...name('Last name.'), type: ['string', 'null'] },
-    email: { type: ['string', 'null'], maxLength: 320, pattern: EMAIL_OR_EMPTY_PATTERN, description: 'Email address.' },
-    phone: { type: ['string', 'null'], maxLength: 16, pattern: E164_OR_EMPTY_PATTERN, description: 'E.164.' },
+/** Clearing both contacts at once can never leave one: the handler refuses it (and any clear of the last one). */
+export const patchDebtorBody: JsonSchema = checkedByHandler(
+  {
+    type: 'object',
+    additionalProperties: false,
+    description:
+      'Only the fields sent change; null leaves a field alone. An empty string clears `email` or `phone`, ' +
+      'but a debtor always keeps one of them.',
+    properties: {
+      referenceId: { ...name('Your reference; must not be in use by another debtor.'), type: ['string', 'null'] },
+      firstName: { ...name('First name.'), type: ['string', 'null'] },
+      lastName: { ...name('Last name.'), type: ['string', 'null'] },
+      email: {
+        type: ['string', 'null'],
+        maxLength: 320,
+        pattern: EMAIL_OR_EMPTY_PATTERN,
+        description: 'Email address.',
+      },
+      phone: { type: ['string', 'null'], maxLength: 16, pattern: E164_OR_EMPTY_PATTERN, description: 'E.164.' },
+    },
+    example: { phone: '+61412345678', email: '' },
   },
-  example: { phone: '+61412345678', email: '' },
-};
+  { not: { required: ['email', 'phone'], properties: { email: { const: '' }, phone: { const: '' } } } },
+);
 
 export const listDebtorsQuery: JsonSchema = {
   type: 'object',

@@ -1,12 +1,14 @@
 /** JSON Schemas and examples of the debt routes; the same objects validate requests and build /openapi/v1.json. */
 import { CLIENT_SETTABLE_STATUSES, DEBT_STATUSES, PLAN_FREQUENCIES, PLAN_STATUSES } from '../../core/debts/debt-status';
-import type { JsonSchema } from '../http/route-definition';
+import { CURRENCY_MINOR_UNITS } from '../../core/debts/currencies';
+import { checkedByHandler, type JsonSchema } from '../http/route-definition';
 import {
   E164_OR_EMPTY_PATTERN,
   EMAIL_OR_EMPTY_PATTERN,
   EXAMPLE_CURSOR,
   moneyInputSchema,
   moneySchema,
+  NOT_BLANK_PATTERN,
   pagedListSchema,
   pageQueryProperties,
   timestampSchema,
@@ -76,8 +78,29 @@ export const debtExample = {
 
 const text = (description: string, maxLength = 200): JsonSchema => ({ type: 'string', maxLength, description });
 
-/** Required-ness of the debtor and `externalAccountId` is checked by the handler, so the spec's codes answer. */
-export const createDebtBody: JsonSchema = {
+const INLINE_DEBTOR_FIELDS = ['debtorReferenceId', 'debtorFirstName', 'debtorLastName', 'debtorEmail', 'debtorPhone'];
+const notBlank: JsonSchema = { pattern: NOT_BLANK_PATTERN };
+
+/** `debtorId`, or the inline debtor: exactly one of the two (core/debts/debt-creation.ts `chooseDebtor`). */
+const debtorChoice: JsonSchema[] = [
+  {
+    title: 'An existing debtor',
+    required: ['debtorId'],
+    properties: Object.fromEntries(INLINE_DEBTOR_FIELDS.map((field) => [field, false])),
+  },
+  {
+    title: 'An inline debtor',
+    required: ['debtorReferenceId', 'debtorFirstName', 'debtorLastName'],
+    properties: { debtorId: false, debtorReferenceId: notBlank, debtorFirstName: notBlank, debtorLastName: notBlank },
+    anyOf: [
+      { required: ['debtorEmail'], properties: { debtorEmail: { minLength: 1 } } },
+      { required: ['debtorPhone'], properties: { debtorPhone: { minLength: 1 } } },
+    ],
+  },
+];
+
+/** The debtor, `externalAccountId` and the principal are checked by the handler, so the spec's codes answer. */
+const createDebtFields: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   description:
@@ -85,7 +108,9 @@ export const createDebtBody: JsonSchema = {
     '`debtorEmail` and/or `debtorPhone`); neither is `missing_debtor`. `originalPrincipal` and ' +
     '`externalAccountId` are required (`invalid_principal`, `missing_external_account_id`).',
   properties: {
-    debtorId: text('An existing debtor of your organisation; else `debtor_not_found`.', 64),
+    debtorId: checkedByHandler(text('An existing debtor of your organisation; else `debtor_not_found`.', 64), {
+      format: 'uuid',
+    }),
     debtorReferenceId: text(
       'Inline debtor: your reference for the debtor. If one of your debtors has it, that debtor is used as it is.',
     ),
@@ -100,11 +125,14 @@ export const createDebtBody: JsonSchema = {
       pattern: E164_OR_EMPTY_PATTERN,
     },
     originalPrincipal: moneyInputSchema('Required. The principal owed.', 1250.5),
-    currency: {
-      type: 'string',
-      pattern: '^[A-Z]{3}$',
-      description: 'ISO 4217 code; default `AUD`. An unknown code is `invalid_request`.',
-    },
+    currency: checkedByHandler(
+      {
+        type: 'string',
+        pattern: '^[A-Z]{3}$',
+        description: 'ISO 4217 code; default `AUD`. An unknown code is `invalid_request`.',
+      },
+      { enum: [...CURRENCY_MINOR_UNITS.keys()] },
+    ),
     externalAccountId: text('Required. Your own account reference for the debt.'),
     clientReference: text('Optional free-form reference of yours.'),
   },
@@ -119,13 +147,22 @@ export const createDebtBody: JsonSchema = {
   },
 };
 
+export const createDebtBody = checkedByHandler(createDebtFields, {
+  required: ['originalPrincipal', 'externalAccountId'],
+  properties: { externalAccountId: notBlank },
+  oneOf: debtorChoice,
+});
+
 export const patchDebtBody: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   description:
     'Only the fields sent change; a field sent with its current value is no change. Each change emits `debt.updated`.',
   properties: {
-    externalAccountId: text('Your account reference; cannot be emptied (`missing_external_account_id`).'),
+    externalAccountId: checkedByHandler(
+      text('Your account reference; cannot be emptied (`missing_external_account_id`).'),
+      notBlank,
+    ),
     clientReference: text('Your free-form reference; an empty string clears it.'),
     originalPrincipal: moneyInputSchema(
       'Only while `PendingAssignment` (else `invalid_state`); the outstanding principal moves by the same amount.',

@@ -5,7 +5,7 @@
  * Every variable has a development default except where a wrong default would be dangerous in production.
  * A bad value stops start-up with a message that names the variable (see `ConfigError`).
  */
-import { bool, cleanEnv, str, port, url, makeValidator, EnvMissingError } from 'envalid';
+import { bool, cleanEnv, num, str, port, url, makeValidator, EnvMissingError } from 'envalid';
 import { NAMESPACES } from '../temporal/names';
 import type { Mode } from './mode';
 import type { SecretKeys } from './secret-box';
@@ -46,6 +46,8 @@ export interface Config {
   port: number;
   /** Internal port of the Prometheus endpoint (`GET /metrics`); 0 disables it. */
   metricsPort: number;
+  /** Failed authentications allowed per client address and minute before the address gets 429. */
+  failedAuthLimit: number;
   /** This host's public base URL (`{base_url}` or `{sandbox_url}` of the spec). */
   publicBaseUrl: string;
   productionBaseUrl: string;
@@ -179,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       HOST: str({ default: '127.0.0.1', desc: 'interface the API listens on' }),
       PORT: port({ default: port0, desc: 'port the API listens on' }),
       METRICS_PORT: portOrZero({ default: DEFAULT_METRICS_PORTS[mode], desc: 'internal /metrics port; 0 disables' }),
+      FAILED_AUTH_LIMIT: num({ default: 20, desc: 'failed authentications per client address and minute' }),
       PUBLIC_BASE_URL: url({ default: `http://localhost:${env.PORT ?? port0}` }),
       PRODUCTION_BASE_URL: url({ default: 'http://localhost:3000' }),
       SANDBOX_BASE_URL: url({ default: 'http://localhost:3001' }),
@@ -201,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     host: e.HOST,
     port: e.PORT,
     metricsPort: e.METRICS_PORT,
+    failedAuthLimit: e.FAILED_AUTH_LIMIT,
     publicBaseUrl,
     productionBaseUrl: stripSlash(e.PRODUCTION_BASE_URL),
     sandboxBaseUrl: stripSlash(e.SANDBOX_BASE_URL),

@@ -5,13 +5,21 @@
  */
 
 /** Socket-level failures from Node's net layer, whichever client raised them. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+]);
 
 /**
- * SQLSTATEs: class 08 (connection exception), 57P01-57P03 (admin shutdown, crash shutdown, cannot connect now: a
- * server stopping or still starting), 53300 (too many connections).
+ * SQLSTATEs: class 08 (connection exception), 57P01-57P04 (admin shutdown, crash shutdown, cannot connect now, database
+ * dropped: a server stopping or still starting), 53300 (too many connections).
  */
-const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[1-4]|53300)$/;
 
 /** Messages of node-postgres, knex's pool and ioredis that carry no code. */
 const UNAVAILABLE_MESSAGES = [
@@ -26,7 +34,13 @@ const UNAVAILABLE_MESSAGES = [
 
 export function isDependencyUnavailable(err: unknown, depth = 0): boolean {
   if (typeof err !== 'object' || err === null || depth > 3) return false;
-  const { code, message, errors } = err as { code?: unknown; message?: unknown; errors?: unknown };
+  const { code, name, message, errors } = err as {
+    code?: unknown;
+    name?: unknown;
+    message?: unknown;
+    errors?: unknown;
+  };
+  if (name === 'KnexTimeoutError') return true; // no pool connection within acquireConnectionTimeout
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true;
   if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
   // Node's happy-eyeballs connect reports an AggregateError of the attempts.

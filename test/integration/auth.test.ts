@@ -80,7 +80,7 @@ describe('Authentication and authorisation on every /v1 route', function () {
         });
         expect(res.status, authorization).to.equal(401);
       }
-      // A well-formed key of the right mode does need the database, which is down: proof the others never asked.
+      // A well-formed key of the right mode does need the database, which is down (503): proof the others never asked.
       const res = await fetch(`${server.baseUrl}/v1/organization`, {
         headers: { authorization: `Bearer ${generateKeySecret('production')}` },
       });

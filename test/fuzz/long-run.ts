@@ -1,0 +1,18 @@
+/** `npm run fuzz` (via scripts/fuzz.sh): a long fuzzing run. FUZZ_SECONDS (default 600) and FUZZ_SEED (default 1). */
+import { closeSharedResources } from '../support/resources';
+import { fuzzTheApi } from './fuzz-stack';
+
+async function main(): Promise<void> {
+  const maxTimeSeconds = Number(process.env.FUZZ_SECONDS ?? 600);
+  const seed = Number(process.env.FUZZ_SEED ?? 1);
+  process.stdout.write(`fuzzing the API for ${maxTimeSeconds} s with seed ${seed}…\n`);
+  const result = await fuzzTheApi({ seed, maxTimeSeconds, reportDir: 'schemathesis-report' });
+  process.stdout.write(result.output);
+  await closeSharedResources();
+  process.exit(result.exitCode);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`fuzz run failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
