@@ -4,7 +4,7 @@
  * undispatched rows; `GET /v1/events` reads them all.
  */
 import type { Trx } from '../platform/db';
-import { newEventId } from '../platform/ids';
+import { newEventId, newId } from '../platform/ids';
 
 export const EVENT_TYPES = [
   'debt.created',
@@ -44,18 +44,37 @@ export function toEventEnvelope(row: Pick<EventRow, 'id' | 'type' | 'created_at'
 
 /**
  * Records an event in the transaction that makes the change: that is what makes the outbox atomic, so it takes a
- * `Trx`, never the pool.
- * `data` holds resources as the API returns them (e.g. `{ debt }`).
+ * `Trx`, never the pool. `data` holds resources as the API returns them (e.g. `{ debt }`).
+ *
+ * In the same statement, when the organisation's webhook receiver is enabled, the event's delivery is enqueued with a
+ * snapshot of the receiver's URL and sealed secret (DECISIONS.md §4): whether an event is delivered, and where, is
+ * decided when it is emitted, so clearing the receiver during a backlog does not drop events already emitted. The
+ * delivery's workflow is started later by the webhook delivery consumer.
  */
 export async function recordEvent(
   trx: Trx,
   organizationId: string,
   type: EventType,
   data: Record<string, unknown>,
-): Promise<EventEnvelope> {
-  const [row] = await trx('events')
-    .insert({ id: newEventId(), organization_id: organizationId, type, data })
-    .returning(['id', 'type', 'data', 'created_at']);
+): Promise<EventEnvelope & { deliveryId: string | null }> {
+  const { rows } = await trx.raw<{
+    rows: (Pick<EventRow, 'id' | 'type' | 'data' | 'created_at'> & { delivery_id: string | null })[];
+  }>(
+    `with event as (
+       insert into events (id, organization_id, type, data) values (?, ?, ?, ?::json)
+       returning id, organization_id, type, data, created_at
+     ), delivery as (
+       insert into webhook_deliveries
+         (id, organization_id, event_id, event_type, url, secret_key_id, secret_iv, secret_tag, secret_ciphertext)
+       select ?, c.organization_id, event.id, event.type, c.url, c.secret_key_id, c.secret_iv, c.secret_tag,
+              c.secret_ciphertext
+         from event join webhook_configs c on c.organization_id = event.organization_id and c.enabled
+       returning id
+     )
+     select event.id, event.type, event.data, event.created_at, (select id from delivery) as delivery_id from event`,
+    [newEventId(), organizationId, type, JSON.stringify(data), newId()],
+  );
+  const row = rows[0];
   if (!row) throw new Error('insert into events returned no row');
-  return toEventEnvelope(row);
+  return { ...toEventEnvelope(row), deliveryId: row.delivery_id };
 }

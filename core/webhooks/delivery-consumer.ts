@@ -1,7 +1,6 @@
 /**
- * Webhook delivery as an outbox consumer (DECISIONS.md §4): each event becomes at most one delivery row, written in
- * the transaction that moves the consumer's cursor, and each new delivery one `webhook-delivery-<deliveryId>`
- * workflow, started after commit (the workflow's activity must find the row). Starting is idempotent per run
+ * Webhook delivery as an outbox consumer (DECISIONS.md §4): an event's delivery row was enqueued with the event
+ * (`recordEvent`); the consumer starts its `webhook-delivery-<deliveryId>` workflow after the batch commits. Starting is idempotent per run
  * (delivery-starter.ts). A delivery whose start was lost (a crash between commit and start), a test ping, or a
  * manual retry has no `workflow_started_at` and is started by the sweep after every pass.
  */
@@ -10,7 +9,7 @@ import type { OutboxConsumer } from '../events/consumer';
 import type { Db } from '../platform/db';
 import type { Mode } from '../platform/mode';
 import { createDeliveryStarter } from './delivery-starter';
-import { insertDeliveries, listUnstartedDeliveries } from './dispatch';
+import { listUnstartedDeliveries, unstartedDeliveriesOf } from './dispatch';
 
 export const WEBHOOK_DELIVERY_CONSUMER = 'webhook-deliveries';
 
@@ -31,7 +30,7 @@ export function createWebhookDeliveryConsumer(options: WebhookDeliveryConsumerOp
   return {
     name: WEBHOOK_DELIVERY_CONSUMER,
     async consume(trx, events) {
-      const deliveries = await insertDeliveries(trx, events);
+      const deliveries = await unstartedDeliveriesOf(trx, events);
       return deliveries.length > 0 ? () => starter.startAll(deliveries) : undefined;
     },
     async sweep() {

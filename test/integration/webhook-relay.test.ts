@@ -10,6 +10,7 @@ import { workflowIds } from '../../core/temporal/names';
 import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { startOutboxRelay, type OutboxRelay } from '../../core/events/relay';
 import { createWebhookDeliveryConsumer, WEBHOOK_DELIVERY_CONSUMER } from '../../core/webhooks/delivery-consumer';
+import { clearWebhookConfig } from '../../core/webhooks/receiver-config';
 import { startTestServer } from '../support/app';
 import { testEnv } from '../support/env';
 import { testDb } from '../support/resources';
@@ -137,10 +138,12 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
     await stopRelay('production');
     const eventIds: string[] = [];
     for (let i = 0; i < 5; i++) eventIds.push(await raiseEvent(tenant.organization.id));
-    // No relay runs, so nothing can take them: the consumer's cursor is still before every one, and no delivery exists.
+    // No relay runs, so nothing can take them: the consumer's cursor is still before every one, and their deliveries,
+    // enqueued with the events, have no workflow yet.
     for (const eventId of eventIds)
       expect(await isConsumed(WEBHOOK_DELIVERY_CONSUMER, 'production', eventId)).to.equal(false);
-    expect(await testDb()('webhook_deliveries').whereIn('event_id', eventIds)).to.have.length(0);
+    const waiting = await testDb()('webhook_deliveries').whereIn('event_id', eventIds).whereNull('workflow_started_at');
+    expect(waiting).to.have.length(5);
     startRelay('production');
     for (const eventId of eventIds) await deliveredRequest(eventId);
     const deliveries = await testDb()('webhook_deliveries').whereIn('event_id', eventIds);
@@ -149,6 +152,25 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
       await temporal.client.workflow.getHandle<WebhookDeliveryWorkflow>(workflowIds.webhookDelivery(d.id)).result();
       expect(requestsFor(d.id)).to.have.length(1);
     }
+  });
+
+  it('delivers events emitted before a clear, to the snapshotted receiver, even if the relay only sees them after it', async () => {
+    const { tenant, secret } = await configuredTenant();
+    await stopRelay('production');
+    const eventIds: string[] = [];
+    for (let i = 0; i < 3; i++) eventIds.push(await raiseEvent(tenant.organization.id));
+    await testDb().transaction((trx) => clearWebhookConfig(trx, tenant.organization.id));
+    const afterClear = await raiseEvent(tenant.organization.id);
+    startRelay('production');
+    for (const eventId of eventIds) {
+      const request = await deliveredRequest(eventId);
+      expect(verifySignature(request.signature, request.rawBody, secret).ok).to.equal(true);
+    }
+    await waitFor(() => isConsumed(WEBHOOK_DELIVERY_CONSUMER, 'production', afterClear), {
+      timeoutMs: 20_000,
+      what: 'the consumer to take the event raised after the clear',
+    });
+    expect(await deliveryOfEvent(afterClear)).to.equal(undefined);
   });
 
   it('starts deliveries committed by a relay that died before starting their workflows', async () => {

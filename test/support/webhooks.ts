@@ -9,7 +9,7 @@ import { recordEvent, type EventType } from '../../core/events/outbox';
 import { ensureCursor } from '../../core/events/cursor';
 import { takeBatch } from '../../core/events/relay';
 import { WEBHOOK_DELIVERY_CONSUMER } from '../../core/webhooks/delivery-consumer';
-import { insertDeliveries, type DeliveryRef } from '../../core/webhooks/dispatch';
+import { unstartedDeliveriesOf, type DeliveryRef } from '../../core/webhooks/dispatch';
 import type { DeliveryRow } from '../../core/webhooks/deliveries';
 import { setWebhookUrl } from '../../core/webhooks/receiver-config';
 import { createSecretBox } from '../../core/platform/secret-box';
@@ -55,13 +55,14 @@ export async function raiseEvent(organizationId: string, type: EventType = 'debt
 
 /**
  * The webhook delivery consumer's database step, without starting workflows (the test starts them itself): takes the
- * outbox of this mode up to the horizon under the real consumer's cursor; returns every delivery it created.
+ * outbox of this mode up to the horizon under the real consumer's cursor; returns the deliveries of the events it
+ * took whose workflow has not started.
  */
 export async function dispatchAll(mode: Mode = 'production'): Promise<DeliveryRef[]> {
   const created: DeliveryRef[] = [];
   const rowsOnly: OutboxConsumer = {
     name: WEBHOOK_DELIVERY_CONSUMER,
-    consume: async (trx, events) => void created.push(...(await insertDeliveries(trx, events))),
+    consume: async (trx, events) => void created.push(...(await unstartedDeliveriesOf(trx, events))),
   };
   await ensureCursor(testDb(), rowsOnly, mode);
   while ((await takeBatch(testDb(), mode, rowsOnly, 500)) > 0);
