@@ -1,8 +1,9 @@
 /**
- * Waking the relays. The events trigger (migration 20261122090200) raises a NOTIFY on OUTBOX_CHANNEL when an event
- * commits; a delivery retry raises one too. The relays LISTEN on a dedicated connection, reconnecting after errors,
- * and also poll (every 2 s, DEFAULT_POLL_INTERVAL_MS in relay.ts), so a missed notification or a dropped connection
- * only delays work. TCP keepalive on the connection makes a silently dead peer (a failover, a NAT that dropped the
+ * Waking the relays. The relays poll every 200 ms (DEFAULT_POLL_INTERVAL_MS in relay.ts): committing an event raises
+ * no notification, because PostgreSQL serialises the commits of notifying transactions (migration 20261123110000
+ * dropped that trigger). Rare operations that want an immediate pass (a delivery retry) NOTIFY on OUTBOX_CHANNEL;
+ * the relays LISTEN on a dedicated connection, reconnecting after errors, so a missed notification only waits for
+ * the next poll. TCP keepalive on the connection makes a silently dead peer (a failover, a NAT that dropped the
  * flow) an error within minutes, so the listener reconnects instead of waiting forever on a socket that is gone.
  */
 import pg from 'pg';

@@ -1,19 +1,20 @@
 /**
  * `npm run bench`: starts the real API process against the bootstrapped PostgreSQL and Redis, runs each scenario
  * and prints requests/s, p50/p99 latency, ratios and each process's peak memory.
- *   BENCH_DURATION=10 (seconds per HTTP scenario); BENCH_ONLY=api,debts,webhooks (default: all)
+ *   BENCH_DURATION=10 (seconds per HTTP scenario); BENCH_ONLY=api,debts,outbox,webhooks (default: all)
  */
 import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
 import { closeSharedResources } from '../support/resources';
 import { benchApiContract } from './api.bench';
 import { benchDebts } from './debts.bench';
+import { benchOutboxCommits } from './outbox-commits.bench';
 import { benchWebhooks } from './webhooks.bench';
 import { peakMemoryMiB, startApiProcess } from './support';
 
 async function main(): Promise<void> {
   const duration = Number(process.env.BENCH_DURATION ?? 10);
-  const only = new Set((process.env.BENCH_ONLY ?? 'api,debts,webhooks').split(','));
+  const only = new Set((process.env.BENCH_ONLY ?? 'api,debts,outbox,webhooks').split(','));
   const db = createDb(testEnv.databaseUrl);
   const api = await startApiProcess({
     API_MODE: 'production',
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
     await api.stop();
     await db.destroy();
   }
+  if (only.has('outbox')) await benchOutboxCommits(Math.min(duration, 5));
   if (only.has('webhooks')) {
     await benchWebhooks();
     await closeSharedResources();

@@ -14,6 +14,7 @@ import type { DeliveryRow } from '../../core/webhooks/deliveries';
 import { setWebhookUrl } from '../../core/webhooks/receiver-config';
 import { createSecretBox } from '../../core/platform/secret-box';
 import { testDb } from './resources';
+import { waitFor } from './wait';
 
 /**
  * Receivers on 127.0.0.1 over http, as WEBHOOK_ALLOW_HOSTS / WEBHOOK_ALLOW_HTTP allow in development. The secret key
@@ -65,8 +66,29 @@ export async function dispatchAll(mode: Mode = 'production'): Promise<DeliveryRe
     consume: async (trx, events) => void created.push(...(await unstartedDeliveriesOf(trx, events))),
   };
   await ensureCursor(testDb(), rowsOnly, mode);
-  while ((await takeBatch(testDb(), mode, rowsOnly, 500)) > 0);
+  // Events reach the consumer only below the horizon (core/events/cursor.ts): a transaction open elsewhere on the
+  // server holds them back for a moment, so take batches until the newest event of the mode has been taken.
+  const newest = await newestEventId(mode);
+  await waitFor(
+    async () => {
+      while ((await takeBatch(testDb(), mode, rowsOnly, 500)) > 0);
+      return !newest || (await isConsumed(WEBHOOK_DELIVERY_CONSUMER, mode, newest));
+    },
+    { timeoutMs: 20_000, what: 'the webhook consumer to take every event raised so far' },
+  );
   return created;
+}
+
+async function newestEventId(mode: Mode): Promise<string | undefined> {
+  const row = await testDb()('events as e')
+    .join('organizations as o', 'o.id', 'e.organization_id')
+    .where('o.mode', mode)
+    .orderBy([
+      { column: 'e.txid', order: 'desc' },
+      { column: 'e.seq', order: 'desc' },
+    ])
+    .first<{ id: string } | undefined>('e.id');
+  return row?.id;
 }
 
 /** Whether `consumer` has taken the event: its outbox position is at or before the consumer's cursor. */
