@@ -13,8 +13,13 @@ import { configureReceiver, raiseEvent } from '../support/webhooks';
 /** More than the SDK's default 100 activity slots, so a tenant without a cap could take every one of them. */
 const TARPIT_EVENTS = 130;
 const OTHER_TENANT_EVENTS = 5;
-/** "Under a second" on an idle machine; generous, since this one is shared and busy with the tarpit's workflows. */
-const ARRIVAL_BOUND_MS = 3_000;
+/**
+ * The issue asks for every delivery under a second. On this 2-core machine, with the dev server, PostgreSQL and 130
+ * tarpit workflows in one box, single deliveries spike past it now and then (1.4 s seen), so the median must be under
+ * a second and every delivery under two.
+ */
+const MEDIAN_BOUND_MS = 1_000;
+const ARRIVAL_BOUND_MS = 2_000;
 
 describe('fairness: a receiver that hangs does not slow other tenants', function () {
   this.timeout(180_000);
@@ -69,6 +74,8 @@ describe('fairness: a receiver that hangs does not slow other tenants', function
       latencies.filter((ms) => ms > ARRIVAL_BOUND_MS),
       `latencies ${latencies.join(', ')} ms`,
     ).to.deep.equal([]);
+    const median = [...latencies].sort((a, b) => a - b)[Math.floor(latencies.length / 2)]!;
+    expect(median, `median of ${latencies.join(', ')} ms`).to.be.below(MEDIAN_BOUND_MS);
     // Each tarpit attempt hangs for the 10 s timeout, so those that arrived in the last 10 s are still held open.
     const heldOpen = tarpit.requests.filter((r) => r.receivedAt > Date.now() - ATTEMPT_TIMEOUT_MS).length;
     expect(heldOpen, 'tarpit attempts held open').to.be.at.most(2 * RECEIVER_CONCURRENCY);
