@@ -2,7 +2,6 @@
 import type { Server } from 'node:http';
 import { configOrExit, loadConfig } from '../core/platform/config';
 import { createDb } from '../core/platform/db';
-import { deleteExpiredIdempotencyRecords } from '../core/platform/idempotency-store';
 import { asyncStdout, createLogger } from '../core/platform/logger';
 import { createRedis } from '../core/platform/redis';
 import { createSecretBox } from '../core/platform/secret-box';
@@ -11,8 +10,6 @@ import { createDebtTriggers } from '../core/lifecycle/triggers';
 import { createApp } from './app';
 import { answerUnparsableRequests } from './http/client-errors';
 import { createMetricsServer } from './http/metrics-server';
-
-const IDEMPOTENCY_CLEANUP_INTERVAL_MS = 10 * 60_000;
 
 async function main(): Promise<void> {
   const config = configOrExit(() => loadConfig());
@@ -43,19 +40,10 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = 65_000;
   answerUnparsableRequests(server, config.errorBaseUrl);
 
-  // Expired idempotency records are ignored on read; this only reclaims their space, so any API process may do it.
-  const cleanup = setInterval(() => {
-    deleteExpiredIdempotencyRecords(db)
-      .then((deleted) => deleted > 0 && logger.info({ deleted }, 'expired idempotency records deleted'))
-      .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'idempotency clean-up failed'));
-  }, IDEMPOTENCY_CLEANUP_INTERVAL_MS);
-  cleanup.unref();
-
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    clearInterval(cleanup);
     metricsServer?.close();
     logger.info({ signal }, 'api shutting down');
     server.close(() => {

@@ -1,12 +1,14 @@
 /**
  * Worker process for the `webhooks` task queue (webhook delivery), serving production and sandbox by default.
  * Each mode also runs an outbox relay here with the webhook delivery consumer, which turns that mode's events into
- * delivery workflows, and the delivery reconciler's Schedule is created if missing.
+ * delivery workflows, and the Schedules of the delivery reconciler and of the retention purge are created if missing.
  */
 import { createDiagnosticsActivities } from '../activities/diagnostics';
 import { createWebhookDeliveryActivities } from '../activities/webhook-delivery';
+import { createRetentionPurgeActivities } from '../activities/retention-purge';
 import { createWebhookReconcileActivities } from '../activities/webhook-reconcile';
 import { startOutboxRelay } from '../core/events/relay';
+import { ensureRetentionSchedule } from '../core/retention/schedule';
 import { TASK_QUEUES } from '../core/temporal/names';
 import { runWorker } from '../core/temporal/worker-process';
 import { createWebhookDeliveryConsumer } from '../core/webhooks/delivery-consumer';
@@ -22,9 +24,11 @@ void runWorker({
     ...createDiagnosticsActivities({ db }),
     ...createWebhookDeliveryActivities({ db, webhooks, secretBox }),
     ...createWebhookReconcileActivities({ db, mode, client, logger }),
+    ...createRetentionPurgeActivities({ db, mode, logger }),
   }),
   startSidecar: async ({ mode, db, databaseUrl, namespace, client, logger }) => {
     if (await ensureReconcileSchedule(client)) logger.info({ mode, namespace }, 'delivery reconciler scheduled');
+    if (await ensureRetentionSchedule(client)) logger.info({ mode, namespace }, 'retention purge scheduled');
     const consumers = [createWebhookDeliveryConsumer({ mode, db, client })];
     const relay = startOutboxRelay({ mode, db, databaseUrl, logger, consumers });
     return () => relay.stop();

@@ -127,12 +127,29 @@ export async function saveIdempotencyRecord(
     .merge();
 }
 
-/** Deletes expired records in batches; returns how many went. Run periodically by each API process. */
-export async function deleteExpiredIdempotencyRecords(db: Db, batchSize = 1000): Promise<number> {
+/**
+ * Deletes up to `batchSize` expired records; returns how many went. Run by the retention purge (core/retention/).
+ * Expiry is checked again on the rows deleted, so a record saved anew over an expired one meanwhile stays.
+ */
+export async function deleteExpiredIdempotencyRecords(
+  db: Db,
+  batchSize = 1000,
+  organizationId?: string,
+): Promise<number> {
   return db('idempotency_keys')
     .whereIn(
       ['organization_id', 'key'],
-      db('idempotency_keys').select('organization_id', 'key').where('expires_at', '<=', db.fn.now()).limit(batchSize),
+      db('idempotency_keys')
+        .select('organization_id', 'key')
+        .where('expires_at', '<=', db.fn.now())
+        .modify((q) => {
+          if (organizationId) void q.andWhere('organization_id', organizationId);
+        })
+        .orderBy('expires_at')
+        .limit(batchSize)
+        .forUpdate()
+        .skipLocked(),
     )
+    .andWhere('expires_at', '<=', db.fn.now())
     .delete();
 }

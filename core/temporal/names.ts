@@ -26,6 +26,7 @@ export const WORKFLOW_TYPES = {
   webhookDelivery: 'webhookDeliveryWorkflow',
   debtLifecycle: 'debtLifecycleWorkflow',
   webhookReconcile: 'webhookReconcileWorkflow',
+  retentionPurge: 'retentionPurgeWorkflow',
   diagnosticProbe: 'diagnosticProbeWorkflow',
 } as const;
 
@@ -62,6 +63,8 @@ export const workflowIds = {
 export const SCHEDULE_IDS = {
   /** Every few minutes: restart deliveries whose workflow is gone (core/webhooks/reconcile.ts). */
   webhookReconcile: 'webhook-reconciler',
+  /** Every quarter hour: purge rows past their retention period (core/retention/purge.ts). */
+  retentionPurge: 'retention-purge',
 } as const;
 
 /** Custom search attributes, all Keyword: registered on every namespace by the dev orchestrator and the tests. */

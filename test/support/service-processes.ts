@@ -32,10 +32,19 @@ function spawnService(entry: string, env: Record<string, string>): ServiceProces
   return { child, exited, output: () => output };
 }
 
-/** Starts the API and resolves once `GET /` answers (which needs none of its dependencies). */
+/**
+ * Starts the API and resolves once `GET /` answers (which needs none of its dependencies). Its internal /metrics port
+ * is off unless `env` sets one: the fixed default (9464) collides with any other API running on the machine.
+ */
 export async function startApi(env: Record<string, string>): Promise<ApiProcess> {
   const port = await freePort();
-  const proc = spawnService('api/server.ts', { HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env });
+  const proc = spawnService('api/server.ts', {
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    LOG_LEVEL: 'info',
+    METRICS_PORT: '0',
+    ...env,
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   await untilReady(proc, 'api', () =>
     fetch(`${baseUrl}/`).then(

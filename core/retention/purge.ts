@@ -1,0 +1,84 @@
+/**
+ * Retention (docs/product-choices.md): what the platform keeps and for how long.
+ * - Webhook deliveries, with their attempts: 90 days after they were made, once final (`Succeeded` or `Failed`).
+ * - Events: 90 days after they were written, once every outbox consumer has taken them and their delivery is gone.
+ * - Idempotency records: once expired (24 hours after they were saved).
+ * One pass deletes each kind in bounded batches (one statement, one short transaction each), looping while a batch
+ * comes back full, so a pass keeps up with any write rate the database can sustain; a time budget ends a long pass
+ * early and the next scheduled pass goes on. Deliveries go before events, so their events can follow in the same pass.
+ */
+import type { Db } from '../platform/db';
+import type { Mode } from '../platform/mode';
+import { deleteExpiredIdempotencyRecords } from '../platform/idempotency-store';
+import { purgeTakenEvents, type PurgeBatch } from '../events/retention';
+import { purgeFinalDeliveries } from '../webhooks/delivery-retention';
+
+export const RETENTION_DAYS = 90;
+export const PURGE_BATCH_SIZE = 5_000;
+/** Stop starting statements after this long; the schedule's next pass continues. */
+export const PURGE_TIME_BUDGET_MS = 8 * 60_000;
+
+export const PURGE_KINDS = ['webhook_deliveries', 'events', 'idempotency_records'] as const;
+export type PurgeKind = (typeof PURGE_KINDS)[number];
+
+export interface KindReport {
+  purged: number;
+  /** DELETE statements run. */
+  statements: number;
+}
+
+export interface PurgeReport {
+  kinds: Record<PurgeKind, KindReport>;
+  /** False when the time budget ended the pass with full batches still coming back. */
+  complete: boolean;
+}
+
+export interface PurgeOptions {
+  db: Db;
+  mode: Mode;
+  olderThanDays?: number;
+  batchSize?: number;
+  timeBudgetMs?: number;
+  /** Narrows the pass to one organisation (a test's or an operator's one-off run); all of the mode by default. */
+  organizationId?: string;
+  /** Called after every statement, so a long pass can heartbeat. */
+  onProgress?: () => void;
+}
+
+type BatchDelete = (db: Db, batch: PurgeBatch) => Promise<number>;
+
+const BATCH_DELETES: Record<PurgeKind, BatchDelete> = {
+  webhook_deliveries: purgeFinalDeliveries,
+  events: purgeTakenEvents,
+  idempotency_records: (db, batch) => deleteExpiredIdempotencyRecords(db, batch.batchSize, batch.organizationId),
+};
+
+export async function purgeExpiredRows(options: PurgeOptions): Promise<PurgeReport> {
+  const batch: PurgeBatch = {
+    mode: options.mode,
+    olderThanDays: options.olderThanDays ?? RETENTION_DAYS,
+    batchSize: options.batchSize ?? PURGE_BATCH_SIZE,
+    organizationId: options.organizationId,
+  };
+  const deadline = Date.now() + (options.timeBudgetMs ?? PURGE_TIME_BUDGET_MS);
+  const report: PurgeReport = { kinds: emptyKinds(), complete: true };
+  for (const kind of PURGE_KINDS) {
+    const kindReport = report.kinds[kind];
+    for (;;) {
+      const purged = await BATCH_DELETES[kind](options.db, batch);
+      kindReport.purged += purged;
+      kindReport.statements += 1;
+      options.onProgress?.();
+      if (purged < batch.batchSize) break;
+      if (Date.now() >= deadline) return { ...report, complete: false };
+    }
+  }
+  return report;
+}
+
+function emptyKinds(): Record<PurgeKind, KindReport> {
+  return Object.fromEntries(PURGE_KINDS.map((kind) => [kind, { purged: 0, statements: 0 }])) as Record<
+    PurgeKind,
+    KindReport
+  >;
+}
