@@ -18,9 +18,24 @@ export interface PurgeBatch {
   organizationId?: string;
 }
 
+/**
+ * Runs one bounded purge statement with the batch's named bindings (`:mode`, `:days`, `:limit`, `:organizationId`);
+ * the statement selects the number of rows it deleted as `purged`.
+ */
+export async function runPurgeStatement(db: Db, sql: string, batch: PurgeBatch): Promise<number> {
+  const { rows } = await db.raw<{ rows: { purged: number }[] }>(sql, {
+    mode: batch.mode,
+    days: batch.olderThanDays,
+    limit: batch.batchSize,
+    organizationId: batch.organizationId ?? null,
+  });
+  return rows[0]?.purged ?? 0;
+}
+
 /** Deletes up to `batchSize` events that every consumer has taken; returns how many went. */
 export async function purgeTakenEvents(db: Db, batch: PurgeBatch): Promise<number> {
-  const { rows } = await db.raw<{ rows: { purged: number }[] }>(
+  return runPurgeStatement(
+    db,
     `with horizon as (
        select txid, seq from outbox_cursors where mode = :mode order by txid, seq limit 1
      ), doomed as (
@@ -39,12 +54,6 @@ export async function purgeTakenEvents(db: Db, batch: PurgeBatch): Promise<numbe
        delete from events e using doomed where e.id = doomed.id returning 1
      )
      select count(*)::int as purged from gone`,
-    {
-      mode: batch.mode,
-      days: batch.olderThanDays,
-      limit: batch.batchSize,
-      organizationId: batch.organizationId ?? null,
-    },
+    batch,
   );
-  return rows[0]?.purged ?? 0;
 }

@@ -5,11 +5,12 @@
  * holds are skipped, so a delivery a manual retry is turning `Pending` right now is either skipped or seen `Pending`.
  */
 import type { Db } from '../platform/db';
-import type { PurgeBatch } from '../events/retention';
+import { runPurgeStatement, type PurgeBatch } from '../events/retention';
 
 /** Deletes up to `batchSize` old final deliveries with their attempts; returns how many deliveries went. */
 export async function purgeFinalDeliveries(db: Db, batch: PurgeBatch): Promise<number> {
-  const { rows } = await db.raw<{ rows: { purged: number }[] }>(
+  return runPurgeStatement(
+    db,
     `with doomed as (
        select d.id
          from webhook_deliveries d
@@ -25,12 +26,6 @@ export async function purgeFinalDeliveries(db: Db, batch: PurgeBatch): Promise<n
        delete from webhook_deliveries d using doomed where d.id = doomed.id and d.status <> 'Pending' returning 1
      )
      select count(*)::int as purged from gone`,
-    {
-      mode: batch.mode,
-      days: batch.olderThanDays,
-      limit: batch.batchSize,
-      organizationId: batch.organizationId ?? null,
-    },
+    batch,
   );
-  return rows[0]?.purged ?? 0;
 }
