@@ -9,7 +9,7 @@ import { checkTemporal, closeTemporalClient, createTemporalClient } from '../cor
 import { createDebtTriggers } from '../core/lifecycle/triggers';
 import { createApp } from './app';
 import { answerUnparsableRequests } from './http/client-errors';
-import { createMetricsServer } from './http/metrics-server';
+import { createMetricsServer } from '../core/platform/metrics-server';
 
 async function main(): Promise<void> {
   const config = configOrExit(() => loadConfig());

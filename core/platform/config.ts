@@ -260,6 +260,9 @@ export interface WorkerModeConfig {
 
 export interface WorkerConfig {
   modes: WorkerModeConfig[];
+  /** Internal port of the worker's Prometheus endpoint (`GET /metrics`) on `metricsHost`; 0 (the default) disables. */
+  metricsPort: number;
+  metricsHost: string;
   redisUrl: string;
   temporalAddress: string;
   logLevel: string;
@@ -290,6 +293,8 @@ export function loadWorkerConfig(
     env,
     {
       WORKER_MODES: str({ default: defaultModes }),
+      METRICS_PORT: portOrZero({ default: 0, desc: 'internal /metrics port of the worker; 0 disables' }),
+      METRICS_HOST: str({ default: '127.0.0.1', desc: 'interface of the internal /metrics port' }),
       PRODUCTION_DATABASE_URL: postgresUrl({ default: defaultDatabaseUrl('production') }),
       SANDBOX_DATABASE_URL: postgresUrl({ default: defaultDatabaseUrl('sandbox') }),
       PRODUCTION_TEMPORAL_NAMESPACE: str({ default: NAMESPACES.production }),
@@ -315,6 +320,8 @@ export function loadWorkerConfig(
   };
   return {
     modes: modes.map((mode) => ({ mode, ...byMode[mode] })),
+    metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST,
     redisUrl: e.REDIS_URL,
     temporalAddress: e.TEMPORAL_ADDRESS,
     logLevel: e.LOG_LEVEL,

@@ -4,7 +4,9 @@
  * path, its activities and sidecars in, so core/ never imports workflows/ or activities/.
  */
 import { Client } from '@temporalio/client';
+import type { Server } from 'node:http';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { collectDefaultMetrics, register } from 'prom-client';
 import {
   configOrExit,
   loadWorkerConfig,
@@ -15,6 +17,7 @@ import {
 } from '../platform/config';
 import { createDb, type Db } from '../platform/db';
 import { createLogger, type Logger } from '../platform/logger';
+import { createMetricsServer } from '../platform/metrics-server';
 import { createSecretBox, type SecretBox } from '../platform/secret-box';
 import type { TaskQueueName } from './names';
 import { installSdkRuntime, toSdkLogger } from './sdk-logging';
@@ -78,6 +81,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<never> {
 async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Logger, stop: Promise<void>) {
   const { taskQueue } = options;
   installSdkRuntime(logger);
+  const metricsServer = startMetricsServer(config, logger);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const secretBox = createSecretBox(config.webhooks.secretKeys);
   const shared = { webhooks: config.webhooks, secretBox, logger };
@@ -116,8 +120,23 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
     // Only once every worker has stopped: closing under a live worker throws and would hide the first error.
     await connection.close();
   } finally {
+    metricsServer?.close();
     await Promise.allSettled(modes.map(({ db }) => db.destroy()));
   }
+}
+
+/**
+ * The worker's own counters (the reconciler's fixes, the retention purge) and Node's process metrics, in prom-client's
+ * default registry, on an internal port when one is configured.
+ */
+function startMetricsServer(config: WorkerConfig, logger: Logger): Server | undefined {
+  if (config.metricsPort === 0) return undefined;
+  collectDefaultMetrics();
+  const server = createMetricsServer(register, logger);
+  server.listen(config.metricsPort, config.metricsHost, () =>
+    logger.info({ port: config.metricsPort }, 'metrics listening (internal)'),
+  );
+  return server;
 }
 
 /** Bundling takes seconds: done once per process, and the bundle is shared by the modes' workers. */

@@ -7,6 +7,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Mode } from '../../core/platform/config';
 import { TASK_QUEUES, workflowIds, type TaskQueueName } from '../../core/temporal/names';
 import { diagnosticProbeWorkflow } from '../../workflows/diagnostics';
+import { freePort } from '../bench/support';
 import { testEnv } from '../support/env';
 import { killGroup } from '../support/processes';
 import { DEV_SERVER_NAMESPACES, startDevServer } from '../support/temporal';
@@ -115,6 +116,22 @@ describe('worker processes', function () {
       expect(messages.indexOf('shutdown complete'), 'shutdown complete').to.be.greaterThan(requested);
     });
   }
+
+  it('serves its counters on the internal metrics port when one is configured', async () => {
+    const port = await freePort();
+    worker = spawnWorker(TASK_QUEUES.webhooks, {
+      TEMPORAL_ADDRESS: temporal.address,
+      PRODUCTION_TEMPORAL_NAMESPACE: namespaceOf.production,
+      WORKER_MODES: 'production',
+      PRODUCTION_DATABASE_URL: testEnv.databaseUrl,
+      METRICS_PORT: String(port),
+    });
+    await probe(worker, TASK_QUEUES.webhooks, 'production');
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(text).to.contain('client_api_webhook_deliveries_reconciled_total');
+    expect(text).to.contain('client_api_retention_purged_rows_total');
+    expect(text).to.contain('process_resident_memory_bytes');
+  });
 
   it('exits 1 with a fatal log naming the namespace when a mode namespace does not exist', async () => {
     worker = spawnWorker(TASK_QUEUES.webhooks, {

@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { createApp, type AppDeps, type BuiltApp } from '../../api/app';
 import { answerUnparsableRequests } from '../../api/http/client-errors';
-import { createMetricsServer } from '../../api/http/metrics-server';
+import { createMetricsServer } from '../../core/platform/metrics-server';
 import { loadConfig, type Config, type Mode } from '../../core/platform/config';
 import { createLogger } from '../../core/platform/logger';
 import { createSecretBox } from '../../core/platform/secret-box';

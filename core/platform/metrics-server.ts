@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
-import type { Logger } from '../../core/platform/logger';
+import type { Logger } from './logger';
 
 export function createMetricsServer(registry: Registry, logger: Logger): Server {
   return createServer((req, res) => {
