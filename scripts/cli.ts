@@ -3,10 +3,13 @@
  *   npm run cli -- org create --name "Acme Lending"
  *   npm run cli -- key create --org <id> --name "CI" --scopes all
  *   npm run cli -- secrets reseal
+ *   npm run cli -- lifecycle backfill
  */
 import { configOrExit, loadConfig, processEnv, type Mode } from '../core/platform/config';
 import { createDb } from '../core/platform/db';
 import { createSecretBox } from '../core/platform/secret-box';
+import type { Client } from '@temporalio/client';
+import { closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { runCommand, USAGE } from './cli/commands';
 
 function takeMode(argv: string[]): { mode: Mode; rest: string[] } {
@@ -27,6 +30,7 @@ async function main(): Promise<void> {
   // Only `secrets reseal` needs the webhook keys; the organisation and key commands run without them.
   const config = configOrExit(() => loadConfig(processEnv({ API_MODE: mode }), { secretKeyOptional: true }));
   const db = createDb(config.databaseUrl, { pool: { min: 0, max: 2 } });
+  let temporal: Client | undefined;
   try {
     process.exitCode = await runCommand(rest, {
       db,
@@ -34,9 +38,11 @@ async function main(): Promise<void> {
       out: (line) => process.stdout.write(`${line}\n`),
       err: (line) => process.stderr.write(`${line}\n`),
       secretBox: () => createSecretBox(config.webhooks.secretKeys),
+      temporal: () => (temporal ??= createTemporalClient(config.temporal.address, config.temporal.namespace)),
     });
   } finally {
     await db.destroy();
+    if (temporal) await closeTemporalClient(temporal);
   }
 }
 

@@ -11,6 +11,10 @@ import { createOrganization, getOrganization, listOrganizations } from '../../co
 import { isScope, SCOPES, type Scope } from '../../core/access/scopes';
 import type { SecretBox } from '../../core/platform/secret-box';
 import { resealSecrets } from '../../core/webhooks/secret-reseal';
+import type { Client } from '@temporalio/client';
+import { backfillDebtWorkflows } from '../../core/lifecycle/backfill';
+import { createDebtTriggers } from '../../core/lifecycle/triggers';
+import { ApiError } from '../../core/platform/errors';
 
 export interface CliIo {
   db: Db;
@@ -19,6 +23,10 @@ export interface CliIo {
   err: (line: string) => void;
   /** Built on first use from the configured keys: only `secrets reseal` needs them. */
   secretBox: () => SecretBox;
+  /** The mode's Temporal client, connected on first use: only the lifecycle commands need it. */
+  temporal: () => Client;
+  /** The lifecycle task queue; the default one unless a test runs its own worker. */
+  lifecycleTaskQueue?: string;
 }
 
 export const USAGE = `usage: npm run cli -- <command> [options]   (every command takes --mode production|sandbox; default production)
@@ -29,6 +37,8 @@ export const USAGE = `usage: npm run cli -- <command> [options]   (every command
   key list [--org <organizationId>]
   key revoke --id <keyId>
   secrets reseal [--org <organizationId>]   re-seal every stored webhook secret under WEBHOOK_SECRET_KEY (after a key rotation)
+  lifecycle backfill [--org <organizationId>]   start the workflow of every open debt that has none (idempotent)
+  debt write-off --org <organizationId> --id <debtId>   operations write a debt off (through its workflow)
 scopes: ${SCOPES.join(', ')}`;
 
 export class UsageError extends Error {}
@@ -116,6 +126,41 @@ const COMMANDS: Record<string, Command> = {
       unreadable += result.unreadable.length;
     }
     return unreadable === 0 ? 0 : 1;
+  },
+  'lifecycle backfill': async (args, io) => {
+    const { org } = options(args, { org: { type: 'string' } });
+    const report = await backfillDebtWorkflows({
+      db: io.db,
+      client: io.temporal(),
+      mode: io.mode,
+      taskQueue: io.lifecycleTaskQueue,
+      organizationId: org ? uuid('org', org) : undefined,
+    });
+    io.out(JSON.stringify(report));
+    return 0;
+  },
+  'debt write-off': async (args, io) => {
+    const { org, id } = options(args, { org: { type: 'string' }, id: { type: 'string' } });
+    const triggers = createDebtTriggers({
+      db: io.db,
+      client: io.temporal(),
+      mode: io.mode,
+      taskQueue: io.lifecycleTaskQueue,
+    });
+    try {
+      io.out(
+        JSON.stringify(
+          await triggers.writeOff(uuid('org', required('org', org)), uuid('id', required('id', id))),
+          null,
+          2,
+        ),
+      );
+      return 0;
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      io.err(`error: ${error.code}: ${error.message}`);
+      return 1;
+    }
   },
 };
 

@@ -2,7 +2,11 @@ import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { hashKeySecret } from '../../core/access/api-keys';
+import type { Client } from '@temporalio/client';
 import { runCommand, type CliIo } from '../../scripts/cli/commands';
+import { callerFor, raiseDebt } from '../support/debt-api';
+import { testLifecycle } from '../support/lifecycle-stack';
+import { createTestTenant } from '../support/tenants';
 import { startTestServer, type TestServer } from '../support/app';
 import { testEnv } from '../support/env';
 import { testDb } from '../support/resources';
@@ -10,7 +14,10 @@ import { foundRow } from '../support/rows';
 
 const run = promisify(execFile);
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+async function cli(
+  args: string[],
+  lifecycle?: { client: Client; taskQueue: string },
+): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
   const io: CliIo = {
@@ -21,6 +28,11 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
     secretBox: () => {
       throw new Error('these commands need no secret box');
     },
+    temporal: () => {
+      if (!lifecycle) throw new Error('this command needs no Temporal client');
+      return lifecycle.client;
+    },
+    lifecycleTaskQueue: lifecycle?.taskQueue,
   };
   const code = await runCommand(args, io);
   return { code, out: out.join('\n'), err: err.join('\n') };
@@ -102,5 +114,25 @@ describe('Operator CLI', () => {
     }).catch((e: { code: number; stderr: string }) => e);
     expect((error as { code: number }).code).to.equal(64);
     expect((error as { stderr: string }).stderr).to.contain('--mode must be production or sandbox');
+  });
+
+  it('lifecycle backfill starts the workflows of open debts once; debt write-off writes one off through it', async () => {
+    const stack = await testLifecycle();
+    const lifecycle = { client: stack.client('production'), taskQueue: stack.taskQueue };
+    const tenant = await createTestTenant();
+    const debt = await raiseDebt(callerFor(server.baseUrl, tenant));
+    const org = tenant.organization.id;
+    const first = await cli(['lifecycle', 'backfill', '--org', org], lifecycle);
+    expect([first.code, JSON.parse(first.out)]).to.deep.equal([0, { started: 1, alreadyRunning: 0 }]);
+    const again = await cli(['lifecycle', 'backfill', '--org', org], lifecycle);
+    expect(JSON.parse(again.out)).to.deep.equal({ started: 0, alreadyRunning: 1 });
+    const written = await cli(['debt', 'write-off', '--org', org, '--id', debt.id], lifecycle);
+    expect(written.code, written.err).to.equal(0);
+    expect((JSON.parse(written.out) as { status: string }).status).to.equal('WrittenOff');
+    const twice = await cli(['debt', 'write-off', '--org', org, '--id', debt.id], lifecycle);
+    expect([twice.code, twice.err]).to.deep.equal([
+      1,
+      `error: invalid_state: ${'The debt is WrittenOff: its life has ended.'}`,
+    ]);
   });
 });

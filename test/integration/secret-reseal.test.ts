@@ -17,6 +17,9 @@ async function reseal(box: SecretBox, organizationId: string) {
     out: (line) => out.push(line),
     err: (line) => err.push(line),
     secretBox: () => box,
+    temporal: () => {
+      throw new Error('secrets reseal needs no Temporal client');
+    },
   });
   return { code, out, err };
 }
