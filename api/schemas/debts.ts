@@ -17,17 +17,37 @@ import {
 
 const planSchema: JsonSchema = {
   type: ['object', 'null'],
-  description: 'The instalment plan, or null when none was agreed.',
+  description:
+    'The instalment plan the debtor agreed (the latest one), or null when none was agreed. The balance is split into ' +
+    '`instalmentCount` instalments, the last absorbing the rounding; payments go to the oldest unpaid instalment. An ' +
+    'instalment still unpaid 7 days after the end of its due date (UTC) defaults the plan. See /docs/lifecycle.',
   required: ['status', 'instalmentAmount', 'frequency', 'instalmentCount', 'instalmentsPaid', 'nextDueDate'],
   properties: {
-    status: { type: 'string', enum: [...PLAN_STATUSES] },
-    instalmentAmount: moneySchema('Amount of each instalment.'),
+    status: {
+      type: 'string',
+      enum: [...PLAN_STATUSES],
+      description:
+        '`Active`: running. `Completed`: paid in full (the debt is `Settled`). `Defaulted`: an instalment went unpaid ' +
+        'past its grace period (the debt is `InArrears`). `Cancelled`: the debt was disputed, recalled or written ' +
+        'off while the plan ran.',
+    },
+    instalmentAmount: moneySchema('Amount of each instalment but the last, which absorbs the rounding.'),
     frequency: { type: 'string', enum: [...PLAN_FREQUENCIES] },
     instalmentCount: { type: 'integer', minimum: 1 },
-    instalmentsPaid: { type: 'integer', minimum: 0 },
-    nextDueDate: { type: ['string', 'null'], format: 'date', description: 'YYYY-MM-DD; null once the plan ended.' },
+    instalmentsPaid: { type: 'integer', minimum: 0, description: 'Instalments paid in full.' },
+    nextDueDate: {
+      type: ['string', 'null'],
+      format: 'date',
+      description: 'Due date (YYYY-MM-DD) of the oldest instalment not paid in full; null once the plan ended.',
+    },
   },
 };
+
+const STATUS_DESCRIPTION =
+  'The debt lifecycle (/docs/lifecycle): `PendingAssignment` raised, the debtor has not engaged; `Accepted` the ' +
+  'debtor acknowledged it; `Active` an instalment plan is running; `InArrears` the plan defaulted; `Disputed` the ' +
+  'debtor disputes it (`disputeReason`); and the final `Settled` (paid in full), `WrittenOff` (dispute upheld, or ' +
+  'written off by operations) and `Closed` (recalled by you).';
 
 export const debtSchema: JsonSchema = {
   type: 'object',
@@ -53,7 +73,7 @@ export const debtSchema: JsonSchema = {
     originalPrincipal: moneySchema('The principal raised.'),
     outstandingPrincipal: moneySchema('What remains to be paid.'),
     currency: { type: 'string', description: 'ISO 4217 code.' },
-    status: { type: 'string', enum: [...DEBT_STATUSES], description: 'See the debt lifecycle in the guide.' },
+    status: { type: 'string', enum: [...DEBT_STATUSES], description: STATUS_DESCRIPTION },
     disputeReason: { type: ['string', 'null'], description: 'The debtor’s reason, while or after Disputed.' },
     plan: planSchema,
     createdAt: timestampSchema,
