@@ -11,15 +11,14 @@ import type { DeliveryRef } from '../../core/webhooks/dispatch';
 import { retryDelivery } from '../../core/webhooks/deliveries';
 import { clearWebhookConfig, rotateWebhookSecret } from '../../core/webhooks/receiver-config';
 import { webhookDeliveryStatusQuery, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { newDelivery as newDeliveryFor } from '../support/delivery-runs';
 import { testDb } from '../support/resources';
 import { bundleWorkflows, startTimeSkipping, uniqueTaskQueue } from '../support/temporal';
-import { createTestTenant } from '../support/tenants';
 import { startWebhookReceiver, verifySignature, type WebhookReceiver } from '../support/webhook-receiver';
 import {
   DEBTOR_EMAIL,
   DEBTOR_PHONE,
   attemptsOf,
-  configureReceiver,
   deliveryOfEvent,
   dispatchAll,
   isConsumed,
@@ -56,20 +55,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
   });
 
   /** A tenant with a receiver, one event, and its delivery row (as the relay makes them). */
-  async function newDelivery() {
-    const tenant = await createTestTenant();
-    const secret = await configureReceiver(webhooks, tenant.organization.id, receiver.url);
-    const eventId = await raiseEvent(tenant.organization.id);
-    await dispatchAll();
-    const row = (await deliveryOfEvent(eventId))!;
-    const ref: DeliveryRef = {
-      deliveryId: row.id,
-      organizationId: row.organization_id,
-      eventType: 'debt.created',
-      generation: 0,
-    };
-    return { tenant, secret, eventId, ref };
-  }
+  const newDelivery = () => newDeliveryFor(webhooks, receiver.url);
 
   /** A Worker runs once: each test gets its own, on the suite's task queue (the bundle is built once). */
   const worker = {
