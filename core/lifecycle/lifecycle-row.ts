@@ -7,6 +7,7 @@ import type { Db, Trx } from '../platform/db';
 import { debtColumns, type DebtRow } from '../debts/debts';
 import { isUuid } from '../platform/ids';
 import type { Instalment, LifecycleState } from './model';
+import { firstUnpaidIndex } from './plan-schedule';
 
 export interface LifecycleRow extends DebtRow {
   lifecycle_version: number;
@@ -39,10 +40,19 @@ export async function lockLifecycleRow(trx: Trx, debtId: string): Promise<Lifecy
 }
 
 export function toLifecycleState(row: LifecycleRow): LifecycleState {
-  const plan =
-    row.plan_status === null || row.plan_frequency === null
-      ? null
-      : { status: row.plan_status, frequency: row.plan_frequency, instalments: row.plan_schedule ?? [] };
+  if (row.plan_status === null || row.plan_frequency === null) {
+    return { status: row.status, plan: null, version: row.lifecycle_version };
+  }
+  const schedule = row.plan_schedule ?? [];
+  const index = firstUnpaidIndex(schedule);
+  const next = schedule[index];
+  const plan = {
+    status: row.plan_status,
+    frequency: row.plan_frequency,
+    instalmentCount: row.plan_instalment_count ?? schedule.length,
+    instalmentsPaid: row.plan_instalments_paid ?? 0,
+    nextUnpaid: next ? { index, dueDate: next.dueDate } : null,
+  };
   return { status: row.status, plan, version: row.lifecycle_version };
 }
 

@@ -16,10 +16,17 @@ export interface Instalment {
   paid: string;
 }
 
+/**
+ * What the workflow keeps of a plan: enough for its one timer. The schedule itself (every instalment's amount and what
+ * was paid) lives in the row (`debts.plan_schedule`), so activity results and history stay small however long the plan.
+ */
 export interface PlanState {
   status: PlanStatus;
   frequency: PlanFrequency;
-  instalments: Instalment[];
+  instalmentCount: number;
+  instalmentsPaid: number;
+  /** The oldest instalment not paid in full, which the plan's timer is for; null when every one is paid. */
+  nextUnpaid: { index: number; dueDate: string } | null;
 }
 
 /** The workflow's state; the `debts` row is its projection. `version` is the row's `lifecycle_version`. */

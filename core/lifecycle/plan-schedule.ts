@@ -168,6 +168,11 @@ export function planProgress(instalments: readonly Instalment[]): {
   return { instalmentsPaid: instalments.filter(isPaidInFull).length, nextDueDate: next?.dueDate ?? null };
 }
 
+/** Index of the oldest instalment not paid in full; -1 when every one is. */
+export function firstUnpaidIndex(instalments: readonly Instalment[]): number {
+  return instalments.findIndex((instalment) => !isPaidInFull(instalment));
+}
+
 /** What is still owed on the schedule. */
 export function scheduleBalance(instalments: readonly Instalment[]): string {
   return addAmounts(...instalments.map((i) => subtractAmounts(i.amount, i.paid)));

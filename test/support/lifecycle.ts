@@ -1,4 +1,5 @@
 /** Drives core/lifecycle's changes directly against the test database, as the debt-lifecycle activity does. */
+import type { Instalment } from '../../core/lifecycle/model';
 import { expect } from 'chai';
 import { createDebt } from '../../core/debts/debt-creation';
 import { getDebt, type Debt } from '../../core/debts/debts';
@@ -85,4 +86,10 @@ export function monthlyPlan(instalmentCount: number): LifecycleChange {
 
 export function payment(amount: string, processorReference: string, succeeded = true): LifecycleChange {
   return { kind: 'payment', payment: { amount, processorReference, succeeded } };
+}
+
+/** The debt's instalment schedule as the row keeps it (the workflow's state holds only the next unpaid one). */
+export async function planScheduleOf(debtId: string): Promise<Instalment[]> {
+  const row = await testDb()('debts').where({ id: debtId }).first('plan_schedule');
+  return row?.plan_schedule ?? [];
 }

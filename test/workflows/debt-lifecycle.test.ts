@@ -20,6 +20,7 @@ import {
   stateQuery,
   type LifecycleView,
 } from '../../workflows/debt-lifecycle';
+import { planScheduleOf } from '../support/lifecycle';
 import { testDb } from '../support/resources';
 import { bundleWorkflows, startTimeSkipping, uniqueTaskQueue } from '../support/temporal';
 import { createTestTenant } from '../support/tenants';
@@ -104,7 +105,8 @@ describe('debtLifecycleWorkflow on the time-skipping server (real durations)', f
 
   it('a monthly six-instalment plan paid on time ends Settled, its plan Completed, with no default', async () => {
     const { debtId, handle } = await acceptedDebt('1000.00');
-    const plan = (await agreeMonthlyPlan(handle, 6)).state.plan!;
+    await agreeMonthlyPlan(handle, 6);
+    const plan = { instalments: await planScheduleOf(debtId) };
     expect(plan.instalments.map((i) => i.amount)).to.deep.equal([
       '166.66',
       '166.66',
@@ -130,7 +132,8 @@ describe('debtLifecycleWorkflow on the time-skipping server (real durations)', f
 
   it('a missed instalment defaults exactly 7 days after its due date, and not one second before', async () => {
     const { debtId, handle } = await acceptedDebt('600.00');
-    const plan = (await agreeMonthlyPlan(handle, 3)).state.plan!;
+    await agreeMonthlyPlan(handle, 3);
+    const plan = { instalments: await planScheduleOf(debtId) };
     const graceEnds = endOf(plan.instalments[0]!.dueDate) + 7 * DAY;
 
     await skipTo(graceEnds - SECOND);
@@ -164,7 +167,8 @@ describe('debtLifecycleWorkflow on the time-skipping server (real durations)', f
 
   it('a payment inside the grace period prevents the default; the next instalment gets the timer', async () => {
     const { debtId, handle } = await acceptedDebt('600.00');
-    const plan = (await agreeMonthlyPlan(handle, 3)).state.plan!;
+    await agreeMonthlyPlan(handle, 3);
+    const plan = { instalments: await planScheduleOf(debtId) };
     const firstDue = endOf(plan.instalments[0]!.dueDate);
     await skipTo(firstDue + 3 * DAY);
     await handle.executeUpdate(reportPaymentUpdate, {
@@ -178,8 +182,9 @@ describe('debtLifecycleWorkflow on the time-skipping server (real durations)', f
   });
 
   it('a recall mid-plan closes the debt, cancels the plan and ends every timer', async () => {
-    const { handle } = await acceptedDebt('900.00');
-    const plan = (await agreeMonthlyPlan(handle, 3)).state.plan!;
+    const { debtId, handle } = await acceptedDebt('900.00');
+    await agreeMonthlyPlan(handle, 3);
+    const plan = { instalments: await planScheduleOf(debtId) };
     await skipTo(endOf(plan.instalments[0]!.dueDate) - DAY);
     const closed = await handle.executeUpdate(closeUpdate);
     expect(closed.state.status).to.equal('Closed');
@@ -188,5 +193,30 @@ describe('debtLifecycleWorkflow on the time-skipping server (real durations)', f
     expect((await handle.result()).state.status).to.equal('Closed');
     const description = await handle.describe();
     expect(description.status.name).to.equal('COMPLETED');
+  });
+
+  it('a ten-year weekly plan paid every week ends Settled, continuing as new so no history grows past its bound', async function () {
+    this.timeout(300_000);
+    const { debtId, handle } = await acceptedDebt('5200.00');
+    const firstRunId = (await handle.describe()).runId;
+    const firstDueDate = dateOf((await env.currentTimeMs()) + 7 * DAY);
+    await handle.executeUpdate(agreePlanUpdate, {
+      args: [{ instalmentCount: 520, frequency: 'Weekly', firstDueDate }],
+    });
+    const schedule = await planScheduleOf(debtId);
+    expect(schedule).to.have.length(520);
+    for (const [index, instalment] of schedule.entries()) {
+      await skipTo(endOf(instalment.dueDate) - DAY);
+      await handle.executeUpdate(reportPaymentUpdate, {
+        args: [{ amount: instalment.amount, processorReference: `weekly-${debtId}-${index}`, succeeded: true }],
+      });
+    }
+    expect((await handle.result()).state.status).to.equal('Settled');
+    const first = await env.client.workflow.getHandle(workflowIds.debt(debtId), firstRunId).fetchHistory();
+    expect(first.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes, 'the first run continued as new').to
+      .exist;
+    expect(first.events!.length).to.be.below(2_200);
+    expect(Buffer.byteLength(JSON.stringify(first)), 'bytes of the first run').to.be.below(2_000_000);
+    expect((await handle.describe()).runId).to.not.equal(firstRunId);
   });
 });
