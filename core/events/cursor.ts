@@ -66,19 +66,3 @@ export async function readCursor(db: Db, consumer: string, mode: Mode): Promise<
     .where({ consumer, mode })
     .first<CursorPosition | undefined>(db.raw('txid::text as txid'), 'seq');
 }
-
-/**
- * Seconds since the oldest event this consumer has not taken yet was written (0 when it is up to date): the outbox
- * lag an operator alerts on.
- */
-export async function consumerLagSeconds(db: Db, consumer: string, mode: Mode): Promise<number> {
-  const { rows } = await db.raw<{ rows: { lag: number | null }[] }>(
-    `select extract(epoch from now() - min(e.created_at))::float8 as lag
-       from outbox_cursors c
-       join events e on (e.txid, e.seq) > (c.txid, c.seq)
-       join organizations o on o.id = e.organization_id and o.mode = c.mode
-      where c.consumer = ? and c.mode = ?`,
-    [consumer, mode],
-  );
-  return Math.max(0, rows[0]?.lag ?? 0);
-}

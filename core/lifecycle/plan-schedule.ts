@@ -164,7 +164,7 @@ export function planProgress(instalments: readonly Instalment[]): {
   instalmentsPaid: number;
   nextDueDate: string | null;
 } {
-  const next = instalments.find((instalment) => !isPaidInFull(instalment));
+  const next = instalments[firstUnpaidIndex(instalments)];
   return { instalmentsPaid: instalments.filter(isPaidInFull).length, nextDueDate: next?.dueDate ?? null };
 }
 

@@ -43,13 +43,20 @@ export interface DebtTriggerDeps {
 export function createDebtTriggers(deps: DebtTriggerDeps): DebtTriggers {
   const { db, client, mode, taskQueue } = deps;
 
-  async function trigger(organizationId: string, debtId: string, update: string, args: unknown[]): Promise<Debt> {
+  /** `args` may be computed once the debt is known to be the organisation's (a dispute stores its reason first). */
+  async function trigger(
+    organizationId: string,
+    debtId: string,
+    update: string,
+    args: unknown[] | (() => Promise<unknown[]>),
+  ): Promise<Debt> {
     const debt = await getDebt(db, organizationId, debtId);
     if (!debt) throw errors.notFound('debt');
+    const updateArgs = typeof args === 'function' ? await args() : args;
     try {
       await client.connection.withDeadline(Date.now() + TRIGGER_TIMEOUT_MS, () =>
         client.workflow.executeUpdateWithStart(update, {
-          args,
+          args: updateArgs,
           startWorkflowOperation: startDebtWorkflowOperation({ debtId, organizationId }, mode, taskQueue),
         }),
       );
@@ -76,12 +83,11 @@ export function createDebtTriggers(deps: DebtTriggerDeps): DebtTriggers {
 
   return {
     accept: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.accept, []),
-    dispute: async (org, id, reason) => {
-      // The reason is stored first (its id travels, never the text); only for a debt of this organisation.
-      if (!(await getDebt(db, org, id))) throw errors.notFound('debt');
-      const reasonId = await recordLifecycleInput(db, org, id, 'disputeReason', { reason });
-      return trigger(org, id, LIFECYCLE_UPDATES.dispute, [{ reasonId }]);
-    },
+    // The reason is stored first and only its id travels, never the text.
+    dispute: (org, id, reason) =>
+      trigger(org, id, LIFECYCLE_UPDATES.dispute, async () => [
+        { reasonId: await recordLifecycleInput(db, org, id, 'disputeReason', { reason }) },
+      ]),
     resolveDispute: (org, id, outcome) => trigger(org, id, LIFECYCLE_UPDATES.resolveDispute, [{ outcome }]),
     agreePlan: (org, id, request) => trigger(org, id, LIFECYCLE_UPDATES.agreePlan, [request]),
     reportPayment: (org, id, payment) => trigger(org, id, LIFECYCLE_UPDATES.reportPayment, [payment]),
