@@ -5,6 +5,7 @@
  */
 import type { Trx } from '../platform/db';
 import { newEventId, newId } from '../platform/ids';
+import { wakeRelaysOnCommit } from './wake-up';
 
 export const EVENT_TYPES = [
   'debt.created',
@@ -76,5 +77,6 @@ export async function recordEvent(
   );
   const row = rows[0];
   if (!row) throw new Error('insert into events returned no row');
+  wakeRelaysOnCommit(trx);
   return { ...toEventEnvelope(row), deliveryId: row.delivery_id };
 }
