@@ -49,7 +49,10 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     };
     const result = await run(ctx, route, input);
     // A saved business error (4xx) rolled its writes back: what they registered must not run either.
-    if (result.status < 400) for (const task of tasks) await task();
+    if (result.status < 400) {
+      for (const task of tasks) await task();
+      await route.afterSuccess?.(input); // replays too: the first answer may have failed in it
+    }
     return result;
   };
 
