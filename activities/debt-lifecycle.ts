@@ -52,7 +52,7 @@ export interface DebtLifecycleActivityDeps {
 function transitionsCounter(registry: Registry) {
   return counterOnce(registry, {
     name: 'client_api_lifecycle_transitions_total',
-    help: 'Debt lifecycle changes by kind (accept, dispute, payment, default, ...) and outcome (applied, refused, duplicate)',
+    help: 'Debt lifecycle changes by kind (accept, dispute, payment, default, ...) and outcome (applied, refused, duplicate, impossible)',
     labelNames: ['mode', 'change', 'outcome'] as const,
   });
 }
@@ -95,6 +95,7 @@ export function createDebtLifecycleActivities(deps: DebtLifecycleActivityDeps) {
         return result;
       } catch (err) {
         if (!(err instanceof LifecycleIntegrityError)) throw err;
+        transitions.inc({ mode, change: input.change.kind, outcome: 'impossible' });
         log.error({ change: input.change.kind, failure: err.type, err: err.message }, 'lifecycle change impossible');
         throw nonRetryable(err);
       }

@@ -45,7 +45,10 @@ describe('outbox lag metric', function () {
       logger: createLogger({ level: 'silent', name: 'lag-test' }),
       consumers: [consumer],
     });
-    await waitFor(async () => (await lag()) === 0, { what: 'the lag to drop to 0 once the relay took the event' });
+    await waitFor(async () => (await lag()) === 0, {
+      what: 'the lag to drop to 0 once the relay took the event',
+      timeoutMs: 45_000,
+    });
   });
 
   it('leaves a consumer out while the database does not answer, without failing the scrape', async () => {

@@ -11,10 +11,9 @@ export function sampleValue(text: string, name: string, labels: Record<string, s
   for (const line of text.split('\n')) {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)/.exec(line);
     if (!match || match[1] !== name) continue;
-    const own = Object.fromEntries(
-      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
-    );
-    if (Object.entries(labels).every(([key, value]) => own[key] === value)) return Number(match[3]);
+    const own = new Map<string, string>();
+    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) own.set(key!, value!);
+    if (Object.entries(labels).every(([key, value]) => own.get(key) === value)) return Number(match[3]);
   }
   return undefined;
 }
