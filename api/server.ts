@@ -13,7 +13,12 @@ import { createMetricsServer } from '../core/platform/metrics-server';
 
 async function main(): Promise<void> {
   const config = configOrExit(() => loadConfig());
-  const logger = createLogger({ level: config.logLevel, name: `api-${config.mode}`, destination: asyncStdout() });
+  const logger = createLogger({
+    level: config.logLevel,
+    name: `api-${config.mode}`,
+    destination: asyncStdout(),
+    format: config.logFormat,
+  });
   const db = createDb(config.databaseUrl);
   const redis = createRedis(config.redisUrl);
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));

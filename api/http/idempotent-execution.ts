@@ -16,6 +16,7 @@ import {
   tryLockIdempotencyKey,
   type SavedResponse,
 } from '../../core/platform/idempotency-store';
+import { forRequest } from '../../core/events/request-cause';
 import { problemDocument, PROBLEM_CONTENT_TYPE } from './problem';
 import { rawBody } from './middleware/json-body';
 import type { ApiContext, HandlerResult, RequestInput, RouteDefinition } from './route-definition';
@@ -61,7 +62,10 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     if (route.method === 'get') return route.handler(ctx, { ...input, db });
     // An empty header is a malformed key (refused below), not an absent one.
     const key = ctx.headers['idempotency-key'] === undefined ? undefined : ctx.get('Idempotency-Key');
-    if (key === undefined || !auth) return db.transaction((trx) => route.handler(ctx, { ...input, trx }));
+    const requestId = ctx.state.requestId;
+    if (key === undefined || !auth) {
+      return db.transaction((trx) => route.handler(ctx, { ...input, trx: forRequest(trx, requestId) }));
+    }
 
     if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_FORM.test(key)) {
       throw errors.invalidRequest(
@@ -92,7 +96,9 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     input: RequestInput,
   ): Promise<SavedResponse> {
     try {
-      const result = await trx.transaction((savepoint) => route.handler(ctx, { ...input, trx: savepoint }));
+      const result = await trx.transaction((savepoint) =>
+        route.handler(ctx, { ...input, trx: forRequest(savepoint, ctx.state.requestId) }),
+      );
       return serialize(result, ctx.state.requestId);
     } catch (err) {
       if (!(err instanceof ApiError) || !isSavedOutcome(err.status)) throw err;

@@ -12,6 +12,16 @@ import type { Db } from '../platform/db';
 import { errors } from '../platform/errors';
 import type { Page, PageRequest } from '../platform/pagination';
 import { toEventEnvelope, type EventEnvelope, type EventRow, type EventType } from './outbox';
+
+/**
+ * An event as listed: the delivered envelope (DECISIONS.md §4 fixes its fields) plus the id of the API request that
+ * caused it, null when none did (docs/product-choices.md).
+ */
+export type ListedEvent = EventEnvelope & { requestId: string | null };
+
+function toListedEvent(row: EventRow): ListedEvent {
+  return { ...toEventEnvelope(row), requestId: row.request_id };
+}
 import type { CursorPosition } from './cursor';
 
 const LIST = 'events';
@@ -41,7 +51,7 @@ export async function listEvents(
   organizationId: string,
   type: EventType | undefined,
   page: PageRequest,
-): Promise<Page<EventEnvelope>> {
+): Promise<Page<ListedEvent>> {
   const after = page.cursor ? decodeEventCursor(page.cursor) : undefined;
   const rows = await db('events')
     .where({ organization_id: organizationId, ...(type && { type }) })
@@ -52,12 +62,12 @@ export async function listEvents(
       { column: 'seq', order: 'desc' },
     ])
     .limit(page.limit + 1)
-    .select<EventRow[]>('id', 'organization_id', 'type', 'data', 'created_at', 'txid', 'seq');
+    .select<EventRow[]>('id', 'organization_id', 'type', 'data', 'created_at', 'txid', 'seq', 'request_id');
   const hasMore = rows.length > page.limit;
   const items = hasMore ? rows.slice(0, page.limit) : rows;
   const last = items.at(-1);
   return {
-    data: items.map(toEventEnvelope),
+    data: items.map(toListedEvent),
     nextCursor: hasMore && last ? encodeEventCursor({ txid: last.txid, seq: last.seq }) : null,
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { Trx } from '../platform/db';
 import { newEventId, newId } from '../platform/ids';
+import { requestIdOf } from './request-cause';
 import { wakeRelaysOnCommit } from './wake-up';
 
 export const EVENT_TYPES = [
@@ -37,6 +38,8 @@ export interface EventRow {
   created_at: Date;
   txid: string;
   seq: number;
+  /** The API request that caused the event (its `X-Request-Id`); null when none did (a timer, a worker). */
+  request_id: string | null;
 }
 
 export function toEventEnvelope(row: Pick<EventRow, 'id' | 'type' | 'created_at' | 'data'>): EventEnvelope {
@@ -51,6 +54,9 @@ export function toEventEnvelope(row: Pick<EventRow, 'id' | 'type' | 'created_at'
  * snapshot of the receiver's URL and sealed secret (DECISIONS.md §4): whether an event is delivered, and where, is
  * decided when it is emitted, so clearing the receiver during a backlog does not drop events already emitted. The
  * delivery's workflow is started later by the webhook delivery consumer.
+ *
+ * Both rows carry the id of the API request `trx` works for, if any (request-cause.ts), so an operator can follow a
+ * client's `X-Request-Id` to the event, its delivery and the delivery's workflow.
  */
 export async function recordEvent(
   trx: Trx,
@@ -62,18 +68,19 @@ export async function recordEvent(
     rows: (Pick<EventRow, 'id' | 'type' | 'data' | 'created_at'> & { delivery_id: string | null })[];
   }>(
     `with event as (
-       insert into events (id, organization_id, type, data) values (?, ?, ?, ?::json)
-       returning id, organization_id, type, data, created_at
+       insert into events (id, organization_id, type, data, request_id) values (?, ?, ?, ?::json, ?)
+       returning id, organization_id, type, data, created_at, request_id
      ), delivery as (
        insert into webhook_deliveries
-         (id, organization_id, event_id, event_type, url, secret_key_id, secret_iv, secret_tag, secret_ciphertext)
+         (id, organization_id, event_id, event_type, url, secret_key_id, secret_iv, secret_tag, secret_ciphertext,
+          request_id)
        select ?, c.organization_id, event.id, event.type, c.url, c.secret_key_id, c.secret_iv, c.secret_tag,
-              c.secret_ciphertext
+              c.secret_ciphertext, event.request_id
          from event join webhook_configs c on c.organization_id = event.organization_id and c.enabled
        returning id
      )
      select event.id, event.type, event.data, event.created_at, (select id from delivery) as delivery_id from event`,
-    [newEventId(), organizationId, type, JSON.stringify(data), newId()],
+    [newEventId(), organizationId, type, JSON.stringify(data), requestIdOf(trx), newId()],
   );
   const row = rows[0];
   if (!row) throw new Error('insert into events returned no row');

@@ -7,6 +7,7 @@
  */
 import { bool, cleanEnv, num, str, port, url, makeValidator, EnvMissingError } from 'envalid';
 import { NAMESPACES } from '../temporal/names';
+import { LOG_FORMATS, type LogFormat } from './logger';
 import type { Mode } from './mode';
 import type { SecretKeys } from './secret-box';
 
@@ -58,6 +59,8 @@ export interface Config {
   redisUrl: string;
   temporal: { address: string; namespace: string };
   logLevel: string;
+  /** `LOG_FORMAT`: JSON lines, human-readable lines, or `auto` (pretty only when stdout is a terminal). */
+  logFormat: LogFormat;
   /** Where `temporal server start-dev` serves its Web UI; printed for operators. */
   temporalUiUrl: string;
   webhooks: WebhookConfig;
@@ -192,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       TEMPORAL_NAMESPACE: str({ default: NAMESPACES[mode] }),
       TEMPORAL_UI_URL: url({ default: 'http://localhost:8233' }),
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
+      LOG_FORMAT: str({ choices: LOG_FORMATS, default: 'auto', desc: 'json, pretty, or auto: pretty on a terminal' }),
       ...WEBHOOK_ENV,
     },
     { reporter: ({ errors }) => collect(errors, problems) },
@@ -213,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     redisUrl: e.REDIS_URL,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     temporalUiUrl: stripSlash(e.TEMPORAL_UI_URL),
     webhooks,
   };
@@ -266,6 +271,8 @@ export interface WorkerConfig {
   redisUrl: string;
   temporalAddress: string;
   logLevel: string;
+  /** `LOG_FORMAT`: JSON lines, human-readable lines, or `auto` (pretty only when stdout is a terminal). */
+  logFormat: LogFormat;
   webhooks: WebhookConfig;
 }
 
@@ -302,6 +309,7 @@ export function loadWorkerConfig(
       REDIS_URL: redisUrl({ default: 'redis://127.0.0.1:6379' }),
       TEMPORAL_ADDRESS: hostPort({ default: '127.0.0.1:7233' }),
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
+      LOG_FORMAT: str({ choices: LOG_FORMATS, default: 'auto', desc: 'json, pretty, or auto: pretty on a terminal' }),
       ...WEBHOOK_ENV,
     },
     { reporter: ({ errors }) => collect(errors, problems) },
@@ -325,6 +333,7 @@ export function loadWorkerConfig(
     redisUrl: e.REDIS_URL,
     temporalAddress: e.TEMPORAL_ADDRESS,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     webhooks,
   };
 }

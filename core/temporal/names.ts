@@ -74,6 +74,8 @@ export const SEARCH_ATTRIBUTE_KEYS = {
   eventType: defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD),
   deliveryStatus: defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD),
   debtStatus: defineSearchAttributeKey('DebtStatus', SearchAttributeType.KEYWORD),
+  /** The API request (`X-Request-Id`) whose event caused the workflow: a delivery's, or a debt's creation. */
+  requestId: defineSearchAttributeKey('RequestId', SearchAttributeType.KEYWORD),
 } as const;
 
 export const SEARCH_ATTRIBUTES = Object.values(SEARCH_ATTRIBUTE_KEYS).map((key) => key.name);

@@ -21,6 +21,7 @@ import { createMetricsServer } from '../platform/metrics-server';
 import { createSecretBox, type SecretBox } from '../platform/secret-box';
 import type { TaskQueueName } from './names';
 import { installSdkRuntime, toSdkLogger } from './sdk-logging';
+import { fetchSdkMetrics, freeLoopbackPort } from './sdk-metrics';
 
 export interface WorkerDeps {
   mode: Mode;
@@ -66,7 +67,11 @@ const SHUTDOWN_FORCE_TIME = '30s';
 /** Runs the worker process to its end: exits 0 after a graceful stop, 1 on failure, 78 on bad configuration. */
 export async function runWorker(options: RunWorkerOptions): Promise<never> {
   const config = configOrExit(() => loadWorkerConfig(processEnv(), options.defaultModes));
-  const logger = createLogger({ level: config.logLevel, name: `worker-${options.taskQueue}` });
+  const logger = createLogger({
+    level: config.logLevel,
+    name: `worker-${options.taskQueue}`,
+    format: config.logFormat,
+  });
   const stopRequested = onStopSignal(logger);
   try {
     await serve(options, config, logger, stopRequested);
@@ -80,8 +85,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<never> {
 
 async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Logger, stop: Promise<void>) {
   const { taskQueue } = options;
-  installSdkRuntime(logger);
-  const metricsServer = startMetricsServer(config, logger);
+  const sdkMetricsPort = config.metricsPort === 0 ? undefined : await freeLoopbackPort();
+  installSdkRuntime(logger, sdkMetricsPort);
+  const metricsServer = startMetricsServer(config, logger, sdkMetricsPort);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const secretBox = createSecretBox(config.webhooks.secretKeys);
   const shared = { webhooks: config.webhooks, secretBox, logger };
@@ -126,13 +132,14 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
 }
 
 /**
- * The worker's own counters (the reconciler's fixes, the retention purge) and Node's process metrics, in prom-client's
- * default registry, on an internal port when one is configured.
+ * The worker's own metrics (deliveries, lifecycle transitions, outbox lag, the reconciler's fixes, the retention
+ * purge) and Node's process metrics, in prom-client's default registry, followed by the Temporal SDK's worker
+ * metrics, on an internal port when one is configured (docs/operations.md lists them).
  */
-function startMetricsServer(config: WorkerConfig, logger: Logger): Server | undefined {
-  if (config.metricsPort === 0) return undefined;
+function startMetricsServer(config: WorkerConfig, logger: Logger, sdkMetricsPort?: number): Server | undefined {
+  if (config.metricsPort === 0 || sdkMetricsPort === undefined) return undefined;
   collectDefaultMetrics();
-  const server = createMetricsServer(register, logger);
+  const server = createMetricsServer(register, logger, () => fetchSdkMetrics(sdkMetricsPort));
   server.listen(config.metricsPort, config.metricsHost, () =>
     logger.info({ port: config.metricsPort }, 'metrics listening (internal)'),
   );

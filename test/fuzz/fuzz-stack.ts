@@ -61,6 +61,7 @@ export async function fuzzTheApi(options: FuzzOptions): Promise<FuzzResult> {
       REDIS_URL: testEnv.redisUrl,
       TEMPORAL_ADDRESS: temporal.address,
       LOG_LEVEL: 'fatal',
+      METRICS_PORT: '0', // the default port would collide with any other API on the machine
       // Every fuzzer request comes from 127.0.0.1: the per-address limit would turn its 401 checks into 429s.
       FAILED_AUTH_LIMIT: '1000000',
     });

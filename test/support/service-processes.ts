@@ -62,6 +62,13 @@ export async function startWebhooksWorker(env: Record<string, string>): Promise<
   return proc;
 }
 
+/** Starts the lifecycle worker and resolves once it polls its task queue. */
+export async function startLifecycleWorker(env: Record<string, string>): Promise<ServiceProcess> {
+  const proc = spawnService('workers/lifecycle.ts', { LOG_LEVEL: 'info', ...env });
+  await untilReady(proc, 'lifecycle worker', () => proc.output().includes('polling task queue lifecycle'));
+  return proc;
+}
+
 /** Waits for `ready`; a process that exits first or never gets ready is killed and its output reported. */
 async function untilReady(proc: ServiceProcess, name: string, ready: () => boolean | Promise<boolean>): Promise<void> {
   try {
