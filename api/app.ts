@@ -38,6 +38,7 @@ import { brandingRoutes } from './routes/branding';
 import { eventRoutes } from './routes/events';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
 import { webhookRoutes } from './routes/webhooks';
+import { sandboxSimulationRoutes } from './routes/sandbox-simulation';
 
 export interface AppDeps {
   config: Config;
@@ -97,6 +98,8 @@ export function createApp(deps: AppDeps): BuiltApp {
     }),
     ...webhookDeliveryRoutes(),
     ...eventRoutes(),
+    // The sandbox's simulation routes exist on the sandbox host only: production answers 404 and does not document them.
+    ...(config.mode === 'sandbox' ? sandboxSimulationRoutes(deps.debtTriggers) : []),
     ...(deps.extraRoutes ?? []),
   ];
   const openApiDocument = buildOpenApiDocument(routes, config);

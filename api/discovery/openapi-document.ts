@@ -23,6 +23,10 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'Debtors', description: 'The people your debts are owed by.' },
   { name: 'Transactions', description: 'Money movements on your debts; payments are the inbound, succeeded ones.' },
   { name: 'Webhooks', description: 'Your receiver, its signed deliveries, and the events they carry.' },
+  {
+    name: 'Sandbox',
+    description: 'Sandbox host only: play the debtor and the payment processor, and fire timers now (/docs/sandbox).',
+  },
   { name: 'Health', description: 'Whether this host and its dependencies answer.' },
   { name: 'Discovery', description: 'This description, the interactive references and the guides.' },
   { name: 'Operations', description: 'For operators.' },
