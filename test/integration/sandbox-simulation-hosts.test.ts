@@ -84,4 +84,12 @@ describe('Sandbox simulation routes: on the sandbox host only, and documented th
     const descriptions = SIMULATIONS.map((p) => doc.paths[p]!.post!.description).join(' ');
     for (const event of events) expect(descriptions).to.contain(event);
   });
+
+  it('serves the sandbox cookbook the Sandbox tag links to, on both hosts', async () => {
+    for (const server of [production, sandbox]) {
+      const page = await fetch(`${server.baseUrl}/docs/sandbox`);
+      expect(page.status).to.equal(200);
+      expect(await page.text()).to.contain('/v1/sandbox/debts/{id}/advance');
+    }
+  });
 });

@@ -38,6 +38,7 @@ describe('Sandbox simulation routes drive the real lifecycle', function () {
   async function move(id: string, action: string, body?: unknown, headers?: Record<string, string>) {
     const res = await ctx.api<SimDebt>('POST', sim(id, action), body, headers);
     expect(res.status, `${action}: ${res.text}`).to.equal(200);
+    expect(res.headers.get('x-ratelimit-remaining'), 'rate-limited like every /v1 call').to.match(/^\d+$/);
     expect(res.body).to.deep.equal((await ctx.api<SimDebt>('GET', `/v1/debts/${id}`)).body);
     return res.body;
   }
@@ -166,6 +167,59 @@ describe('Sandbox simulation routes drive the real lifecycle', function () {
     // From InArrears the debtor may agree a new plan.
     const again = await move(debt.id, 'plan', { instalmentCount: 2, frequency: 'Monthly', firstDueDate: today() });
     expect(again.status).to.equal('Active');
+  });
+
+  it('the cookbook’s walk (docs/sandbox.md step 4) answers and sends what the guide says', async () => {
+    const debt = await raiseDebt(ctx.api, { originalPrincipal: 1000 });
+    const plan = (instalmentCount: number, frequency: string) => ({
+      instalmentCount,
+      frequency,
+      firstDueDate: today(),
+    });
+    const steps: [string, unknown][] = [
+      ['accept', undefined],
+      ['plan', plan(4, 'Weekly')],
+      ['payments', { amount: 250, processorReference: 'pi_test_1' }],
+      ['payments', { amount: 250, status: 'Failed' }],
+      ['advance', undefined],
+      ['advance', undefined],
+      ['plan', plan(1, 'Monthly')],
+      ['payments', { amount: 750 }],
+    ];
+    const seen: unknown[] = [];
+    for (const [action, body] of steps) {
+      const answer = await move(debt.id, action, body);
+      seen.push([
+        answer.status,
+        answer.outstandingPrincipal,
+        answer.plan?.status ?? null,
+        answer.plan?.instalmentsPaid,
+      ]);
+    }
+    expect(seen).to.deep.equal([
+      ['Accepted', 1000, null, undefined],
+      ['Active', 1000, 'Active', 0],
+      ['Active', 750, 'Active', 1],
+      ['Active', 750, 'Active', 1],
+      ['Active', 750, 'Active', 1],
+      ['InArrears', 750, 'Defaulted', 1],
+      ['Active', 750, 'Active', 0],
+      ['Settled', 0, 'Completed', 1],
+    ]);
+    expect((await eventsOf(debt.id)).map((e) => e.type)).to.deep.equal([
+      'debt.accepted',
+      'debt.updated',
+      'plan.activated',
+      'debt.updated',
+      'payment.received',
+      'debt.updated',
+      'plan.defaulted',
+      'debt.updated',
+      'plan.activated',
+      'debt.updated',
+      'payment.received',
+      'debt.updated',
+    ]);
   });
 
   it('replays a payment sent twice with one Idempotency-Key, recording it once', async () => {
