@@ -4,9 +4,9 @@
  * Scalar's hosted-service controls (its developer toolbar with Configure/Share/Deploy, the AI agent, telemetry, web
  * fonts), since it is served offline from this host's own copy of the package.
  *
- * The first server is this page's own origin unless the configured URL of this host has that origin (it may add a
- * path prefix behind a proxy): the API sends no CORS headers, so "try it" works only against the page's own origin,
- * and a host reached as 127.0.0.1 rather than its configured `localhost` name must still call itself.
+ * The first server is this page's own origin rather than the configured URL of this host: the API sends no CORS
+ * headers, so "try it" works only against the page's own origin, and a host reached as 127.0.0.1 rather than its
+ * configured `localhost` name (or through another name of a proxy) must still call itself.
  */
 import { BEARER_SCHEME, type ServerEntry } from './openapi-document';
 
@@ -43,7 +43,7 @@ export function referencePage(servers: ServerEntry[]): string {
 (function () {
   var own = ${scriptJson(own)};
   var others = ${scriptJson(others)};
-  var here = own && new URL(own.url).origin === window.location.origin ? own.url : window.location.origin;
+  var here = window.location.origin;
   var first = { url: here, description: own ? own.description : 'This host' };
   var servers = [first].concat(others.filter(function (s) { return s.url !== here; }));
   var options = Object.assign(${scriptJson(SCALAR_OPTIONS)}, { servers: servers });
