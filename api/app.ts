@@ -23,7 +23,7 @@ import { createExecutor } from './http/idempotent-execution';
 import { apiKeyGuard, authenticateV1 } from './http/api-key-guard';
 import { createKeyAuthenticator } from './http/key-auth';
 import { createMetrics, type ApiMetrics } from './http/metrics';
-import { buildOpenApiDocument } from './discovery/openapi-document';
+import { buildOpenApiDocument, hostServers } from './discovery/openapi-document';
 import { createRateLimiter } from './http/rate-limit';
 import type { ApiState, RouteDefinition } from './http/route-definition';
 import { buildRouter } from './http/router';
@@ -38,6 +38,7 @@ import { brandingRoutes } from './routes/branding';
 import { eventRoutes } from './routes/events';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
 import { webhookRoutes } from './routes/webhooks';
+import { sandboxSimulationRoutes } from './routes/sandbox-simulation';
 
 export interface AppDeps {
   config: Config;
@@ -83,7 +84,7 @@ export function createApp(deps: AppDeps): BuiltApp {
       mode: config.mode,
       checks: { database: () => pingDb(deps.db), redis: () => pingRedis(deps.redis), temporal: deps.checkTemporal },
     }),
-    ...discoveryRoutes({ openApiJson: () => openApiJson, docs, mode: config.mode }),
+    ...discoveryRoutes({ openApiJson: () => openApiJson, docs, mode: config.mode, servers: hostServers(config) }),
     ...organizationRoutes(),
     ...debtRoutes(deps.debtTriggers),
     ...debtorRoutes(),
@@ -97,6 +98,8 @@ export function createApp(deps: AppDeps): BuiltApp {
     }),
     ...webhookDeliveryRoutes(),
     ...eventRoutes(),
+    // The sandbox's simulation routes exist on the sandbox host only: production answers 404 and does not document them.
+    ...(config.mode === 'sandbox' ? sandboxSimulationRoutes(deps.debtTriggers) : []),
     ...(deps.extraRoutes ?? []),
   ];
   const openApiDocument = buildOpenApiDocument(routes, config);
