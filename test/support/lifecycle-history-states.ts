@@ -35,7 +35,7 @@ export function patchMarkersIn(history: History): string[] {
   return (history.events ?? []).flatMap((event) => {
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName !== 'core_patch') return [];
-    const data = firstJson(marker.details?.['patch_data']) as { id?: string } | undefined;
+    const data = firstJson(marker.details?.['patch-data']) as { id?: string } | undefined;
     return data?.id ? [data.id] : [];
   });
 }
