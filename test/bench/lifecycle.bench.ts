@@ -207,7 +207,7 @@ async function openDebtsMemory(temporal: TestWorkflowEnvironment, db: Db, organi
     const ready = { workerReadyPeakMiB: peakMemoryMiB(child.pid!), workerReadyRssMiB: rssMiB(child.pid!) };
     const debts = await db('debts').where({ organization_id: organizationId }).pluck('id');
     const started = Date.now();
-    await inParallel(debts.length, 64, async (i) => {
+    await inParallel(debts.length, CONCURRENCY, async (i) => {
       const options = debtWorkflowStartOptions({ debtId: debts[i]!, organizationId }, 'production');
       await temporal.client.workflow.start(WORKFLOW_TYPES.debtLifecycle, options);
     });
@@ -216,7 +216,7 @@ async function openDebtsMemory(temporal: TestWorkflowEnvironment, db: Db, organi
     await until(
       async () => (await temporal.client.workflow.count(query)).count >= open,
       `${open} workflows to load`,
-      900_000,
+      1_800_000,
       1_000,
     );
     const openDebtsStartSeconds = (Date.now() - started) / 1000;
@@ -255,6 +255,7 @@ export async function benchLifecycle(
   try {
     const debtsPerSecond = await raisedPerSecond(temporal, db, raised.id, debts);
     const floorWorkflowsPerSecond = await floor(temporal, debts);
+    console.log(`\nlifecycle (a): ${debtsPerSecond.toFixed(1)} debts/s, floor ${floorWorkflowsPerSecond.toFixed(1)}/s`);
     const memory = await openDebtsMemory(temporal, db, waiting.id, openDebts);
     const result: LifecycleBenchResult = {
       debts,
