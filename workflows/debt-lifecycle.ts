@@ -15,6 +15,7 @@ import {
   continueAsNew,
   defineQuery,
   defineUpdate,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -28,9 +29,9 @@ import type {
   PaymentReport,
   PlanRequest,
 } from '../activities/debt-lifecycle';
-import { LIFECYCLE_UPDATES, QUERIES, SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
+import { LIFECYCLE_UPDATES, PATCH_IDS, QUERIES, SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
 import { isAllowed, isTerminal } from './lifecycle/transitions';
-import { nextPlanTimer, type PlanTimer } from './lifecycle/plan-timers';
+import { nextPlanTimer, sameTimer, type PlanTimer } from './lifecycle/plan-timers';
 
 /** Ids, and whether the sandbox's `advance` may fire timers; `carried` is set by continue-as-new. */
 export interface DebtLifecycleInput extends DebtLifecycleStart {
@@ -125,6 +126,7 @@ export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<
   async function apply(change: LifecycleChange): Promise<LifecycleView> {
     assertAllowed(change.kind); // again: an earlier handler may have moved the state while this one waited
     const before = state();
+    const timerBefore = timer();
     const result = await applyDebtLifecycleChange({
       debtId: input.debtId,
       expectedVersion: before.version,
@@ -132,10 +134,22 @@ export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<
       asOf: new Date().toISOString(), // workflow time: deterministic, and the clock the plan's timers run on
     });
     loaded = result.state;
-    revision++;
+    if (mustLookAgain(before, timerBefore)) revision++;
     if (loaded.status !== before.status) publishStatus();
     if (result.outcome === 'refused') refuse(result.code, result.detail);
     return view();
+  }
+
+  const pastHistoryLimit = () => workflowInfo().historyLength > HISTORY_LIMIT || workflowInfo().continueAsNewSuggested;
+
+  /**
+   * Whether the main loop must wake after a change. Before the patch it always did, so a failed or partial payment
+   * cancelled the plan's timer and started the same one again; since, only a new status, a moved timer or a history
+   * due to continue as new wakes it.
+   */
+  function mustLookAgain(before: LifecycleState, timerBefore: PlanTimer | null): boolean {
+    if (!patched(PATCH_IDS.lifecycleKeepUnchangedTimer)) return true;
+    return state().status !== before.status || !sameTimer(timerBefore, timer()) || pastHistoryLimit();
   }
 
   /** The timer's effect, if it is still the current timer and due: the default at the end of a grace period. */
@@ -193,7 +207,7 @@ export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<
     const moved = () => revision !== seen;
     const changed = next ? await condition(moved, Math.max(0, next.at - Date.now())) : (await condition(moved), true);
     if (!changed && next) await serialized(() => fire(next, false));
-    if (workflowInfo().historyLength > HISTORY_LIMIT || workflowInfo().continueAsNewSuggested) {
+    if (pastHistoryLimit()) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof debtLifecycleWorkflow>({ ...input, carried: { state: state(), dueAdvanced } });
     }

@@ -42,6 +42,15 @@ export const LIFECYCLE_UPDATES = {
   advance: 'advance',
 } as const;
 
+/**
+ * Patch ids of `patched()` in workflow code (docs/lifecycle.md "Changing the workflow"): each names one change made to
+ * a workflow while runs of the old code may still be open, and stays until no history from before it can replay.
+ */
+export const PATCH_IDS = {
+  /** A trigger that leaves the status and the plan's timer as they were no longer cancels and restarts that timer. */
+  lifecycleKeepUnchangedTimer: 'lifecycle-keep-unchanged-timer',
+} as const;
+
 /** Queries every long-lived workflow answers: `state` (the lifecycle's) and `status`. */
 export const QUERIES = { state: 'state', status: 'status' } as const;
 

@@ -8,6 +8,7 @@ import { testEnv } from '../support/env';
 import { closeSharedResources } from '../support/resources';
 import { benchApiContract } from './api.bench';
 import { benchDebts } from './debts.bench';
+import { benchLifecycle } from './lifecycle.bench';
 import { benchOutboxCommits } from './outbox-commits.bench';
 import { benchWebhooks } from './webhooks.bench';
 import { peakMemoryMiB, startApiProcess } from './support';
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
     await benchWebhooks();
     await closeSharedResources();
   }
+  if (only.has('lifecycle') || !process.env.BENCH_ONLY) await benchLifecycle();
 }
 
 main().catch((error: unknown) => {
