@@ -8,6 +8,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { register, type Registry } from 'prom-client';
+import { requestIdOfUpdate } from '../core/events/request-cause';
 import type { Logger } from '../core/platform/logger';
 import type { Mode } from '../core/platform/mode';
 import { counterOnce } from '../core/platform/process-metrics';
@@ -84,7 +85,7 @@ export function createDebtLifecycleActivities(deps: DebtLifecycleActivityDeps) {
 
     /** Applies one change with its events; `applied`, `duplicate` or `refused` (with the API's code and detail). */
     async applyDebtLifecycleChange(input: ApplyChangeInput): Promise<ApplyChangeResult> {
-      const log = activityLogger(logger, { debtId: input.debtId });
+      const log = activityLogger(logger, { debtId: input.debtId, requestId: requestIdOfUpdate(input.updateId) });
       try {
         const result = await applyLifecycleChange(db, input);
         transitions.inc({ mode, change: input.change.kind, outcome: result.outcome });

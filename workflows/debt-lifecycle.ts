@@ -13,6 +13,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  currentUpdateInfo,
   defineQuery,
   defineUpdate,
   patched,
@@ -123,7 +124,8 @@ export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<
       refuse('invalid_state', `${kind} is not allowed while the debt is ${status}.`);
   }
 
-  async function apply(change: LifecycleChange): Promise<LifecycleView> {
+  /** `updateId`: the update that asked for it; the API uses its request id, so the change's events carry it. */
+  async function apply(change: LifecycleChange, updateId?: string): Promise<LifecycleView> {
     assertAllowed(change.kind); // again: an earlier handler may have moved the state while this one waited
     const before = state();
     const timerBefore = timer();
@@ -132,6 +134,7 @@ export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<
       expectedVersion: before.version,
       change,
       asOf: new Date().toISOString(), // workflow time: deterministic, and the clock the plan's timers run on
+      ...(updateId ? { updateId } : {}),
     });
     loaded = result.state;
     if (mustLookAgain(before, timerBefore)) revision++;
@@ -171,9 +174,14 @@ export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<
     kind: LifecycleChange['kind'],
     build: (...args: NoInfer<Args>) => LifecycleChange,
   ): void {
-    setHandler<LifecycleView, Args, typeof update>(update, (...args: Args) => serialized(() => apply(build(...args))), {
-      validator: () => assertAllowed(kind),
-    });
+    setHandler<LifecycleView, Args, typeof update>(
+      update,
+      (...args: Args) => {
+        const updateId = currentUpdateInfo()?.id; // read now: the handler may wait for an earlier one
+        return serialized(() => apply(build(...args), updateId));
+      },
+      { validator: () => assertAllowed(kind) },
+    );
   }
 
   setHandler(stateQuery, view);

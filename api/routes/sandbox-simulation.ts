@@ -65,6 +65,8 @@ function simulation<TBody>(route: {
 }
 
 export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition[] {
+  /** The triggers on behalf of this request: the events they cause carry its id. */
+  const caused = (ctx: ApiContext) => triggers.forRequest(ctx.state.requestId);
   return [
     simulation({
       action: 'accept',
@@ -74,7 +76,7 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
         'Moves a `PendingAssignment` debt to `Accepted` and sends `debt.accepted`, then `debt.updated`. Any other ' +
         'state answers `409 invalid_state`.',
       example: examples.accepted,
-      handler: ({ auth, params }) => triggers.accept(auth.organizationId, params.id),
+      handler: ({ auth, params }, ctx) => caused(ctx).accept(auth.organizationId, params.id),
     }),
     simulation<{ reason: string }>({
       action: 'dispute',
@@ -86,7 +88,7 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
         '`debt.updated`.',
       body: disputeBody,
       example: examples.disputed,
-      handler: ({ auth, params, body }) => triggers.dispute(auth.organizationId, params.id, body.reason),
+      handler: ({ auth, params, body }, ctx) => caused(ctx).dispute(auth.organizationId, params.id, body.reason),
     }),
     simulation<{ outcome: 'rejected' | 'upheld' }>({
       action: 'dispute/resolve',
@@ -97,7 +99,8 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
         '(`WrittenOff`, final). Either sends `debt.updated`.',
       body: resolveDisputeBody,
       example: examples.resolved,
-      handler: ({ auth, params, body }) => triggers.resolveDispute(auth.organizationId, params.id, body.outcome),
+      handler: ({ auth, params, body }, ctx) =>
+        caused(ctx).resolveDispute(auth.organizationId, params.id, body.outcome),
     }),
     simulation<PlanRequest>({
       action: 'plan',
@@ -108,7 +111,7 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
         '`debt.updated`, are sent. The plan’s timers run on real time; `…/advance` fires them now.',
       body: planBody,
       example: examples.planned,
-      handler: ({ auth, params, body }) => triggers.agreePlan(auth.organizationId, params.id, body),
+      handler: ({ auth, params, body }, ctx) => caused(ctx).agreePlan(auth.organizationId, params.id, body),
     }),
     simulation<PaymentBody>({
       action: 'payments',
@@ -126,7 +129,7 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
         const debt = await getDebt(trx, auth.organizationId, params.id);
         if (!debt) throw errors.notFound('debt');
         const written = numberSourceText(rawBody(ctx.request), 'amount', body.amount) ?? body.amount;
-        return triggers.reportPayment(auth.organizationId, params.id, {
+        return caused(ctx).reportPayment(auth.organizationId, params.id, {
           amount: parseAmount(written, debt.currency, 'amount'),
           processorReference: body.processorReference ?? `pi_sandbox_${randomUUID()}`,
           succeeded: body.status === 'Succeeded',
@@ -144,7 +147,7 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
         'becomes `InArrears`, the plan `Defaulted`, and `plan.defaulted`, then `debt.updated`, are sent. So two ' +
         'calls take an unpaid plan to its default. A debt with no timer running answers `409 invalid_state`.',
       example: examples.defaulted,
-      handler: ({ auth, params }) => triggers.advance(auth.organizationId, params.id),
+      handler: ({ auth, params }, ctx) => caused(ctx).advance(auth.organizationId, params.id),
     }),
   ];
 }

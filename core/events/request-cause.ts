@@ -9,7 +9,21 @@
  * for the whole process, a cost on every await of every request. The mark is typed, held weakly (it goes with the
  * transaction), and a transaction nobody marked (a worker's, a test's) records events without a request id.
  */
+import { randomUUID } from 'node:crypto';
 import type { Trx } from '../platform/db';
+
+/** A request's id: always ours (a client-supplied one could collide), so it is unique. */
+export const newRequestId = (): string => `req_${randomUUID().replace(/-/g, '')}`;
+
+const REQUEST_ID_FORM = /^req_[0-9a-f]{32}$/;
+
+/**
+ * The request behind a lifecycle change, from the id of the Temporal update that asked for it: the API's triggers
+ * use the request id as the update id (core/lifecycle/triggers.ts); other updates have ids of another form.
+ */
+export function requestIdOfUpdate(updateId: string | undefined): string | null {
+  return updateId && REQUEST_ID_FORM.test(updateId) ? updateId : null;
+}
 
 const requestIds = new WeakMap<Trx, string>();
 

@@ -59,6 +59,26 @@ describe('Sandbox simulation routes drive the real lifecycle', function () {
     expectProblem(await ctx.api('POST', sim(debt.id, 'accept')), 409, 'invalid_state');
   });
 
+  it('records the request id of the move, and of a recall, on the events the workflow commits for it', async () => {
+    const debt = await raiseDebt(ctx.api);
+    const accepted = await ctx.api<SimDebt>('POST', sim(debt.id, 'accept'));
+    const recalled = await ctx.api<SimDebt>('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed' });
+    expect([accepted.status, recalled.status]).to.deep.equal([200, 200]);
+    const rows = await testDb()('events')
+      .where({ organization_id: ctx.tenant.organization.id })
+      .whereRaw(`data::jsonb -> 'debt' ->> 'id' = ?`, [debt.id])
+      .whereNot({ type: 'debt.created' })
+      .orderBy('seq')
+      .select('type', 'request_id');
+    const acceptedBy = accepted.headers.get('x-request-id');
+    const recalledBy = recalled.headers.get('x-request-id');
+    expect(rows).to.deep.equal([
+      { type: 'debt.accepted', request_id: acceptedBy },
+      { type: 'debt.updated', request_id: acceptedBy },
+      { type: 'debt.updated', request_id: recalledBy },
+    ]);
+  });
+
   it('dispute with a reason, then resolve it either way: back to PendingAssignment, or WrittenOff', async () => {
     const debt = await raiseDebt(ctx.api);
     const disputed = await move(debt.id, 'dispute', { reason: 'Not mine.' });
