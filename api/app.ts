@@ -38,6 +38,7 @@ import { brandingRoutes } from './routes/branding';
 import { eventRoutes } from './routes/events';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
 import { webhookRoutes } from './routes/webhooks';
+import { PROJECT_ROOT } from '../core/platform/project-root';
 
 export interface AppDeps {
   config: Config;
@@ -64,7 +65,7 @@ export interface AppDeps {
   extraRoutes?: RouteDefinition[];
 }
 
-export const DEFAULT_DOCS_DIR = path.resolve(__dirname, '..', 'docs');
+export const DEFAULT_DOCS_DIR = path.join(PROJECT_ROOT, 'docs');
 
 export interface BuiltApp {
   app: Koa<ApiState>;
