@@ -8,7 +8,7 @@
  *   BENCH_DATABASE_URL: the list tenants (up to 1,000,000 rows each) are kept there between runs; default: the
  *   client_api_bench database (scripts/bench.sh creates and migrates it), or TEST_DATABASE_URL in quick mode
  *   (whose small tenants are removed afterwards)
- *   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=…': extra node flags for the API and bare processes (profiles)
+ * CPU profiles of the hot paths: test/bench/profile.ts.
  */
 import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';

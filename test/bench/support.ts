@@ -51,8 +51,7 @@ export async function startApiProcess(env: NodeJS.ProcessEnv): Promise<ApiProces
 /** Starts a TypeScript entry point (the API, the bare ceilings' server) on a free port; resolves once `/` answers. */
 export async function startBenchProcess(entry: string, env: NodeJS.ProcessEnv): Promise<ApiProcess> {
   const port = await freePort();
-  const execArgv = [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx'];
-  const child: ChildProcess = spawn(process.execPath, [...execArgv, entry], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL ?? 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
