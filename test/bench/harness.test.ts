@@ -45,6 +45,7 @@ describe('bench harness (quick mode)', function () {
 
   it('names every scenario of issue 13', () => {
     expect(report.quick).to.equal(true);
+    expect(report.errors).to.deep.equal([]);
     expect(report.scenarios).to.include.members(EXPECTED_SCENARIOS);
   });
 

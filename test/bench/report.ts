@@ -55,6 +55,8 @@ export interface BenchReport {
   comparisons: Comparison[];
   checks: Check[];
   memory: PeakMemory[];
+  /** Scenarios that failed to run (the others are still reported). */
+  errors: string[];
 }
 
 export function figure(result: LoadResult): Figure {
@@ -77,6 +79,7 @@ export function newReport(options: { quick: boolean; secondsPerLoad: number; con
     comparisons: [],
     checks: [],
     memory: [],
+    errors: [],
   };
 }
 

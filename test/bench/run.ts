@@ -18,7 +18,7 @@ import type { BenchContext } from './context';
 import { benchDebtCreation } from './debts.bench';
 import { benchLists } from './lists.bench';
 import { benchOutboxCommits } from './outbox-commits.bench';
-import { finish, newReport, recordMemory } from './report';
+import { finish, newReport, recordMemory, type BenchReport } from './report';
 import { benchWebhooks } from './webhooks.bench';
 import { ROOT, peakMemoryMiB, startApiProcess, startBenchProcess } from './support';
 
@@ -36,13 +36,23 @@ async function httpScenarios(ctx: Omit<BenchContext, 'api' | 'bare'>): Promise<v
   const full = { ...ctx, api, bare };
   try {
     console.log(`API pid ${api.pid} at ${api.baseUrl}, bare pid ${bare.pid} at ${bare.baseUrl}`);
-    if (only.has('api')) await benchApiContract(full);
-    if (only.has('lists')) await benchLists(full);
-    if (only.has('debts')) await benchDebtCreation(full);
+    if (only.has('api')) await attempt(ctx.report, 'api', () => benchApiContract(full));
+    if (only.has('lists')) await attempt(ctx.report, 'lists', () => benchLists(full));
+    if (only.has('debts')) await attempt(ctx.report, 'debts', () => benchDebtCreation(full));
     recordMemory(ctx.report, 'api process (1 process)', api.pid, peakMemoryMiB(api.pid));
     recordMemory(ctx.report, 'bare process', bare.pid, peakMemoryMiB(bare.pid));
   } finally {
     await Promise.all([api.stop(), bare.stop()]);
+  }
+}
+
+/** A scenario that fails is reported and the run goes on, so one broken scenario does not lose the others. */
+async function attempt(report: BenchReport, name: string, scenario: () => Promise<unknown>): Promise<void> {
+  try {
+    await scenario();
+  } catch (err) {
+    console.error(`scenario ${name} failed:`, err);
+    report.errors.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
@@ -58,14 +68,16 @@ async function main(): Promise<void> {
   } finally {
     await db.destroy();
   }
-  if (only.has('outbox')) await benchOutboxCommits(Math.min(duration, 5));
+  if (only.has('outbox')) await attempt(report, 'outbox', () => benchOutboxCommits(Math.min(duration, 5)));
   if (only.has('webhooks')) {
     const events = quick ? 40 : undefined;
-    await benchWebhooks({ report, events, pacedSeconds: quick ? 2 : undefined, tarpitEvents: quick ? 20 : undefined });
+    const options = { report, events, pacedSeconds: quick ? 2 : undefined, tarpitEvents: quick ? 20 : undefined };
+    await attempt(report, 'webhooks', () => benchWebhooks(options));
   }
   recordMemory(report, 'bench process (autocannon client, seeding)', process.pid, peakMemoryMiB(process.pid));
   finish(report, ROOT);
   await closeSharedResources();
+  if (report.errors.length > 0) process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {
