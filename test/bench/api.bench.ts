@@ -29,7 +29,8 @@ export async function benchApiContract(ctx: BenchContext): Promise<void> {
     API_PROCESSES: String(processes),
   });
   try {
-    await organization(all.baseUrl, 'warm-up', warmUp);
+    // Every worker warms up on its own (JIT, pool, key cache) and each gets only part of the warm-up's requests.
+    await organization(all.baseUrl, 'warm-up', duration);
     const clustered = await organization(all.baseUrl, `ours, ${processes} processes (API_PROCESSES=${processes})`);
     compare(ctx.report, 'GET /v1/organization, all cores vs one process', figure(clustered), figure(single));
     recordMemory(ctx.report, `api cluster primary (${processes} workers)`, all.pid, peakMemoryMiB(all.pid));

@@ -25,7 +25,10 @@ const LISTS = {
     json: `json_build_object('id', id, 'debtorId', debtor_id, 'externalAccountId', external_account_id,
       'clientReference', client_reference, 'originalPrincipal', original_principal::float8,
       'outstandingPrincipal', outstanding_principal::float8, 'currency', currency, 'status', status,
-      'disputeReason', dispute_reason, 'createdAt', created_at, 'updatedAt', updated_at)`,
+      'disputeReason', dispute_reason, 'planStatus', plan_status, 'planInstalmentAmount', plan_instalment_amount,
+      'planFrequency', plan_frequency, 'planInstalmentCount', plan_instalment_count,
+      'planInstalmentsPaid', plan_instalments_paid, 'planNextDueDate', plan_next_due_date,
+      'createdAt', created_at, 'updatedAt', updated_at)`,
     order: 'created_at desc, id desc',
   },
   events: {
