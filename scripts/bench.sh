@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
+# The processes under test use the public development webhook key, as the tests do: nothing here is production.
+export APP_ENV="${APP_ENV:-test}"
 if [[ "${BENCH_QUICK:-}" != 1 ]]; then
   export BENCH_DATABASE_URL=${BENCH_DATABASE_URL:-postgres://client_api:client_api@127.0.0.1:5432/client_api_bench}
   server_url="${BENCH_DATABASE_URL%/*}/postgres"
@@ -12,6 +14,6 @@ if [[ "${BENCH_QUICK:-}" != 1 ]]; then
   if [[ -z "$(psql "$server_url" -Atc "select 1 from pg_database where datname = '$name'")" ]]; then
     psql "$server_url" -qc "create database \"$name\""
   fi
-  DATABASE_URL="$BENCH_DATABASE_URL" APP_ENV="${APP_ENV:-test}" npx tsx scripts/migrate.ts
+  DATABASE_URL="$BENCH_DATABASE_URL" npx tsx scripts/migrate.ts
 fi
 exec node --import tsx test/bench/run.ts "$@"

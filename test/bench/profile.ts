@@ -1,9 +1,11 @@
 /**
- * Where the time goes: a CPU profile (`node --cpu-prof`) of the API process for each hot path, one process per path
- * under 20 connections for BENCH_DURATION seconds, summarised as the top frames by self time and the share of time
- * per package. `npx tsx test/bench/profile.ts` (after `npm run bench` has seeded the bench database); the raw
- * .cpuprofile files stay in bench-results/profiles/ (open them in Chrome DevTools or speedscope).
+ * Where the time goes: a CPU profile (`node --cpu-prof`) of the compiled API process (dist/, as production runs it)
+ * for each hot path, one process per path under 20 connections for BENCH_DURATION seconds, summarised
+ * as the top frames by self time and the share of time per package. Start-up (module loading) is in the profile too
+ * but small next to the load. `APP_ENV=test npx tsx test/bench/profile.ts` after `npm run bench` has seeded the bench
+ * database; the raw .cpuprofile files stay in bench-results/profiles/ (Chrome DevTools or speedscope open them).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -31,6 +33,7 @@ const OUT = path.join(ROOT, 'bench-results', 'profiles');
 function where(url: string): string {
   if (!url) return '(native / idle / gc)';
   if (url.startsWith('node:')) return 'node core';
+  if (url.includes('/dist/')) return path.relative(path.join(ROOT, 'dist'), url.replace(/^file:\/\//, ''));
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1]!;
   return path.relative(ROOT, url.replace(/^file:\/\//, ''));
@@ -63,12 +66,11 @@ async function profileOne(name: string, drive: (baseUrl: string) => Promise<unkn
   const dir = path.join(OUT, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const api = await startApiProcess({
-    API_MODE: 'production',
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: process.env.BENCH_REDIS_URL ?? testEnv.redisUrl,
-    NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}`,
-  });
+  const api = await startApiProcess(
+    { API_MODE: 'production', DATABASE_URL: databaseUrl, REDIS_URL: process.env.BENCH_REDIS_URL ?? testEnv.redisUrl },
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    'dist/api/server.js',
+  );
   try {
     await drive(api.baseUrl);
   } finally {
@@ -88,6 +90,7 @@ function get(path_: string, tenant: BenchTenant) {
 }
 
 async function main(): Promise<void> {
+  execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT });
   const db = createDb(databaseUrl, { pool: { min: 0, max: 2 } });
   try {
     const org = await benchTenant(db, 'Bench profile');

@@ -44,14 +44,23 @@ export interface ApiProcess {
  * Starts `api/server.ts` in its own node process (one process unless `env` sets API_PROCESSES) and waits until it
  * answers. Its internal metrics port is off: a fixed default would collide with another API on the machine.
  */
-export async function startApiProcess(env: NodeJS.ProcessEnv): Promise<ApiProcess> {
-  return startBenchProcess('api/server.ts', { API_PROCESSES: '1', METRICS_PORT: '0', ...env });
+export async function startApiProcess(
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[] = [],
+  entry = 'api/server.ts',
+): Promise<ApiProcess> {
+  return startBenchProcess(entry, { API_PROCESSES: '1', METRICS_PORT: '0', ...env }, nodeArgs);
 }
 
 /** Starts a TypeScript entry point (the API, the bare ceilings' server) on a free port; resolves once `/` answers. */
-export async function startBenchProcess(entry: string, env: NodeJS.ProcessEnv): Promise<ApiProcess> {
+export async function startBenchProcess(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[] = [],
+): Promise<ApiProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : []; // a compiled dist/….js entry runs as in production
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...loader, entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL ?? 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
