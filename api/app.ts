@@ -39,6 +39,7 @@ import { eventRoutes } from './routes/events';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
 import { webhookRoutes } from './routes/webhooks';
 import { sandboxSimulationRoutes } from './routes/sandbox-simulation';
+import { PROJECT_ROOT } from '../core/platform/project-root';
 
 export interface AppDeps {
   config: Config;
@@ -65,7 +66,7 @@ export interface AppDeps {
   extraRoutes?: RouteDefinition[];
 }
 
-export const DEFAULT_DOCS_DIR = path.resolve(__dirname, '..', 'docs');
+export const DEFAULT_DOCS_DIR = path.join(PROJECT_ROOT, 'docs');
 
 export interface BuiltApp {
   app: Koa<ApiState>;
