@@ -7,6 +7,7 @@ import { createRedis } from '../core/platform/redis';
 import { createSecretBox } from '../core/platform/secret-box';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { createDebtTriggers } from '../core/lifecycle/triggers';
+import { createSandboxResets } from '../core/sandbox/resets';
 import { createApp } from './app';
 import { answerUnparsableRequests } from './http/client-errors';
 import { createMetricsServer } from '../core/platform/metrics-server';
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
     redis,
     secretBox,
     debtTriggers,
+    sandboxResets: config.mode === 'sandbox' ? createSandboxResets({ client: temporal }) : undefined,
     checkTemporal: () => checkTemporal(temporal),
   });
   const metricsServer = config.metricsPort > 0 ? createMetricsServer(metrics.registry, logger) : undefined;
