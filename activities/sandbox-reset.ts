@@ -3,12 +3,15 @@
  * seed's (core/sandbox/reset-tenant.ts). Idempotent, so Temporal may retry it after any interruption.
  */
 import type { Logger } from '../core/platform/logger';
+import { startSeedWorkflows } from '../core/sandbox/debt-workflows';
 import { resetSandboxTenant, type SandboxResetDeps, type SandboxResetReport } from '../core/sandbox/reset-tenant';
 
 export type { SandboxResetReport };
 
 export interface SandboxResetActivities {
-  resetSandboxTenant(organizationId: string): Promise<SandboxResetReport>;
+  resetSandboxTenant: (organizationId: string) => Promise<SandboxResetReport>;
+  /** Starts the workflow of each open debt of the tenant (its seed's, after sign-up); those running are left alone. */
+  startTenantDebtWorkflows: (organizationId: string) => Promise<{ started: number }>;
 }
 
 export function createSandboxResetActivities(deps: SandboxResetDeps & { logger?: Logger }): SandboxResetActivities {
@@ -20,6 +23,10 @@ export function createSandboxResetActivities(deps: SandboxResetDeps & { logger?:
         report.outcome === 'reset' ? report : { ...report, seededDebtIds: [] };
       deps.logger?.info({ organizationId, ...summary }, 'sandbox tenant reset');
       return report;
+    },
+    async startTenantDebtWorkflows(organizationId) {
+      const { started } = await startSeedWorkflows(deps, organizationId);
+      return { started };
     },
   };
 }

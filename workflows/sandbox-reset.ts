@@ -1,11 +1,12 @@
 /**
  * One sandbox tenant's idle reset (DECISIONS.md §6): `sandbox-reset-<orgId>` on the `sandbox` task queue.
  *
- * Armed from its start (sign-up is a use), it waits until 7 days have passed since the tenant's last use; each `used`
- * signal (the API's, debounced to one a minute per tenant) moves that moment. When it arrives, one activity wipes the
- * tenant and reseeds it; the workflow then stays disarmed until the next use, so an idle tenant is reset once, not
- * every week. `resetNow` (POST /v1/sandbox/reset) resets at once and counts as a use. After every reset, and whenever
- * history grows, the workflow continues as new with its two facts (last use, armed), so its history stays small.
+ * Its first run starts the workflows of the tenant's open debts (the seed's). Armed from its start (sign-up is a
+ * use), it waits until 7 days have passed since the tenant's last use; each `used` signal (the API's, debounced to
+ * one a minute per tenant) moves that moment. When it arrives, one activity wipes the tenant and reseeds it; the
+ * workflow then stays disarmed until the next use, so an idle tenant is reset once, not every week. `resetNow`
+ * (POST /v1/sandbox/reset) resets at once and counts as a use. After every reset, and whenever history grows, the
+ * workflow continues as new with its facts (last use, armed, last reset), so its history stays small.
  * The `status` query answers the last use and the planned reset (null while disarmed).
  */
 import {
@@ -47,7 +48,7 @@ export const usedSignal = defineSignal(SANDBOX_RESET_SIGNALS.used);
 export const resetNowSignal = defineSignal(SANDBOX_RESET_SIGNALS.resetNow);
 export const statusQuery = defineQuery<SandboxResetStatus>(QUERIES.status);
 
-const { resetSandboxTenant } = proxyActivities<SandboxResetActivities>({
+const { resetSandboxTenant, startTenantDebtWorkflows } = proxyActivities<SandboxResetActivities>({
   // A worker killed mid-reset is noticed at this timeout and the reset retried from the start.
   startToCloseTimeout: '2 minutes',
   // A database or Temporal outage is waited out: the reset is idempotent, and a tenant must not stay half reset.
@@ -98,6 +99,10 @@ export async function sandboxResetWorkflow(input: SandboxResetInput): Promise<vo
     const left = lastUsedAt + IDLE_PERIOD_MS - Date.now();
     return left <= 0 || !(await condition(woken, left));
   }
+
+  // A tenant's first run (at sign-up, or on first use of a tenant created otherwise) gives its open debts their
+  // lifecycle workflows: sign-up seeded rows without events, so nothing else starts them.
+  if (!input.carried) await startTenantDebtWorkflows(organizationId);
 
   for (;;) {
     let didReset = false;

@@ -41,6 +41,7 @@ describe('sandboxResetWorkflow on the time-skipping server (real durations)', fu
       resets.push(organizationId);
       return { outcome: 'skipped', reason: 'organization not found' };
     },
+    startTenantDebtWorkflows: async () => ({ started: 0 }),
   };
 
   async function startWorker(activities: SandboxResetActivities, queue = taskQueue): Promise<Worker> {
@@ -184,7 +185,7 @@ describe('sandboxResetWorkflow on the time-skipping server (real durations)', fu
     return Worker.create({
       connection: env.nativeConnection,
       taskQueue: queue,
-      activities: { resetSandboxTenant },
+      activities: { resetSandboxTenant, startTenantDebtWorkflows: recording.startTenantDebtWorkflows },
       shutdownGraceTime: '100ms',
     });
   }
