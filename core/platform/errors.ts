@@ -125,8 +125,8 @@ export const ERROR_CATALOGUE = {
   rate_limited: {
     status: 429,
     when:
-      'The key exceeded its hourly or daily request limit, too many failed authentications (or sandbox sign-ups) ' +
-      'came from your address, or too many webhook URL checks of your organisation are in flight.',
+      'The key exceeded its hourly or daily request limit, too many failed authentications came from your ' +
+      'address, or too many webhook URL checks of your organisation are in flight.',
     action: 'Wait `Retry-After` seconds; watch `X-RateLimit-Remaining` to pace requests.',
     detail: 'Rate limit exceeded.',
   },
