@@ -137,6 +137,20 @@ describe('Sandbox sign-up: POST /sandbox/signup', function () {
     expect(doc.paths).to.have.property('/v1/sandbox/reset');
   });
 
+  it('POST /v1/sandbox/reset asks the tenant’s workflow to reset (202) and needs a key that may write debts', async () => {
+    const tenant = await signUp(sandbox.baseUrl);
+    const accepted = await tenant.api('POST', '/v1/sandbox/reset');
+    expect(accepted.status, accepted.text).to.equal(202);
+    expect(accepted.body.status).to.equal('accepted');
+    expect(resets.calls).to.deep.include({ kind: 'resetNow', organizationId: tenant.organizationId });
+
+    const readOnly = await createTestTenant({ mode: 'sandbox', readOnly: true });
+    const refused = await fetch(`${sandbox.baseUrl}/v1/sandbox/reset`, { method: 'POST', headers: readOnly.headers });
+    expect(refused.status).to.equal(403);
+    expect(((await refused.json()) as Row).title).to.equal('read_only_key');
+    expect(resets.calls).to.not.deep.include({ kind: 'resetNow', organizationId: readOnly.organization.id });
+  });
+
   describe('on the production host', () => {
     it('answers 404 for sign-up and reset, and its OpenAPI document lists neither', async () => {
       const signup = await fetch(`${production.baseUrl}/sandbox/signup`, { method: 'POST' });
