@@ -91,7 +91,9 @@ describe('sandboxResetWorkflow on the time-skipping server (real durations)', fu
   /** When the reset activity was scheduled, in the workflow's clock, in the run that did it. */
   async function resetScheduledAt(handle: ResetHandle, runId: string): Promise<number> {
     const history = await env.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
-    const scheduled = history.events!.find((e) => e.activityTaskScheduledEventAttributes);
+    const scheduled = history.events!.find(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'resetSandboxTenant',
+    );
     return tsToMs(scheduled!.eventTime);
   }
 
