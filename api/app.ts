@@ -40,6 +40,11 @@ import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
 import { webhookRoutes } from './routes/webhooks';
 import { sandboxSimulationRoutes } from './routes/sandbox-simulation';
 import { PROJECT_ROOT } from '../core/platform/project-root';
+import { sandboxTenantRoutes } from './routes/sandbox-tenant';
+import { sandboxActivity } from './http/middleware/sandbox-activity';
+import { createActivityTouch } from '../core/sandbox/activity-touch';
+import type { SandboxResets } from '../core/sandbox/resets';
+import { createSignupLimiter } from '../core/sandbox/signup-limit';
 
 export interface AppDeps {
   config: Config;
@@ -62,6 +67,8 @@ export interface AppDeps {
   failedAuthLimit?: number;
   /** Defaults to a fresh registry per app. */
   metrics?: ApiMetrics;
+  /** Sandbox mode: the tenants' reset workflows (sign-up starts one, API use signals it, POST /v1/sandbox/reset). */
+  sandboxResets?: SandboxResets;
   /** Extra route declarations (tests use this to exercise the machinery, e.g. deprecation). */
   extraRoutes?: RouteDefinition[];
 }
@@ -99,8 +106,15 @@ export function createApp(deps: AppDeps): BuiltApp {
     }),
     ...webhookDeliveryRoutes(),
     ...eventRoutes(),
-    // The sandbox's simulation routes exist on the sandbox host only: production answers 404 and does not document them.
+    // The sandbox's routes exist on the sandbox host only: production answers 404 and does not document them.
     ...(config.mode === 'sandbox' ? sandboxSimulationRoutes(deps.debtTriggers) : []),
+    ...(config.mode === 'sandbox'
+      ? sandboxTenantRoutes({
+          signupLimiter: createSignupLimiter({ redis: deps.redis, logger, limitPerHour: config.sandboxSignupsPerHour }),
+          logger,
+          resets: deps.sandboxResets,
+        })
+      : []),
     ...(deps.extraRoutes ?? []),
   ];
   const openApiDocument = buildOpenApiDocument(routes, config);
@@ -124,6 +138,9 @@ export function createApp(deps: AppDeps): BuiltApp {
   app.use(requestLog(logger, metrics));
   app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));
   app.use(authenticateV1(authenticator, rateLimiter));
+  if (config.mode === 'sandbox' && deps.sandboxResets) {
+    app.use(sandboxActivity(createActivityTouch({ redis: deps.redis, resets: deps.sandboxResets, logger })));
+  }
   app.use(jsonBody());
   app.use(notMatched(router));
   app.use(router.routes());

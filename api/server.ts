@@ -11,6 +11,7 @@ import { createRedis } from '../core/platform/redis';
 import { createSecretBox } from '../core/platform/secret-box';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { createDebtTriggers } from '../core/lifecycle/triggers';
+import { createSandboxResets } from '../core/sandbox/resets';
 import { createApp } from './app';
 import { answerUnparsableRequests } from './http/client-errors';
 import { createMetricsServer } from '../core/platform/metrics-server';
@@ -49,6 +50,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
     redis,
     secretBox,
     debtTriggers,
+    sandboxResets: config.mode === 'sandbox' ? createSandboxResets({ client: temporal }) : undefined,
     checkTemporal: () => checkTemporal(temporal),
   });
   // In a cluster the primary serves the metrics port and asks each worker for its registry.

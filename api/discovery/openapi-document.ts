@@ -159,7 +159,10 @@ function operation(route: RouteDefinition, config: Config): Record<string, unkno
   if (route.auth.kind === 'key' && route.method !== 'get') parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   if (parameters.length > 0) op.parameters = parameters;
   if (route.body) {
-    op.requestBody = { required: true, content: { 'application/json': { schema: documentedSchema(route.body) } } };
+    op.requestBody = {
+      required: !route.optionalBody,
+      content: { 'application/json': { schema: documentedSchema(route.body) } },
+    };
   }
   return op;
 }

@@ -135,6 +135,8 @@ export interface RouteDefinition<TInput extends AnyRouteInput = AnyRouteInput> {
   params?: JsonSchema;
   query?: JsonSchema;
   body?: JsonSchema;
+  /** The body may be left out altogether (the handler then gets `{}`); by default a route with `body` needs one. */
+  optionalBody?: boolean;
   /** Success responses by status code. */
   responses: Record<number, ResponseSpec>;
   /** Error codes this operation can answer besides the ones every operation of its kind shares. */

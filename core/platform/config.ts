@@ -49,6 +49,8 @@ export interface Config {
   metricsPort: number;
   /** Failed authentications allowed per client address and minute before the address gets 429. */
   failedAuthLimit: number;
+  /** Anonymous sandbox sign-ups (`POST /sandbox/signup`) allowed per client address and hour. */
+  sandboxSignupsPerHour: number;
   /** This host's public base URL (`{base_url}` or `{sandbox_url}` of the spec). */
   publicBaseUrl: string;
   productionBaseUrl: string;
@@ -185,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       PORT: port({ default: port0, desc: 'port the API listens on' }),
       METRICS_PORT: portOrZero({ default: DEFAULT_METRICS_PORTS[mode], desc: 'internal /metrics port; 0 disables' }),
       FAILED_AUTH_LIMIT: num({ default: 20, desc: 'failed authentications per client address and minute' }),
+      SANDBOX_SIGNUPS_PER_HOUR: num({ default: 10, desc: 'sandbox sign-ups per client address and hour' }),
       PUBLIC_BASE_URL: url({ default: `http://localhost:${env.PORT ?? port0}` }),
       PRODUCTION_BASE_URL: url({ default: 'http://localhost:3000' }),
       SANDBOX_BASE_URL: url({ default: 'http://localhost:3001' }),
@@ -209,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     port: e.PORT,
     metricsPort: e.METRICS_PORT,
     failedAuthLimit: e.FAILED_AUTH_LIMIT,
+    sandboxSignupsPerHour: e.SANDBOX_SIGNUPS_PER_HOUR,
     publicBaseUrl,
     productionBaseUrl: stripSlash(e.PRODUCTION_BASE_URL),
     sandboxBaseUrl: stripSlash(e.SANDBOX_BASE_URL),

@@ -28,6 +28,7 @@ export const WORKFLOW_TYPES = {
   webhookReconcile: 'webhookReconcileWorkflow',
   retentionPurge: 'retentionPurgeWorkflow',
   diagnosticProbe: 'diagnosticProbeWorkflow',
+  sandboxReset: 'sandboxResetWorkflow',
 } as const;
 
 /** The updates a debt's lifecycle workflow takes: each is one trigger of DECISIONS.md §3 (and the sandbox's advance). */
@@ -50,6 +51,9 @@ export const PATCH_IDS = {
   /** A trigger that leaves the status and the plan's timer as they were no longer cancels and restarts that timer. */
   lifecycleKeepUnchangedTimer: 'lifecycle-keep-unchanged-timer',
 } as const;
+
+/** The signals a tenant's `sandbox-reset-<orgId>` workflow takes: an API use (debounced), and a reset on demand. */
+export const SANDBOX_RESET_SIGNALS = { used: 'used', resetNow: 'resetNow' } as const;
 
 /** Queries every long-lived workflow answers: `state` (the lifecycle's) and `status`. */
 export const QUERIES = { state: 'state', status: 'status' } as const;
