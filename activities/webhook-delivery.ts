@@ -54,6 +54,8 @@ export interface DeliverAttemptResult {
   deliveryStatus: DeliveryStatus;
   /** The attempt's number in the delivery log (across runs), when one was made. */
   attemptNumber: number | null;
+  /** `busy` only: how long to wait before asking again (receiver-slots.ts), before the workflow's jitter. */
+  retryAfterMs?: number;
 }
 
 /** The error type of an attempt input that can never succeed: the workflow's retry policy names it non-retryable. */
@@ -203,8 +205,8 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDep
 
   /** A receiver with its share of attempts in flight is told so before any database work: a `busy` check is cheap. */
   async function attemptWithReceiverSlot(input: DeliverAttemptInput): Promise<DeliverAttemptResult> {
-    const release = receiverSlots.tryAcquire(input.organizationId);
-    if (!release) return { ...BUSY };
+    const release = receiverSlots.tryAcquire(input.organizationId, input.deliveryId);
+    if (!release) return { ...BUSY, retryAfterMs: receiverSlots.busyWaitMs(input.organizationId, input.deliveryId) };
     try {
       return await attempt(input);
     } finally {

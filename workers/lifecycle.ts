@@ -15,6 +15,8 @@ void runWorker({
   taskQueue: TASK_QUEUES.lifecycle,
   workflowsPath: require.resolve('../workflows/bundles/lifecycle'),
   defaultModes: 'production,sandbox',
+  // Debts sleep on timers for weeks: the memory of 10,000 open debts is the cache's, not theirs (docs/performance.md).
+  cachedWorkflows: 500,
   createActivities: ({ db, mode, logger }) => ({
     ...createDiagnosticsActivities({ db }),
     ...createDebtLifecycleActivities({ db, mode, logger: logger.child({ mode }) }),

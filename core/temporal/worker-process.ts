@@ -52,6 +52,12 @@ export interface RunWorkerOptions {
    * it, so an activity never waits for a connection behind its siblings.
    */
   activitySlots?: number;
+  /**
+   * Workflow runs kept in memory per mode (`maxCachedWorkflows`); the SDK's default scales with the machine's memory.
+   * A queue whose runs mostly sleep for days (debt lifecycles) caps it: an evicted run is replayed from its short
+   * history when it next wakes, and the worker's memory stops growing with the number of open runs.
+   */
+  cachedWorkflows?: number;
   /** Started once per mode after its worker is created, stopped after the workers have drained. */
   startSidecar?: WorkerSidecar;
 }
@@ -110,6 +116,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
           workflowBundle,
           activities: options.createActivities(deps),
           maxConcurrentActivityTaskExecutions: activitySlots,
+          ...(options.cachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.cachedWorkflows }),
           shutdownGraceTime: SHUTDOWN_GRACE_TIME,
           shutdownForceTime: SHUTDOWN_FORCE_TIME,
         }),
