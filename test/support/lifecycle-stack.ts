@@ -10,6 +10,7 @@ import { Worker } from '@temporalio/worker';
 import { createDebtLifecycleActivities } from '../../activities/debt-lifecycle';
 import { createDebtTriggers, type DebtTriggers } from '../../core/lifecycle/triggers';
 import type { Mode } from '../../core/platform/mode';
+import { createSandboxResets, type SandboxResets } from '../../core/sandbox/resets';
 import { NAMESPACES, TASK_QUEUES } from '../../core/temporal/names';
 import { testDb } from './resources';
 import { bundleWorkflows, startDevServer, uniqueTaskQueue } from './temporal';
@@ -88,5 +89,23 @@ export function testDebtTriggers(mode: Mode, requestId?: string): DebtTriggers {
     writeOff: async (...args) => (await real()).writeOff(...args),
     advance: async (...args) => (await real()).advance(...args),
     forRequest: (id) => testDebtTriggers(mode, id),
+  };
+}
+
+/**
+ * Sandbox resets for a test app of the sandbox host, on the shared stack's dev server (started on first use): real
+ * signal-with-starts of `sandbox-reset-<orgId>` on a queue no worker serves, so the runs wait and reset nothing.
+ * Suites that test resets themselves pass their own (sandbox-reset.test.ts).
+ */
+export function testSandboxResets(): SandboxResets {
+  let resets: Promise<SandboxResets> | undefined;
+  const real = () =>
+    (resets ??= testLifecycle().then((stack) =>
+      createSandboxResets({ client: stack.client('sandbox'), taskQueue: uniqueTaskQueue('resets') }),
+    ));
+  return {
+    start: async (organizationId) => (await real()).start(organizationId),
+    recordUse: async (organizationId) => (await real()).recordUse(organizationId),
+    resetNow: async (organizationId) => (await real()).resetNow(organizationId),
   };
 }
