@@ -10,10 +10,9 @@ import type { Db, Trx } from '../../core/platform/db';
 import type { SecretBox } from '../../core/platform/secret-box';
 import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
-  findIdempotencyRecord,
+  claimIdempotencyKey,
   requestFingerprint,
   saveIdempotencyRecord,
-  tryLockIdempotencyKey,
   type SavedResponse,
 } from '../../core/platform/idempotency-store';
 import { problemDocument, PROBLEM_CONTENT_TYPE } from './problem';
@@ -68,8 +67,9 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     }
     const fingerprint = requestFingerprint(ctx.method, ctx.originalUrl, rawBody(ctx.request));
     return db.transaction(async (trx) => {
-      if (!(await tryLockIdempotencyKey(trx, auth.organizationId, key))) throw new ApiError('idempotency_in_progress');
-      const saved = await findIdempotencyRecord(trx, secretBox, auth.organizationId, key);
+      const claim = await claimIdempotencyKey(trx, secretBox, auth.organizationId, key);
+      if (!claim.locked) throw new ApiError('idempotency_in_progress');
+      const { saved } = claim;
       if (saved) {
         if (saved.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
         return replay(saved);

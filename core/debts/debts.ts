@@ -89,6 +89,29 @@ export function debtColumns(db: Db): (string | Knex.Raw)[] {
   ];
 }
 
+/** `debtColumns` as SQL text over a row source aliased `t` (a CTE), for statements knex cannot build. */
+export function debtSelectSql(t: string): string {
+  const plain = [
+    'id',
+    'organization_id',
+    'debtor_id',
+    'external_account_id',
+    'client_reference',
+    'original_principal',
+    'outstanding_principal',
+    'currency',
+    'status',
+    'dispute_reason',
+    'plan_status',
+    'plan_instalment_amount',
+    'plan_frequency',
+    'plan_instalment_count',
+    'plan_instalments_paid',
+  ].map((column) => `${t}.${column}`);
+  const dated = [`to_char(${t}.plan_next_due_date, 'YYYY-MM-DD') as plan_next_due_date`];
+  return [...plain, ...dated, `${t}.created_at`, `${t}.updated_at`].join(', ');
+}
+
 export function toDebt(row: DebtRow): Debt {
   return {
     id: row.id,

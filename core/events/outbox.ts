@@ -4,6 +4,7 @@
  * undispatched rows; `GET /v1/events` reads them all.
  */
 import type { Trx } from '../platform/db';
+import type { SqlPart } from '../platform/sql-part';
 import { newEventId, newId } from '../platform/ids';
 
 export const EVENT_TYPES = [
@@ -43,6 +44,28 @@ export function toEventEnvelope(row: Pick<EventRow, 'id' | 'type' | 'created_at'
 }
 
 /**
+ * The `event` and `delivery` CTEs of `recordEvent`, for a statement that also makes the change (e.g. raising a debt
+ * in one round trip): `data` is the SQL of the event's JSON text, selected `from` the statement's other CTEs when
+ * given. No row in `from`, no event.
+ */
+export function eventCtes(organizationId: string, type: EventType, data: SqlPart, from?: string): SqlPart {
+  return {
+    sql: `event as (
+       insert into events (id, organization_id, type, data) select ?, ?, ?, ${data.sql} ${from ? `from ${from}` : ''}
+       returning id, organization_id, type, data, created_at
+     ), delivery as (
+       insert into webhook_deliveries
+         (id, organization_id, event_id, event_type, url, secret_key_id, secret_iv, secret_tag, secret_ciphertext)
+       select ?, c.organization_id, event.id, event.type, c.url, c.secret_key_id, c.secret_iv, c.secret_tag,
+              c.secret_ciphertext
+         from event join webhook_configs c on c.organization_id = event.organization_id and c.enabled
+       returning id
+     )`,
+    bindings: [newEventId(), organizationId, type, ...data.bindings, newId()],
+  };
+}
+
+/**
  * Records an event in the transaction that makes the change: that is what makes the outbox atomic, so it takes a
  * `Trx`, never the pool. `data` holds resources as the API returns them (e.g. `{ debt }`).
  *
@@ -57,22 +80,13 @@ export async function recordEvent(
   type: EventType,
   data: Record<string, unknown>,
 ): Promise<EventEnvelope & { deliveryId: string | null }> {
+  const ctes = eventCtes(organizationId, type, { sql: '?::json', bindings: [JSON.stringify(data)] });
   const { rows } = await trx.raw<{
     rows: (Pick<EventRow, 'id' | 'type' | 'data' | 'created_at'> & { delivery_id: string | null })[];
   }>(
-    `with event as (
-       insert into events (id, organization_id, type, data) values (?, ?, ?, ?::json)
-       returning id, organization_id, type, data, created_at
-     ), delivery as (
-       insert into webhook_deliveries
-         (id, organization_id, event_id, event_type, url, secret_key_id, secret_iv, secret_tag, secret_ciphertext)
-       select ?, c.organization_id, event.id, event.type, c.url, c.secret_key_id, c.secret_iv, c.secret_tag,
-              c.secret_ciphertext
-         from event join webhook_configs c on c.organization_id = event.organization_id and c.enabled
-       returning id
-     )
+    `with ${ctes.sql}
      select event.id, event.type, event.data, event.created_at, (select id from delivery) as delivery_id from event`,
-    [newEventId(), organizationId, type, JSON.stringify(data), newId()],
+    ctes.bindings,
   );
   const row = rows[0];
   if (!row) throw new Error('insert into events returned no row');

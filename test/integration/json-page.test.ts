@@ -14,6 +14,7 @@ import { decodeCursor, encodeCursor, type PageRequest } from '../../core/platfor
 import { listDeliveries, toDeliveryView, type DeliveryRow } from '../../core/webhooks/deliveries';
 import { testDb } from '../support/resources';
 import { createTestTenant } from '../support/tenants';
+import { waitFor } from '../support/wait';
 
 const TEXTS = ['plain', 'Zoë “quoted” \\ back\\slash', 'emoji 💸 and 中文', 'tab\tnew\nline\r\u0001\u001f\u007f', '"'];
 const AMOUNTS: [string, string][] = [
@@ -144,6 +145,13 @@ describe('List pages written by PostgreSQL match the Node serialiser byte for by
       const nextCursor = hasMore && last ? encodeEventCursor({ txid: last.txid, seq: last.seq }) : null;
       return JSON.stringify({ data: items.map(toEventEnvelope), nextCursor });
     };
+    // Events show below the horizon: wait until no transaction of another test holds them back.
+    await waitFor(
+      async () =>
+        (JSON.parse((await listEvents(db, organization.id, undefined, { limit: 10 })).dataJson) as unknown[]).length ===
+        5,
+      { what: 'the five events below the horizon' },
+    );
     expect(await comparePages((page) => listEvents(db, organization.id, undefined, page), oldPage, 2)).to.equal(3);
   });
 
