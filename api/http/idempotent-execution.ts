@@ -36,6 +36,9 @@ export function isSavedOutcome(status: number): boolean {
 export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]([\\x20-\\x7E]*[\\x21-\\x7E])?$';
 const IDEMPOTENCY_KEY_FORM = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
+/** Set in the claim's round trip; a saved business error rolls the handler's writes back to it. */
+const HANDLER_SAVEPOINT = 'idempotent_handler';
+
 export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBox: SecretBox }): Executor {
   const { db, errorBaseUrl, secretBox } = options;
 
@@ -67,7 +70,7 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     }
     const fingerprint = requestFingerprint(ctx.method, ctx.originalUrl, rawBody(ctx.request));
     return db.transaction(async (trx) => {
-      const claim = await claimIdempotencyKey(trx, secretBox, auth.organizationId, key);
+      const claim = await claimIdempotencyKey(trx, secretBox, auth.organizationId, key, HANDLER_SAVEPOINT);
       if (!claim.locked) throw new ApiError('idempotency_in_progress');
       const { saved } = claim;
       if (saved) {
@@ -81,7 +84,11 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     });
   }
 
-  /** A saved error (see isSavedOutcome) rolls back the handler's writes but keeps the transaction to save it in. */
+  /**
+   * A saved error (see isSavedOutcome) rolls back the handler's writes to the savepoint the claim set, keeping the
+   * transaction to save it in. On success the savepoint is simply left: it ends with the transaction, so releasing it
+   * would only cost a round trip.
+   */
   async function handleInSavepoint(
     trx: Trx,
     ctx: ApiContext,
@@ -89,10 +96,11 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     input: RequestInput,
   ): Promise<SavedResponse> {
     try {
-      const result = await trx.transaction((savepoint) => route.handler(ctx, { ...input, trx: savepoint }));
+      const result = await route.handler(ctx, { ...input, trx });
       return serialize(result, ctx.state.requestId);
     } catch (err) {
       if (!(err instanceof ApiError) || !isSavedOutcome(err.status)) throw err;
+      await trx.raw(`rollback to savepoint ${HANDLER_SAVEPOINT}`);
       return {
         status: err.status,
         headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.extra.headers ?? {}) },

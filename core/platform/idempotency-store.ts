@@ -75,25 +75,44 @@ const associatedData = (organizationId: string, key: string) => `idempotency:${o
 
 export type IdempotencyClaim = { locked: false } | { locked: true; saved: IdempotencyRecord | undefined };
 
+interface ClaimRow extends Pick<IdempotencyRow, 'response_headers' | 'request_id'> {
+  locked: boolean;
+  fingerprint: string | null;
+  response_status: number | null;
+  response_body: string | null;
+}
+
+/** A SQL string literal that means `value` whatever `standard_conforming_strings` says. */
+function sqlLiteral(value: string): string {
+  return `E'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
 /**
  * Takes the key's transaction-scoped lock and, when this transaction got it, reads the key's unexpired record: one
  * round trip (the `claim_idempotency_key` function of migration 20261126120000 reads after locking). `locked: false`
  * means another request holds the key.
+ *
+ * With `savepoint`, the same round trip also sets that savepoint, for the handler that runs next: the two statements
+ * go as one simple-protocol query, which takes no parameters, so the (validated, printable ASCII) key and the
+ * organisation id are written as literals.
  */
 export async function claimIdempotencyKey(
   trx: Trx,
   box: SecretBox,
   organizationId: string,
   key: string,
+  savepoint?: string,
 ): Promise<IdempotencyClaim> {
-  const { rows } = await trx.raw<{
-    rows: (Pick<IdempotencyRow, 'response_headers' | 'request_id'> & {
-      locked: boolean;
-      fingerprint: string | null;
-      response_status: number | null;
-      response_body: string | null;
-    })[];
-  }>('select * from claim_idempotency_key(?, ?)', [organizationId, key]);
+  let rows: ClaimRow[];
+  if (savepoint === undefined) {
+    rows = (await trx.raw<{ rows: ClaimRow[] }>('select * from claim_idempotency_key(?, ?)', [organizationId, key]))
+      .rows;
+  } else {
+    if (!/^[a-z_]+$/.test(savepoint)) throw new Error(`not a savepoint name: ${savepoint}`);
+    const claim = `select * from claim_idempotency_key(${sqlLiteral(organizationId)}::uuid, ${sqlLiteral(key)})`;
+    const results = await trx.raw<{ rows: ClaimRow[] }[]>(`${claim}; savepoint ${savepoint}`);
+    rows = results[0]?.rows ?? [];
+  }
   const row = rows[0];
   if (!row?.locked) return { locked: false };
   if (row.fingerprint === null || row.response_status === null || row.response_body === null) {
