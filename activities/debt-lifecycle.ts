@@ -7,6 +7,12 @@
  * Inputs and results carry ids, statuses, amounts and dates: never debtor contact data or free text.
  */
 import { ApplicationFailure } from '@temporalio/common';
+import { register, type Registry } from 'prom-client';
+import { requestIdOfUpdate } from '../core/events/request-cause';
+import type { Logger } from '../core/platform/logger';
+import type { Mode } from '../core/platform/mode';
+import { counterOnce } from '../core/platform/process-metrics';
+import { activityLogger, silentLogger } from './activity-log';
 import type { Db } from '../core/platform/db';
 import { applyLifecycleChange, loadLifecycleState } from '../core/lifecycle/apply-change';
 import { LifecycleIntegrityError } from '../core/lifecycle/errors';
@@ -36,6 +42,20 @@ export type {
 
 export interface DebtLifecycleActivityDeps {
   db: Db;
+  /** The worker's mode and logger: each change is logged with its debt and workflow ids, and counted. */
+  mode?: Mode;
+  logger?: Logger;
+  /** prom-client's default registry unless given. */
+  registry?: Registry;
+}
+
+/** Lifecycle changes the workflow asked for, by kind and outcome (`applied` ones are the transitions). */
+function transitionsCounter(registry: Registry) {
+  return counterOnce(registry, {
+    name: 'client_api_lifecycle_transitions_total',
+    help: 'Debt lifecycle changes by kind (accept, dispute, payment, default, ...) and outcome (applied, refused, duplicate, impossible)',
+    labelNames: ['mode', 'change', 'outcome'] as const,
+  });
 }
 
 export interface LoadedDebtLifecycle {
@@ -49,6 +69,9 @@ function nonRetryable(err: LifecycleIntegrityError): ApplicationFailure {
 
 export function createDebtLifecycleActivities(deps: DebtLifecycleActivityDeps) {
   const { db } = deps;
+  const transitions = transitionsCounter(deps.registry ?? register);
+  const mode = deps.mode ?? 'production';
+  const logger = deps.logger ?? silentLogger;
 
   return {
     /** The debt's organisation and state as the row has it (a workflow's start, or after continue-as-new). */
@@ -62,11 +85,20 @@ export function createDebtLifecycleActivities(deps: DebtLifecycleActivityDeps) {
 
     /** Applies one change with its events; `applied`, `duplicate` or `refused` (with the API's code and detail). */
     async applyDebtLifecycleChange(input: ApplyChangeInput): Promise<ApplyChangeResult> {
+      const log = activityLogger(logger, { debtId: input.debtId, requestId: requestIdOfUpdate(input.updateId) });
       try {
-        return await applyLifecycleChange(db, input);
+        const result = await applyLifecycleChange(db, input);
+        transitions.inc({ mode, change: input.change.kind, outcome: result.outcome });
+        log.info(
+          { change: input.change.kind, outcome: result.outcome, status: result.state.status },
+          'lifecycle change',
+        );
+        return result;
       } catch (err) {
-        if (err instanceof LifecycleIntegrityError) throw nonRetryable(err);
-        throw err;
+        if (!(err instanceof LifecycleIntegrityError)) throw err;
+        transitions.inc({ mode, change: input.change.kind, outcome: 'impossible' });
+        log.error({ change: input.change.kind, failure: err.type, err: err.message }, 'lifecycle change impossible');
+        throw nonRetryable(err);
       }
     },
   };

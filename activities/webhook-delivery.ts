@@ -24,6 +24,11 @@ import { createWebhookHttp, type SendOutcome, type WebhookHttp } from '../core/w
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../core/webhooks/signature';
 import { currentSigningTarget, type SigningTarget } from '../core/webhooks/receiver-config';
 import { createReceiverSlots, type ReceiverSlots } from '../core/webhooks/receiver-slots';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../core/platform/logger';
+import type { Mode } from '../core/platform/mode';
+import { activityLogger, silentLogger } from './activity-log';
+import { webhookDeliveryMetrics } from './webhook-delivery-metrics';
 
 export interface DeliverAttemptInput {
   deliveryId: string;
@@ -49,6 +54,8 @@ export interface DeliverAttemptResult {
   deliveryStatus: DeliveryStatus;
   /** The attempt's number in the delivery log (across runs), when one was made. */
   attemptNumber: number | null;
+  /** `busy` only: how long to wait before asking again (receiver-slots.ts), before the workflow's jitter. */
+  retryAfterMs?: number;
 }
 
 /** The error type of an attempt input that can never succeed: the workflow's retry policy names it non-retryable. */
@@ -87,6 +94,11 @@ export interface WebhookDeliveryActivityDeps {
   http?: WebhookHttp;
   /** Defaults to one cap of RECEIVER_CONCURRENCY per organisation for this activities instance. */
   receiverSlots?: ReceiverSlots;
+  /** The worker's mode and logger: each attempt is logged with its request, delivery and workflow ids. */
+  mode?: Mode;
+  logger?: Logger;
+  /** prom-client's default registry unless given. */
+  registry?: Registry;
 }
 
 /** Heartbeats every second while the attempt runs: a killed worker's attempt is retried after the heartbeat timeout. */
@@ -167,6 +179,9 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDep
   const { db, webhooks, secretBox } = deps;
   const http = deps.http ?? createWebhookHttp(webhooks);
   const receiverSlots = deps.receiverSlots ?? createReceiverSlots();
+  const metrics = webhookDeliveryMetrics(deps.registry);
+  const mode = deps.mode ?? 'production';
+  const logger = deps.logger ?? silentLogger;
 
   return {
     // Heartbeats cover the whole attempt (database waits included), so only a dead worker misses them.
@@ -175,19 +190,44 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDep
       return withHeartbeat(() => attemptWithReceiverSlot(input));
     },
     /** After an attempt failed for good: the delivery is Failed, not left Pending with no run behind it. */
-    markDeliveryFailed: async (input: MarkDeliveryFailedInput): Promise<boolean> =>
-      failUnfinishedDelivery(db, input.deliveryId, input.generation),
+    markDeliveryFailed: async (input: MarkDeliveryFailedInput): Promise<boolean> => {
+      const failed = await failUnfinishedDelivery(db, input.deliveryId, input.generation);
+      if (failed) {
+        metrics.finished.inc({ mode, status: 'Failed' });
+        activityLogger(logger, { requestId: failed.requestId, deliveryId: input.deliveryId }).warn(
+          { generation: input.generation },
+          'webhook delivery failed: its attempt could not run',
+        );
+      }
+      return failed !== undefined;
+    },
   };
 
   /** A receiver with its share of attempts in flight is told so before any database work: a `busy` check is cheap. */
   async function attemptWithReceiverSlot(input: DeliverAttemptInput): Promise<DeliverAttemptResult> {
-    const release = receiverSlots.tryAcquire(input.organizationId);
-    if (!release) return { ...BUSY };
+    const release = receiverSlots.tryAcquire(input.organizationId, input.deliveryId);
+    if (!release) return { ...BUSY, retryAfterMs: receiverSlots.busyWaitMs(input.organizationId, input.deliveryId) };
     try {
       return await attempt(input);
     } finally {
       release();
     }
+  }
+
+  /** One log line and the metrics of a recorded attempt; the delivery counts once it is final. */
+  function observe(
+    delivery: DeliveryRow,
+    attempt: { number: number; status: DeliveryStatus; outcome: SendOutcome; sent: boolean },
+  ): void {
+    const { number, status, outcome, sent } = attempt;
+    const result = !sent ? 'not_sent' : outcome.succeeded ? 'succeeded' : 'failed';
+    if (sent) metrics.attemptSeconds.observe({ mode, outcome: result }, outcome.latencyMs / 1000);
+    if (status !== 'Pending') metrics.finished.inc({ mode, status });
+    const log = activityLogger(logger, { requestId: delivery.request_id, deliveryId: delivery.id });
+    log[outcome.succeeded ? 'info' : 'warn'](
+      { attempt: number, outcome: result, httpStatus: outcome.httpStatus, latencyMs: outcome.latencyMs, status },
+      'webhook attempt',
+    );
   }
 
   async function attempt(input: DeliverAttemptInput): Promise<DeliverAttemptResult> {
@@ -215,6 +255,7 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDep
       nextAttemptAt,
     });
     if (!recorded) return stale({ ...delivery, status: 'Pending' });
+    observe(delivery, { number, status, outcome, sent: typeof target !== 'string' });
     return {
       outcome: 'sent',
       succeeded: outcome.succeeded,

@@ -23,7 +23,7 @@ import { createExecutor } from './http/idempotent-execution';
 import { apiKeyGuard, authenticateV1 } from './http/api-key-guard';
 import { createKeyAuthenticator } from './http/key-auth';
 import { createMetrics, type ApiMetrics } from './http/metrics';
-import { buildOpenApiDocument } from './discovery/openapi-document';
+import { buildOpenApiDocument, hostServers } from './discovery/openapi-document';
 import { createRateLimiter } from './http/rate-limit';
 import type { ApiState, RouteDefinition } from './http/route-definition';
 import { buildRouter } from './http/router';
@@ -38,6 +38,13 @@ import { brandingRoutes } from './routes/branding';
 import { eventRoutes } from './routes/events';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
 import { webhookRoutes } from './routes/webhooks';
+import { sandboxSimulationRoutes } from './routes/sandbox-simulation';
+import { PROJECT_ROOT } from '../core/platform/project-root';
+import { sandboxTenantRoutes } from './routes/sandbox-tenant';
+import { sandboxActivity } from './http/middleware/sandbox-activity';
+import { createActivityTouch } from '../core/sandbox/activity-touch';
+import type { SandboxResets } from '../core/sandbox/resets';
+import { createSignupLimiter } from '../core/sandbox/signup-limit';
 
 export interface AppDeps {
   config: Config;
@@ -60,11 +67,13 @@ export interface AppDeps {
   failedAuthLimit?: number;
   /** Defaults to a fresh registry per app. */
   metrics?: ApiMetrics;
+  /** Sandbox mode: the tenants' reset workflows (sign-up starts one, API use signals it, POST /v1/sandbox/reset). */
+  sandboxResets?: SandboxResets;
   /** Extra route declarations (tests use this to exercise the machinery, e.g. deprecation). */
   extraRoutes?: RouteDefinition[];
 }
 
-export const DEFAULT_DOCS_DIR = path.resolve(__dirname, '..', 'docs');
+export const DEFAULT_DOCS_DIR = path.join(PROJECT_ROOT, 'docs');
 
 export interface BuiltApp {
   app: Koa<ApiState>;
@@ -83,7 +92,7 @@ export function createApp(deps: AppDeps): BuiltApp {
       mode: config.mode,
       checks: { database: () => pingDb(deps.db), redis: () => pingRedis(deps.redis), temporal: deps.checkTemporal },
     }),
-    ...discoveryRoutes({ openApiJson: () => openApiJson, docs, mode: config.mode }),
+    ...discoveryRoutes({ openApiJson: () => openApiJson, docs, mode: config.mode, servers: hostServers(config) }),
     ...organizationRoutes(),
     ...debtRoutes(deps.debtTriggers),
     ...debtorRoutes(),
@@ -97,6 +106,15 @@ export function createApp(deps: AppDeps): BuiltApp {
     }),
     ...webhookDeliveryRoutes(),
     ...eventRoutes(),
+    // The sandbox's routes exist on the sandbox host only: production answers 404 and does not document them.
+    ...(config.mode === 'sandbox' ? sandboxSimulationRoutes(deps.debtTriggers) : []),
+    ...(config.mode === 'sandbox'
+      ? sandboxTenantRoutes({
+          signupLimiter: createSignupLimiter({ redis: deps.redis, logger, limitPerHour: config.sandboxSignupsPerHour }),
+          logger,
+          resets: deps.sandboxResets,
+        })
+      : []),
     ...(deps.extraRoutes ?? []),
   ];
   const openApiDocument = buildOpenApiDocument(routes, config);
@@ -120,6 +138,9 @@ export function createApp(deps: AppDeps): BuiltApp {
   app.use(requestLog(logger, metrics));
   app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));
   app.use(authenticateV1(authenticator, rateLimiter));
+  if (config.mode === 'sandbox' && deps.sandboxResets) {
+    app.use(sandboxActivity(createActivityTouch({ redis: deps.redis, resets: deps.sandboxResets, logger })));
+  }
   app.use(jsonBody());
   app.use(notMatched(router));
   app.use(router.routes());

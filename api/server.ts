@@ -1,19 +1,42 @@
-/** Process entry point for one API host (production or sandbox): build the app, listen, shut down cleanly. */
+/**
+ * Process entry point for one API host (production or sandbox): build the app, listen, shut down cleanly. With
+ * `API_PROCESSES` above 1 (the default is one per core) this process becomes a cluster primary (api/cluster.ts) and
+ * each of its workers runs `serve`.
+ */
 import type { Server } from 'node:http';
-import { configOrExit, loadConfig } from '../core/platform/config';
+import { configOrExit, loadConfig, type Config } from '../core/platform/config';
 import { createDb } from '../core/platform/db';
-import { asyncStdout, createLogger } from '../core/platform/logger';
+import { asyncStdout, createLogger, type Logger } from '../core/platform/logger';
 import { createRedis } from '../core/platform/redis';
 import { createSecretBox } from '../core/platform/secret-box';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { createDebtTriggers } from '../core/lifecycle/triggers';
+import { createSandboxResets } from '../core/sandbox/resets';
 import { createApp } from './app';
 import { answerUnparsableRequests } from './http/client-errors';
 import { createMetricsServer } from '../core/platform/metrics-server';
+import { apiProcessCount, isClusterWorker, runPrimary, shareMetricsWithPrimary } from './cluster';
 
-async function main(): Promise<void> {
+function main(): void {
   const config = configOrExit(() => loadConfig());
-  const logger = createLogger({ level: config.logLevel, name: `api-${config.mode}`, destination: asyncStdout() });
+  const logger = createLogger({
+    level: config.logLevel,
+    name: `api-${config.mode}`,
+    destination: asyncStdout(),
+    format: config.logFormat,
+  });
+  const processes = apiProcessCount();
+  if (isClusterWorker() || processes === 1) {
+    serve(config, logger).catch((err: unknown) => {
+      process.stderr.write(`api failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    });
+  } else {
+    runPrimary({ processes, logger, metrics: { port: config.metricsPort, host: config.host } });
+  }
+}
+
+async function serve(config: Config, logger: Logger): Promise<void> {
   const db = createDb(config.databaseUrl);
   const redis = createRedis(config.redisUrl);
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));
@@ -27,11 +50,15 @@ async function main(): Promise<void> {
     redis,
     secretBox,
     debtTriggers,
+    sandboxResets: config.mode === 'sandbox' ? createSandboxResets({ client: temporal }) : undefined,
     checkTemporal: () => checkTemporal(temporal),
   });
-  const metricsServer = config.metricsPort > 0 ? createMetricsServer(metrics.registry, logger) : undefined;
-  metricsServer?.listen(config.metricsPort, config.host, () => {
-    logger.info({ port: config.metricsPort }, 'metrics listening (internal)');
+  // In a cluster the primary serves the metrics port and asks each worker for its registry.
+  if (isClusterWorker()) shareMetricsWithPrimary(metrics.registry);
+  const ownMetricsPort = isClusterWorker() ? 0 : config.metricsPort;
+  const metricsServer = ownMetricsPort > 0 ? createMetricsServer(metrics.registry, logger) : undefined;
+  metricsServer?.listen(ownMetricsPort, config.host, () => {
+    logger.info({ port: ownMetricsPort }, 'metrics listening (internal)');
   });
 
   const server: Server = app.listen(config.port, config.host, () => {
@@ -59,7 +86,4 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`api failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+main();

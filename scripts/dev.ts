@@ -21,9 +21,10 @@ import {
   type WorkerConfig,
 } from '../core/platform/config';
 import { createDb, pingDb } from '../core/platform/db';
+import { PROJECT_ROOT } from '../core/platform/project-root';
 import { SEARCH_ATTRIBUTES, TASK_QUEUES } from '../core/temporal/names';
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = PROJECT_ROOT;
 const CACHE = process.env.CLIENT_API_CACHE ?? path.join(os.homedir(), '.cache', 'client-public-api');
 const TEMPORAL_BIN = path.join(CACHE, 'bin', 'temporal');
 /** Workers give in-flight tasks up to 30 s (their shutdownForceTime); SIGKILL only after that. */
@@ -65,8 +66,8 @@ function print(name: string, line: string): void {
 
 /**
  * Each child gets its own process group: Ctrl-C reaches only this orchestrator, which then stops the apps before
- * Temporal (workers need it to drain). Apps run as `node --import tsx <file>`, the loader `npx tsx` uses, without
- * the npm and tsx wrapper processes, so SIGTERM reaches the app itself.
+ * Temporal (workers need it to drain). Apps run compiled, as `node dist/<file>.js`, without
+ * the npm wrapper process, so SIGTERM reaches the app itself.
  */
 function startProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Proc {
   const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -104,7 +105,7 @@ async function stopProcesses(procs: Proc[], timeoutMs: number): Promise<void> {
 }
 
 async function shutdown(exitCode: number): Promise<void> {
-  if (stopping) return; // Ctrl-C may arrive several times (terminal, npm and tsx all forward it)
+  if (stopping) return; // Ctrl-C may arrive several times (terminal and npm both forward it)
   stopping = true;
   print('dev', 'stopping: apps first (workers drain), then Temporal and the services this run started');
   await stopProcesses(apps, APP_STOP_TIMEOUT_MS);
@@ -248,11 +249,12 @@ async function main(): Promise<void> {
     uiUrl,
     workers.modes.map((m) => m.namespace),
   );
-  const tsx = (file: string) => ['--import', 'tsx', file];
-  for (const api of apis) apps.push(startProcess(`api-${api.mode}`, process.execPath, tsx('api/server.ts'), api.env));
+  // scripts/compiled.sh built dist/ before this started: every app runs as production runs it, compiled.
+  const compiled = (entry: string) => [path.join(ROOT, 'dist', `${entry}.js`)];
+  for (const api of apis) apps.push(startProcess(`api-${api.mode}`, process.execPath, compiled('api/server'), api.env));
   for (const queue of Object.values(TASK_QUEUES)) {
     const env = queue === TASK_QUEUES.webhooks ? { ...DEV_WEBHOOK_ENV, ...base } : base;
-    apps.push(startProcess(`worker-${queue}`, process.execPath, tsx(`workers/${queue}.ts`), env));
+    apps.push(startProcess(`worker-${queue}`, process.execPath, compiled(`workers/${queue}`), env));
   }
   await Promise.all(apis.map((api) => waitFor(`API ${api.url}`, 90_000, () => httpAnswers(`${api.url}/healthz`))));
   const lines = [

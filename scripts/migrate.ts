@@ -2,18 +2,31 @@
  * Runs the knex migrations in `migrations/` on DATABASE_URL (read through the validated config).
  *   npx tsx scripts/migrate.ts [up]   apply every pending migration (the default)
  *   npx tsx scripts/migrate.ts down   roll back every applied migration
- * Migration files are `YYYYMMDDHHMMSS_verb_object.ts`; tsx loads them, so no build step is needed.
+ * Migration files are `YYYYMMDDHHMMSS_verb_object.ts`; tsx loads them. Compiled (`node dist/scripts/migrate.js`, as
+ * the Docker image runs it) the same migrations are loaded from dist/migrations/*.js under their recorded `.ts` names,
+ * so a database migrated by either way is up to date for the other.
  */
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { configOrExit, loadConfig } from '../core/platform/config';
 import { createDb } from '../core/platform/db';
+import { RUNNING_COMPILED } from '../core/platform/project-root';
 
 /** Shared with the migration test so both run the migrations exactly the same way. */
-export const migrationConfig: Knex.MigratorConfig = {
-  directory: path.resolve(__dirname, '..', 'migrations'),
-  loadExtensions: ['.ts'],
-};
+export const migrationConfig: Knex.MigratorConfig = RUNNING_COMPILED
+  ? { migrationSource: compiledMigrations(path.resolve(__dirname, '..', 'migrations')) }
+  : { directory: path.resolve(__dirname, '..', 'migrations'), loadExtensions: ['.ts'] };
+
+/** dist/migrations/*.js, named as their sources (knex_migrations records `<name>.ts`). */
+function compiledMigrations(directory: string): Knex.MigrationSource<string> {
+  return {
+    getMigrations: async () =>
+      (await readdir(directory)).filter((file) => file.endsWith('.js')).sort((a, b) => a.localeCompare(b)),
+    getMigrationName: (file) => file.replace(/\.js$/, '.ts'),
+    getMigration: async (file) => (await import(path.join(directory, file))) as Knex.Migration,
+  };
+}
 
 export type Direction = 'up' | 'down';
 

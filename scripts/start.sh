@@ -10,4 +10,4 @@ export CLIENT_API_STARTED_FILE="$cache/run/started-by-start.$$"
 trap 'rm -f "$CLIENT_API_STARTED_FILE"' EXIT # only if the bootstrap fails; dev.ts reads and removes it
 bash scripts/bootstrap.sh
 trap - EXIT
-exec npx tsx scripts/dev.ts
+exec bash scripts/compiled.sh scripts/dev

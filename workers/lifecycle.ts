@@ -5,6 +5,7 @@
  */
 import { createDebtLifecycleActivities } from '../activities/debt-lifecycle';
 import { createDiagnosticsActivities } from '../activities/diagnostics';
+import { reportOutboxLag } from '../core/events/outbox-lag';
 import { startOutboxRelay } from '../core/events/relay';
 import { createDebtLifecycleConsumer } from '../core/lifecycle/lifecycle-consumer';
 import { TASK_QUEUES } from '../core/temporal/names';
@@ -14,10 +15,19 @@ void runWorker({
   taskQueue: TASK_QUEUES.lifecycle,
   workflowsPath: require.resolve('../workflows/bundles/lifecycle'),
   defaultModes: 'production,sandbox',
-  createActivities: ({ db }) => ({ ...createDiagnosticsActivities({ db }), ...createDebtLifecycleActivities({ db }) }),
+  // Debts sleep on timers for weeks: the memory of 10,000 open debts is the cache's, not theirs (docs/performance.md).
+  cachedWorkflows: 500,
+  createActivities: ({ db, mode, logger }) => ({
+    ...createDiagnosticsActivities({ db }),
+    ...createDebtLifecycleActivities({ db, mode, logger: logger.child({ mode }) }),
+  }),
   startSidecar: async ({ mode, db, databaseUrl, client, logger }) => {
     const consumers = [createDebtLifecycleConsumer({ mode, client })];
     const relay = startOutboxRelay({ mode, db, databaseUrl, logger, consumers });
-    return () => relay.stop();
+    const stopLag = reportOutboxLag({ db, mode, consumers: consumers.map((c) => c.name) });
+    return () => {
+      stopLag();
+      return relay.stop();
+    };
   },
 });

@@ -7,6 +7,7 @@ import { createDiagnosticsActivities } from '../activities/diagnostics';
 import { createWebhookDeliveryActivities } from '../activities/webhook-delivery';
 import { createRetentionPurgeActivities } from '../activities/retention-purge';
 import { createWebhookReconcileActivities } from '../activities/webhook-reconcile';
+import { reportOutboxLag } from '../core/events/outbox-lag';
 import { startOutboxRelay } from '../core/events/relay';
 import { ensureRetentionSchedule } from '../core/retention/schedule';
 import { TASK_QUEUES } from '../core/temporal/names';
@@ -22,7 +23,7 @@ void runWorker({
   activitySlots: WEBHOOKS_ACTIVITY_SLOTS,
   createActivities: ({ mode, db, webhooks, secretBox, client, logger }) => ({
     ...createDiagnosticsActivities({ db }),
-    ...createWebhookDeliveryActivities({ db, webhooks, secretBox }),
+    ...createWebhookDeliveryActivities({ db, webhooks, secretBox, mode, logger: logger.child({ mode }) }),
     ...createWebhookReconcileActivities({ db, mode, client, logger }),
     ...createRetentionPurgeActivities({ db, mode, logger }),
   }),
@@ -31,6 +32,10 @@ void runWorker({
     if (await ensureRetentionSchedule(client)) logger.info({ mode, namespace }, 'retention purge scheduled');
     const consumers = [createWebhookDeliveryConsumer({ mode, db, client })];
     const relay = startOutboxRelay({ mode, db, databaseUrl, logger, consumers });
-    return () => relay.stop();
+    const stopLag = reportOutboxLag({ db, mode, consumers: consumers.map((c) => c.name) });
+    return () => {
+      stopLag();
+      return relay.stop();
+    };
   },
 });

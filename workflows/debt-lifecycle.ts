@@ -13,8 +13,10 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  currentUpdateInfo,
   defineQuery,
   defineUpdate,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -28,9 +30,9 @@ import type {
   PaymentReport,
   PlanRequest,
 } from '../activities/debt-lifecycle';
-import { LIFECYCLE_UPDATES, QUERIES, SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
+import { LIFECYCLE_UPDATES, PATCH_IDS, QUERIES, SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
 import { isAllowed, isTerminal } from './lifecycle/transitions';
-import { nextPlanTimer, type PlanTimer } from './lifecycle/plan-timers';
+import { nextPlanTimer, sameTimer, type PlanTimer } from './lifecycle/plan-timers';
 
 /** Ids, and whether the sandbox's `advance` may fire timers; `carried` is set by continue-as-new. */
 export interface DebtLifecycleInput extends DebtLifecycleStart {
@@ -122,20 +124,35 @@ export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<
       refuse('invalid_state', `${kind} is not allowed while the debt is ${status}.`);
   }
 
-  async function apply(change: LifecycleChange): Promise<LifecycleView> {
+  /** `updateId`: the update that asked for it; the API uses its request id, so the change's events carry it. */
+  async function apply(change: LifecycleChange, updateId?: string): Promise<LifecycleView> {
     assertAllowed(change.kind); // again: an earlier handler may have moved the state while this one waited
     const before = state();
+    const timerBefore = timer();
     const result = await applyDebtLifecycleChange({
       debtId: input.debtId,
       expectedVersion: before.version,
       change,
       asOf: new Date().toISOString(), // workflow time: deterministic, and the clock the plan's timers run on
+      ...(updateId ? { updateId } : {}),
     });
     loaded = result.state;
-    revision++;
+    if (mustLookAgain(before, timerBefore)) revision++;
     if (loaded.status !== before.status) publishStatus();
     if (result.outcome === 'refused') refuse(result.code, result.detail);
     return view();
+  }
+
+  const pastHistoryLimit = () => workflowInfo().historyLength > HISTORY_LIMIT || workflowInfo().continueAsNewSuggested;
+
+  /**
+   * Whether the main loop must wake after a change. Before the patch it always did, so a failed or partial payment
+   * cancelled the plan's timer and started the same one again; since, only a new status, a moved timer or a history
+   * due to continue as new wakes it.
+   */
+  function mustLookAgain(before: LifecycleState, timerBefore: PlanTimer | null): boolean {
+    if (!patched(PATCH_IDS.lifecycleKeepUnchangedTimer)) return true;
+    return state().status !== before.status || !sameTimer(timerBefore, timer()) || pastHistoryLimit();
   }
 
   /** The timer's effect, if it is still the current timer and due: the default at the end of a grace period. */
@@ -157,9 +174,14 @@ export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<
     kind: LifecycleChange['kind'],
     build: (...args: NoInfer<Args>) => LifecycleChange,
   ): void {
-    setHandler<LifecycleView, Args, typeof update>(update, (...args: Args) => serialized(() => apply(build(...args))), {
-      validator: () => assertAllowed(kind),
-    });
+    setHandler<LifecycleView, Args, typeof update>(
+      update,
+      (...args: Args) => {
+        const updateId = currentUpdateInfo()?.id; // read now: the handler may wait for an earlier one
+        return serialized(() => apply(build(...args), updateId));
+      },
+      { validator: () => assertAllowed(kind) },
+    );
   }
 
   setHandler(stateQuery, view);
@@ -193,7 +215,7 @@ export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<
     const moved = () => revision !== seen;
     const changed = next ? await condition(moved, Math.max(0, next.at - Date.now())) : (await condition(moved), true);
     if (!changed && next) await serialized(() => fire(next, false));
-    if (workflowInfo().historyLength > HISTORY_LIMIT || workflowInfo().continueAsNewSuggested) {
+    if (pastHistoryLimit()) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof debtLifecycleWorkflow>({ ...input, carried: { state: state(), dueAdvanced } });
     }

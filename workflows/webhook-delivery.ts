@@ -137,9 +137,10 @@ function finish(status: WebhookDeliveryStatus, final: WebhookDeliveryState): Web
 }
 
 /**
- * Fairness (docs/webhooks.md): a receiver with its share of attempts in flight answers `busy` without sending, and
- * the attempt waits here on a durable timer (2 s, doubling to 30 s, jittered ±50 % so waiters spread out) instead of
- * holding an activity slot.
+ * Fairness (docs/webhooks.md): a receiver with its share of attempts in flight answers `busy` without sending, with
+ * how long its queue takes to drain (receiver-slots.ts), and the attempt waits that long here on a durable timer,
+ * jittered ±50 % so waiters spread out, instead of holding an activity slot. (Results recorded before the activity
+ * said how long carry no `retryAfterMs`: those waited 2 s, doubling to 30 s.)
  */
 async function attemptWhenReceiverFree(
   input: Parameters<WebhookDeliveryActivities['deliverWebhookAttempt']>[0],
@@ -147,6 +148,7 @@ async function attemptWhenReceiverFree(
   for (let waited = 0; ; waited++) {
     const result = await deliverWebhookAttempt(input);
     if (result.outcome !== 'busy') return result;
-    await sleep(Math.min(2_000 * 2 ** waited, 30_000) * (0.5 + Math.random())); // workflow random: replay-safe
+    const wait = result.retryAfterMs ?? Math.min(2_000 * 2 ** waited, 30_000);
+    await sleep(wait * (0.5 + Math.random())); // workflow random: replay-safe
   }
 }

@@ -23,6 +23,10 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'Debtors', description: 'The people your debts are owed by.' },
   { name: 'Transactions', description: 'Money movements on your debts; payments are the inbound, succeeded ones.' },
   { name: 'Webhooks', description: 'Your receiver, its signed deliveries, and the events they carry.' },
+  {
+    name: 'Sandbox',
+    description: 'Sandbox host only: play the debtor and the payment processor, and fire timers now (/docs/sandbox).',
+  },
   { name: 'Health', description: 'Whether this host and its dependencies answer.' },
   { name: 'Discovery', description: 'This description, the interactive references and the guides.' },
   { name: 'Operations', description: 'For operators.' },
@@ -83,14 +87,27 @@ export function errorCodesFor(route: RouteDefinition): ErrorCode[] {
   return [...codes];
 }
 
+/** The one security scheme: `Authorization: Bearer <key>`. The reference page selects it by this name. */
+export const BEARER_SCHEME = 'bearerApiKey';
+
+export interface ServerEntry {
+  url: string;
+  description: string;
+}
+
+/** Both hosts, this one first, so "try it" in the references calls the host the reader is on. */
+export function hostServers(config: Pick<Config, 'mode' | 'productionBaseUrl' | 'sandboxBaseUrl'>): ServerEntry[] {
+  const production = { url: config.productionBaseUrl, description: 'Production: accepts `ak_live_` keys only' };
+  const sandbox = { url: config.sandboxBaseUrl, description: 'Sandbox: accepts `ak_test_` keys only' };
+  return config.mode === 'production' ? [production, sandbox] : [sandbox, production];
+}
+
 export function buildOpenApiDocument(routes: RouteDefinition[], config: Config): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes.filter((r) => !r.internal)) {
     paths[route.path] ??= {};
     paths[route.path]![route.method] = operation(route, config);
   }
-  const production = { url: config.productionBaseUrl, description: 'Production: accepts `ak_live_` keys only' };
-  const sandbox = { url: config.sandboxBaseUrl, description: 'Sandbox: accepts `ak_test_` keys only' };
   const used = new Set(routes.filter((r) => !r.internal).flatMap((r) => r.tags));
   const known = TAGS.filter((t) => used.has(t.name));
   const others = [...used].filter((name) => !TAGS.some((t) => t.name === name)).sort();
@@ -104,13 +121,12 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Config):
         'Raise debts against debtors, read the debts, debtors, payments and transactions your organisation owns, ' +
         'brand the debtor portal, and receive signed webhooks. Guides: `/docs/`.',
     },
-    // This host first, so "try it" in the references calls the host the reader is on.
-    servers: config.mode === 'production' ? [production, sandbox] : [sandbox, production],
+    servers: hostServers(config),
     tags,
     paths,
     components: {
       securitySchemes: {
-        bearerApiKey: {
+        [BEARER_SCHEME]: {
           type: 'http',
           scheme: 'bearer',
           description: '`Authorization: Bearer ak_live_…` (production) or `ak_test_…` (sandbox).',
@@ -137,13 +153,16 @@ function operation(route: RouteDefinition, config: Config): Record<string, unkno
     op.description =
       `${route.description ?? ''}\n\nDeprecated since ${route.deprecated.since}; removed after ${route.deprecated.sunset}. Migration: ${route.deprecated.link}`.trim();
   }
-  op.security = route.auth.kind === 'key' ? [{ bearerApiKey: [] }] : [];
+  op.security = route.auth.kind === 'key' ? [{ [BEARER_SCHEME]: [] }] : [];
   if (route.auth.kind === 'key') op['x-required-scope'] = route.auth.scope;
   const parameters = [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')];
   if (route.auth.kind === 'key' && route.method !== 'get') parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   if (parameters.length > 0) op.parameters = parameters;
   if (route.body) {
-    op.requestBody = { required: true, content: { 'application/json': { schema: documentedSchema(route.body) } } };
+    op.requestBody = {
+      required: !route.optionalBody,
+      content: { 'application/json': { schema: documentedSchema(route.body) } },
+    };
   }
   return op;
 }

@@ -15,6 +15,7 @@ import {
   saveIdempotencyRecord,
   type SavedResponse,
 } from '../../core/platform/idempotency-store';
+import { forRequest } from '../../core/events/request-cause';
 import { problemDocument, PROBLEM_CONTENT_TYPE } from './problem';
 import { rawBody } from './middleware/json-body';
 import type { ApiContext, HandlerResult, RequestInput, RouteDefinition } from './route-definition';
@@ -51,7 +52,10 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     };
     const result = await run(ctx, route, input);
     // A saved business error (4xx) rolled its writes back: what they registered must not run either.
-    if (result.status < 400) for (const task of tasks) await task();
+    if (result.status < 400) {
+      for (const task of tasks) await task();
+      await route.afterSuccess?.(input); // replays too: the first answer may have failed in it
+    }
     return result;
   };
 
@@ -60,7 +64,10 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     if (route.method === 'get') return route.handler(ctx, { ...input, db });
     // An empty header is a malformed key (refused below), not an absent one.
     const key = ctx.headers['idempotency-key'] === undefined ? undefined : ctx.get('Idempotency-Key');
-    if (key === undefined || !auth) return db.transaction((trx) => route.handler(ctx, { ...input, trx }));
+    const requestId = ctx.state.requestId;
+    if (key === undefined || !auth) {
+      return db.transaction((trx) => route.handler(ctx, { ...input, trx: forRequest(trx, requestId) }));
+    }
 
     if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_FORM.test(key)) {
       throw errors.invalidRequest(
@@ -96,7 +103,7 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     input: RequestInput,
   ): Promise<SavedResponse> {
     try {
-      const result = await route.handler(ctx, { ...input, trx });
+      const result = await route.handler(ctx, { ...input, trx: forRequest(trx, ctx.state.requestId) });
       return serialize(result, ctx.state.requestId);
     } catch (err) {
       if (!(err instanceof ApiError) || !isSavedOutcome(err.status)) throw err;

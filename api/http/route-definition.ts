@@ -135,6 +135,8 @@ export interface RouteDefinition<TInput extends AnyRouteInput = AnyRouteInput> {
   params?: JsonSchema;
   query?: JsonSchema;
   body?: JsonSchema;
+  /** The body may be left out altogether (the handler then gets `{}`); by default a route with `body` needs one. */
+  optionalBody?: boolean;
   /** Success responses by status code. */
   responses: Record<number, ResponseSpec>;
   /** Error codes this operation can answer besides the ones every operation of its kind shares. */
@@ -151,6 +153,12 @@ export interface RouteDefinition<TInput extends AnyRouteInput = AnyRouteInput> {
    */
   prepare?: (ctx: ApiContext, input: Pick<TInput, 'body' | 'query' | 'params' | 'auth'>) => Promise<unknown>;
   handler: (ctx: ApiContext, input: TInput) => Promise<HandlerResult>;
+  /**
+   * Work outside the database that must have happened whenever this operation answers success, an idempotent replay
+   * included (e.g. invalidating a cache of what it wrote): it runs after the commit, before the answer, and must be
+   * idempotent. If it fails the client gets an error, and the retry (replayed or not) runs it again.
+   */
+  afterSuccess?: (input: Pick<TInput, 'params' | 'auth'>) => Promise<void>;
 }
 
 /**
@@ -182,11 +190,12 @@ export function defineApiRoute<TInput extends ApiMutationInput = ApiMutationInpu
   route: ApiRouteDeclaration<TInput> & { method: MutationMethod },
 ): RouteDefinition;
 export function defineApiRoute(route: ApiRouteDeclaration<ApiRouteInput | ApiMutationInput>): RouteDefinition {
-  const { scope, handler, prepare, ...rest } = route;
+  const { scope, handler, prepare, afterSuccess, ...rest } = route;
   return {
     ...rest,
     auth: { kind: 'key', scope },
     prepare: prepare && (async (ctx, input) => prepare(ctx, input as Parameters<typeof prepare>[1])),
+    afterSuccess: afterSuccess && (async (input) => afterSuccess(input as Parameters<typeof afterSuccess>[0])),
     handler: async (ctx, input) => {
       const { auth } = input;
       if (!auth) throw new Error(`route ${route.operationId} ran without authentication`);

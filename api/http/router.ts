@@ -92,7 +92,10 @@ function readBody(ctx: ApiContext, route: RouteDefinition): unknown {
     if (hasBody) throw new ApiError('invalid_request', 'This operation takes no request body.');
     return undefined;
   }
-  if (!hasBody) throw new ApiError('invalid_request', 'A JSON request body is required.');
+  if (!hasBody) {
+    if (route.optionalBody) return {};
+    throw new ApiError('invalid_request', 'A JSON request body is required.');
+  }
   return parsed;
 }
 

@@ -1,6 +1,8 @@
 /**
  * Organisation branding (spec §4). PATCH merges, commits, and invalidates the debtor portal's cache before it
- * answers (afterCommit), so a portal read after the answer sees the new branding.
+ * answers, so a portal read after the answer sees the new branding. It invalidates on every success, unchanged
+ * branding and idempotent replays included: a PATCH whose invalidation failed (Redis down) committed anyway, and its
+ * retry must not leave the old branding cached.
  */
 import { getBranding, updateBranding, type BrandingPatch } from '../../core/branding/branding';
 import { invalidatePortalBranding } from '../../core/branding/portal-cache';
@@ -36,11 +38,11 @@ export function brandingRoutes(deps: { redis: Redis }): RouteDefinition[] {
       responses: {
         200: { description: 'The branding after the change.', schema: brandingSchema, example: brandingExample },
       },
-      handler: async (_ctx, { trx, auth, body, afterCommit }) => {
-        const { branding, changed } = await updateBranding(trx, auth.organizationId, body);
-        if (changed) afterCommit(() => invalidatePortalBranding(deps.redis, auth.organizationId));
+      handler: async (_ctx, { trx, auth, body }) => {
+        const { branding } = await updateBranding(trx, auth.organizationId, body);
         return { status: 200, body: branding };
       },
+      afterSuccess: ({ auth }) => invalidatePortalBranding(deps.redis, auth.organizationId),
     }),
   ];
 }

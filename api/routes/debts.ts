@@ -127,7 +127,7 @@ export function debtRoutes(triggers: DebtTriggers): RouteDefinition[] {
       handler: async (ctx, { trx, auth, params, body }) => {
         const patch =
           body.originalPrincipal === undefined ? body : { ...body, originalPrincipal: exactPrincipal(ctx, body) };
-        const debt = await amendDebt(trx, triggers, auth.organizationId, params.id, patch);
+        const debt = await amendDebt(trx, triggers, auth.organizationId, params.id, patch, ctx.state.requestId);
         if (!debt) throw errors.notFound('debt');
         return { status: 200, body: debt };
       },

@@ -6,6 +6,8 @@ import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { defineRoute, type RouteDefinition } from '../http/route-definition';
 import type { DocsSite } from '../discovery/docs-site';
+import type { ServerEntry } from '../discovery/openapi-document';
+import { referencePage } from '../discovery/reference-page';
 
 // Resolve the package's folder without `require('swagger-ui-dist')`, which would load its 1.5 MB bundle into the API.
 const SWAGGER_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -28,8 +30,11 @@ export function discoveryRoutes(options: {
   openApiJson: () => string;
   docs: DocsSite;
   mode: string;
+  /** Both hosts, this one first (`hostServers`). */
+  servers: ServerEntry[];
 }): RouteDefinition[] {
   const { docs } = options;
+  const reference = referencePage(options.servers);
   const index = { name: 'Debt Recovery Client Public API', version: '1.0.0', mode: options.mode, ...LINKS };
   return [
     defineRoute({
@@ -103,7 +108,7 @@ export function discoveryRoutes(options: {
       tags: ['Discovery'],
       auth: { kind: 'none' },
       responses: { 200: htmlResponse },
-      handler: async () => ({ status: 200, body: referencePage(), contentType: HTML }),
+      handler: async () => ({ status: 200, body: reference, contentType: HTML }),
     }),
     defineRoute({
       method: 'get',
@@ -181,16 +186,4 @@ window.ui = SwaggerUIBundle({ url: '/openapi/v1.json', dom_id: '#swagger-ui', de
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout',
   validatorUrl: null });
 </script></body></html>`;
-}
-
-function referencePage(): string {
-  // Keep the page on this host: no web fonts, telemetry or AI agent from Scalar's servers.
-  const configuration = JSON.stringify({ withDefaultFonts: false, telemetry: false, agent: { disabled: true } });
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Client Public API · Reference</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body>
-<script id="api-reference" data-url="/openapi/v1.json" data-configuration='${configuration}'></script>
-<script src="/reference/standalone.js"></script>
-</body></html>`;
 }

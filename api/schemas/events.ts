@@ -5,12 +5,18 @@ import { pagedListSchema, pageQueryProperties, timestampSchema } from './common'
 
 const eventSchema: JsonSchema = {
   type: 'object',
-  required: ['id', 'type', 'createdAt', 'data'],
+  required: ['id', 'type', 'createdAt', 'data', 'requestId'],
   properties: {
     id: { type: 'string', description: 'Begins `evt_`; de-duplicate on it.' },
     type: { type: 'string', enum: EVENT_TYPES },
     createdAt: timestampSchema,
     data: { type: 'object', description: 'The resources as the API returns them, e.g. `{debt}`.' },
+    requestId: {
+      type: ['string', 'null'],
+      description:
+        'The `X-Request-Id` of the API request that caused the event; null when none did (e.g. a plan defaulting). ' +
+        'Listed only: the delivered envelope has exactly `id`, `type`, `createdAt` and `data`.',
+    },
   },
 };
 
@@ -29,6 +35,7 @@ export const eventListExample = {
       type: 'test.ping',
       createdAt: '2026-11-22T09:00:00.050Z',
       data: {},
+      requestId: 'req_5f0c6a3e9b2d4c71a8e1f0d2b3c4a5e6',
     },
   ],
   nextCursor: null,

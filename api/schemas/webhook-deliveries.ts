@@ -8,7 +8,7 @@ const nullableTime: JsonSchema = { type: ['string', 'null'], format: 'date-time'
 
 export const deliverySchema = {
   type: 'object',
-  required: ['id', 'eventId', 'eventType', 'url', 'status', 'attemptCount', 'createdAt', 'updatedAt'],
+  required: ['id', 'eventId', 'eventType', 'url', 'status', 'attemptCount', 'requestId', 'createdAt', 'updatedAt'],
   properties: {
     id: { ...uuidSchema, description: 'Sent as `Service-Delivery-Id` on every attempt.' },
     eventId: { type: 'string' },
@@ -18,6 +18,10 @@ export const deliverySchema = {
     attemptCount: { type: 'integer' },
     lastAttemptAt: nullableTime,
     nextAttemptAt: { ...nullableTime, description: 'When the next retry is due, while Pending after a failure.' },
+    requestId: {
+      type: ['string', 'null'],
+      description: 'The `X-Request-Id` of the API request that caused the event; null when none did.',
+    },
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   },
@@ -65,6 +69,7 @@ export const deliveryExample = {
   attemptCount: 1,
   lastAttemptAt: '2026-11-22T09:00:00.120Z',
   nextAttemptAt: '2026-11-22T09:01:00.480Z',
+  requestId: 'req_5f0c6a3e9b2d4c71a8e1f0d2b3c4a5e6',
   createdAt: '2026-11-22T09:00:00.050Z',
   updatedAt: '2026-11-22T09:00:00.480Z',
 };

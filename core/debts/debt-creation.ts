@@ -134,6 +134,7 @@ async function insertInOneStatement(
       ? inlineDebtorCte(organizationId, choice.debtor)
       : existingDebtorCte(organizationId, choice.debtorId);
   const event = eventCtes(
+    trx,
     organizationId,
     'debt.created',
     { sql: `('{"debt":' || ${debtJsonSql('debt')} || '}')::json`, bindings: [] },

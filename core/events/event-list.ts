@@ -37,12 +37,17 @@ export function decodeEventCursor(cursor: string): CursorPosition {
   return { txid: x, seq: s };
 }
 
-/** An event envelope as JSON text: `data` is kept as written (a json column holding what JSON.stringify wrote). */
+/**
+ * An event as listed, as JSON text: the delivered envelope (DECISIONS.md §4 fixes its fields; `data` kept as written,
+ * a json column holding what JSON.stringify wrote) plus the id of the API request that caused it, null when none did
+ * (docs/product-choices.md).
+ */
 const EVENT_JSON = jsonObject([
   ['id', jsonValue('events.id')],
   ['type', jsonValue('events.type')],
   ['createdAt', jsonTime('events.created_at')],
   ['data', 'events.data::text'],
+  ['requestId', jsonValue('events.request_id')],
 ]);
 
 /** PostgreSQL writes the page's JSON (core/platform/json-page.ts): the same bytes `toEventEnvelope` gave. */

@@ -6,6 +6,8 @@
 import type { Trx } from '../platform/db';
 import type { SqlPart } from '../platform/sql-part';
 import { newEventId, newId } from '../platform/ids';
+import { requestIdOf } from './request-cause';
+import { wakeRelaysOnCommit } from './wake-up';
 
 export const EVENT_TYPES = [
   'debt.created',
@@ -37,6 +39,8 @@ export interface EventRow {
   created_at: Date;
   txid: string;
   seq: number;
+  /** The API request that caused the event (its `X-Request-Id`); null when none did (a timer, a worker). */
+  request_id: string | null;
 }
 
 export function toEventEnvelope(row: Pick<EventRow, 'id' | 'type' | 'created_at' | 'data'>): EventEnvelope {
@@ -44,24 +48,28 @@ export function toEventEnvelope(row: Pick<EventRow, 'id' | 'type' | 'created_at'
 }
 
 /**
- * The `event` and `delivery` CTEs of `recordEvent`, for a statement that also makes the change (e.g. raising a debt
- * in one round trip): `data` is the SQL of the event's JSON text, selected `from` the statement's other CTEs when
- * given. No row in `from`, no event.
+ * The `event` and `delivery` CTEs of `recordEvent`, for a statement of `trx` that also makes the change (e.g. raising
+ * a debt in one round trip): `data` is the SQL of the event's JSON text, selected `from` the statement's other CTEs
+ * when given. No row in `from`, no event. Both rows carry the request `trx` works for (request-cause.ts), and the
+ * relays are woken once `trx` commits (wake-up.ts): whoever records an event gets both, whichever way it does.
  */
-export function eventCtes(organizationId: string, type: EventType, data: SqlPart, from?: string): SqlPart {
+export function eventCtes(trx: Trx, organizationId: string, type: EventType, data: SqlPart, from?: string): SqlPart {
+  wakeRelaysOnCommit(trx);
   return {
     sql: `event as (
-       insert into events (id, organization_id, type, data) select ?, ?, ?, ${data.sql} ${from ? `from ${from}` : ''}
-       returning id, organization_id, type, data, created_at
+       insert into events (id, organization_id, type, data, request_id)
+       select ?, ?, ?, ${data.sql}, ?::text ${from ? `from ${from}` : ''}
+       returning id, organization_id, type, data, created_at, request_id
      ), delivery as (
        insert into webhook_deliveries
-         (id, organization_id, event_id, event_type, url, secret_key_id, secret_iv, secret_tag, secret_ciphertext)
+         (id, organization_id, event_id, event_type, url, secret_key_id, secret_iv, secret_tag, secret_ciphertext,
+          request_id)
        select ?, c.organization_id, event.id, event.type, c.url, c.secret_key_id, c.secret_iv, c.secret_tag,
-              c.secret_ciphertext
+              c.secret_ciphertext, event.request_id
          from event join webhook_configs c on c.organization_id = event.organization_id and c.enabled
        returning id
      )`,
-    bindings: [newEventId(), organizationId, type, ...data.bindings, newId()],
+    bindings: [newEventId(), organizationId, type, ...data.bindings, requestIdOf(trx), newId()],
   };
 }
 
@@ -73,6 +81,9 @@ export function eventCtes(organizationId: string, type: EventType, data: SqlPart
  * snapshot of the receiver's URL and sealed secret (DECISIONS.md §4): whether an event is delivered, and where, is
  * decided when it is emitted, so clearing the receiver during a backlog does not drop events already emitted. The
  * delivery's workflow is started later by the webhook delivery consumer.
+ *
+ * Both rows carry the id of the API request `trx` works for, if any (request-cause.ts), so an operator can follow a
+ * client's `X-Request-Id` to the event, its delivery and the delivery's workflow.
  */
 export async function recordEvent(
   trx: Trx,
@@ -80,7 +91,7 @@ export async function recordEvent(
   type: EventType,
   data: Record<string, unknown>,
 ): Promise<EventEnvelope & { deliveryId: string | null }> {
-  const ctes = eventCtes(organizationId, type, { sql: '?::json', bindings: [JSON.stringify(data)] });
+  const ctes = eventCtes(trx, organizationId, type, { sql: '?::json', bindings: [JSON.stringify(data)] });
   const { rows } = await trx.raw<{
     rows: (Pick<EventRow, 'id' | 'type' | 'data' | 'created_at'> & { delivery_id: string | null })[];
   }>(

@@ -2,7 +2,8 @@
  * The outbox relay (DECISIONS.md §4): drives every registered consumer over the events of one mode. Each consumer has
  * its own cursor and its own loop, so a failing consumer backs off and retries alone while the others go on. A batch
  * is taken, consumed and the cursor moved in one transaction: a crash at any point either commits all three or none,
- * and the batch is taken again. Polls every 200 ms, and wakes at once on an explicit NOTIFY (a delivery retry).
+ * and the batch is taken again. Woken by the NOTIFY that follows each commit of events (wake-up.ts); polls every
+ * 200 ms in case a wake-up is lost.
  */
 import type { Db } from '../platform/db';
 import type { Logger } from '../platform/logger';
@@ -28,7 +29,7 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
-/** Short: committing an event raises no notification (it would serialise commits), so polling is the wake-up. */
+/** Short, so that a wake-up lost with a process that died between commit and NOTIFY costs little. */
 export const DEFAULT_POLL_INTERVAL_MS = 200;
 const DEFAULT_BATCH_SIZE = 500;
 

@@ -1,13 +1,14 @@
 /**
- * Waking the relays. The relays poll every 200 ms (DEFAULT_POLL_INTERVAL_MS in relay.ts): committing an event raises
- * no notification, because PostgreSQL serialises the commits of notifying transactions (migration 20261123110000
- * dropped that trigger). Rare operations that want an immediate pass (a delivery retry) NOTIFY on OUTBOX_CHANNEL;
- * the relays LISTEN on a dedicated connection, reconnecting after errors, so a missed notification only waits for
- * the next poll. TCP keepalive on the connection makes a silently dead peer (a failover, a NAT that dropped the
+ * Waking the relays. A NOTIFY inside the transaction that records an event would serialise commits: PostgreSQL takes
+ * a global lock to commit a notifying transaction (migration 20261123110000 dropped that trigger). So the event's
+ * transaction notifies nobody; once it has committed, its process sends one NOTIFY on OUTBOX_CHANNEL in a statement of
+ * its own, coalesced to at most one per WAKE_SPACING_MS per pool (wakeRelaysOnCommit). The relays LISTEN on a
+ * dedicated connection, reconnecting after errors, and also poll every 200 ms (DEFAULT_POLL_INTERVAL_MS in
+ * relay.ts), so a lost notification (a process that died between commit and NOTIFY) only waits for the next poll. TCP keepalive on the connection makes a silently dead peer (a failover, a NAT that dropped the
  * flow) an error within minutes, so the listener reconnects instead of waiting forever on a socket that is gone.
  */
 import pg from 'pg';
-import type { Db } from '../platform/db';
+import { poolOf, type Db, type Trx } from '../platform/db';
 import type { Logger } from '../platform/logger';
 
 export const OUTBOX_CHANNEL = 'webhook_outbox';
@@ -19,6 +20,46 @@ const KEEPALIVE_IDLE_MS = 30_000;
 /** Wakes every relay listening on this database (at commit, when called inside a transaction). */
 export async function wakeRelays(db: Db): Promise<void> {
   await db.raw('select pg_notify(?, ?)', [OUTBOX_CHANNEL, '']);
+}
+
+/** However many event transactions commit, a pool notifies at most once in this many milliseconds. */
+export const WAKE_SPACING_MS = 10;
+
+/** Per pool: when it last notified, and whether a notification is already due. */
+const wakeStates = new WeakMap<Db, { lastAt: number; due: boolean }>();
+
+/**
+ * Wakes the relays once `trx` has committed (nothing on rollback). Best effort: a failed NOTIFY is dropped, as the
+ * relays' poll is the fallback.
+ */
+export function wakeRelaysOnCommit(trx: Trx): void {
+  const pool = poolOf(trx);
+  if (!pool) return;
+  outermost(trx).executionPromise.then(
+    () => scheduleWake(pool),
+    () => undefined,
+  );
+}
+
+/** A savepoint's promise settles at its release; the events are visible when the outermost transaction commits. */
+function outermost(trx: Trx): Trx {
+  let current = trx as Trx & { parentTransaction?: Trx };
+  while (current.parentTransaction) current = current.parentTransaction;
+  return current;
+}
+
+function scheduleWake(pool: Db): void {
+  let state = wakeStates.get(pool);
+  if (!state) wakeStates.set(pool, (state = { lastAt: 0, due: false }));
+  if (state.due) return;
+  state.due = true;
+  const wake = state;
+  const delay = Math.max(0, wake.lastAt + WAKE_SPACING_MS - Date.now());
+  setTimeout(() => {
+    wake.due = false;
+    wake.lastAt = Date.now();
+    wakeRelays(pool).catch(() => undefined);
+  }, delay).unref();
 }
 
 export interface WakeUpListener {

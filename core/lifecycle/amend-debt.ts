@@ -16,6 +16,7 @@ export async function amendDebt(
   organizationId: string,
   id: string,
   patch: DebtPatch,
+  requestId?: string,
 ): Promise<Debt | undefined> {
   const { status, ...fields } = patch;
   if (status === undefined) return updateDebt(trx, organizationId, id, fields);
@@ -23,6 +24,6 @@ export async function amendDebt(
   if (!row) return undefined;
   checkDebtPatch(row, patch);
   checkDebtPatch({ ...row, status }, fields); // the fields as they will meet the recalled debt
-  if (row.status !== status) await triggers.close(organizationId, id);
+  if (row.status !== status) await (requestId ? triggers.forRequest(requestId) : triggers).close(organizationId, id);
   return updateDebt(trx, organizationId, id, fields);
 }

@@ -11,6 +11,7 @@
 import type { Db, Trx } from '../platform/db';
 import { toDebt, type Debt } from '../debts/debts';
 import { recordEvent } from '../events/outbox';
+import { forRequest, requestIdOfUpdate } from '../events/request-cause';
 import { decideChange } from './change-decisions';
 import type { ChangeEffect, DebtColumnChanges } from './change-effects';
 import { LifecycleIntegrityError } from './errors';
@@ -93,7 +94,9 @@ export async function applyLifecycleChange(
   input: ApplyChangeInput,
   options: ApplyChangeOptions = {},
 ): Promise<ApplyChangeResult> {
-  return db.transaction(async (trx) => {
+  return db.transaction(async (unmarked) => {
+    const requestId = requestIdOfUpdate(input.updateId);
+    const trx = requestId ? forRequest(unmarked, requestId) : unmarked;
     const row = await lockedRow(trx, input);
     if (row.lifecycle_version === input.expectedVersion + 1) {
       return { outcome: 'duplicate', state: toLifecycleState(row) };

@@ -23,7 +23,7 @@ export interface DebtLifecycleConsumerOptions {
 export function createDebtLifecycleConsumer(options: DebtLifecycleConsumerOptions): OutboxConsumer {
   const { client, mode, taskQueue } = options;
 
-  async function start(debt: { debtId: string; organizationId: string }): Promise<void> {
+  async function start(debt: { debtId: string; organizationId: string; requestId: string | null }): Promise<void> {
     try {
       await client.workflow.start(WORKFLOW_TYPES.debtLifecycle, debtWorkflowStartOptions(debt, mode, taskQueue));
     } catch (err) {
@@ -43,8 +43,9 @@ export function createDebtLifecycleConsumer(options: DebtLifecycleConsumerOption
           'id',
           created.map((e) => e.id),
         )
-        .select<{ organizationId: string; debtId: string }[]>(
+        .select<{ organizationId: string; debtId: string; requestId: string | null }[]>(
           'organization_id as organizationId',
+          'request_id as requestId',
           trx.raw(`data -> 'debt' ->> 'id' as "debtId"`),
         );
       for (let i = 0; i < rows.length; i += START_CONCURRENCY) {

@@ -77,6 +77,11 @@ export interface ApplyChangeInput {
    * against, so the time-skipping tests and a sandbox `advance` agree with the workflow's timers.
    */
   asOf?: string;
+  /**
+   * The Temporal update that asked for the change. The API's triggers use their request id (`req_…`) as the update
+   * id, so the change's events, and their deliveries, carry the request that caused them (requestIdOfUpdate).
+   */
+  updateId?: string;
 }
 
 /**

@@ -30,6 +30,11 @@ export interface DebtTriggers {
   writeOff(organizationId: string, debtId: string): Promise<Debt>;
   /** Sandbox only: fire the debt's next timer now. */
   advance(organizationId: string, debtId: string): Promise<Debt>;
+  /**
+   * The same triggers on behalf of an API request: its id (`req_…`, unique per request) is the update's id, so the
+   * events the change records, and their deliveries, carry it (`requestIdOfUpdate`).
+   */
+  forRequest(requestId: string): DebtTriggers;
 }
 
 export interface DebtTriggerDeps {
@@ -40,7 +45,7 @@ export interface DebtTriggerDeps {
   taskQueue?: string;
 }
 
-export function createDebtTriggers(deps: DebtTriggerDeps): DebtTriggers {
+export function createDebtTriggers(deps: DebtTriggerDeps, requestId?: string): DebtTriggers {
   const { db, client, mode, taskQueue } = deps;
 
   /** `args` may be computed once the debt is known to be the organisation's (a dispute stores its reason first). */
@@ -57,6 +62,7 @@ export function createDebtTriggers(deps: DebtTriggerDeps): DebtTriggers {
       await client.connection.withDeadline(Date.now() + TRIGGER_TIMEOUT_MS, () =>
         client.workflow.executeUpdateWithStart(update, {
           args: updateArgs,
+          ...(requestId ? { updateId: requestId } : {}),
           startWorkflowOperation: startDebtWorkflowOperation({ debtId, organizationId }, mode, taskQueue),
         }),
       );
@@ -94,5 +100,6 @@ export function createDebtTriggers(deps: DebtTriggerDeps): DebtTriggers {
     close: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.close, []),
     writeOff: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.writeOff, []),
     advance: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.advance, []),
+    forRequest: (id) => createDebtTriggers(deps, id),
   };
 }

@@ -10,7 +10,7 @@ import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, WORKFLOW_TYPES, workflowIds } from 
 import type { DebtLifecycleStart } from './model';
 
 export function debtWorkflowStartOptions(
-  debt: { debtId: string; organizationId: string },
+  debt: { debtId: string; organizationId: string; requestId?: string | null },
   mode: Mode,
   taskQueue: string = TASK_QUEUES.lifecycle,
 ): WorkflowStartOptions & { args: [DebtLifecycleStart] } {
@@ -22,6 +22,8 @@ export function debtWorkflowStartOptions(
     typedSearchAttributes: [
       { key: SEARCH_ATTRIBUTE_KEYS.organizationId, value: debt.organizationId },
       { key: SEARCH_ATTRIBUTE_KEYS.debtId, value: debt.debtId },
+      // The request that created the debt, when the start comes from its `debt.created` event.
+      ...(debt.requestId ? [{ key: SEARCH_ATTRIBUTE_KEYS.requestId, value: debt.requestId }] : []),
     ],
   };
 }

@@ -7,6 +7,7 @@
  */
 import { bool, cleanEnv, num, str, port, url, makeValidator, EnvMissingError } from 'envalid';
 import { NAMESPACES } from '../temporal/names';
+import { LOG_FORMATS, type LogFormat } from './logger';
 import type { Mode } from './mode';
 import type { SecretKeys } from './secret-box';
 
@@ -48,6 +49,8 @@ export interface Config {
   metricsPort: number;
   /** Failed authentications allowed per client address and minute before the address gets 429. */
   failedAuthLimit: number;
+  /** Anonymous sandbox sign-ups (`POST /sandbox/signup`) allowed per client address and hour. */
+  sandboxSignupsPerHour: number;
   /** This host's public base URL (`{base_url}` or `{sandbox_url}` of the spec). */
   publicBaseUrl: string;
   productionBaseUrl: string;
@@ -58,6 +61,8 @@ export interface Config {
   redisUrl: string;
   temporal: { address: string; namespace: string };
   logLevel: string;
+  /** `LOG_FORMAT`: JSON lines, human-readable lines, or `auto` (pretty only when stdout is a terminal). */
+  logFormat: LogFormat;
   /** Where `temporal server start-dev` serves its Web UI; printed for operators. */
   temporalUiUrl: string;
   webhooks: WebhookConfig;
@@ -182,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       PORT: port({ default: port0, desc: 'port the API listens on' }),
       METRICS_PORT: portOrZero({ default: DEFAULT_METRICS_PORTS[mode], desc: 'internal /metrics port; 0 disables' }),
       FAILED_AUTH_LIMIT: num({ default: 20, desc: 'failed authentications per client address and minute' }),
+      SANDBOX_SIGNUPS_PER_HOUR: num({ default: 10, desc: 'sandbox sign-ups per client address and hour' }),
       PUBLIC_BASE_URL: url({ default: `http://localhost:${env.PORT ?? port0}` }),
       PRODUCTION_BASE_URL: url({ default: 'http://localhost:3000' }),
       SANDBOX_BASE_URL: url({ default: 'http://localhost:3001' }),
@@ -192,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       TEMPORAL_NAMESPACE: str({ default: NAMESPACES[mode] }),
       TEMPORAL_UI_URL: url({ default: 'http://localhost:8233' }),
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
+      LOG_FORMAT: str({ choices: LOG_FORMATS, default: 'auto', desc: 'json, pretty, or auto: pretty on a terminal' }),
       ...WEBHOOK_ENV,
     },
     { reporter: ({ errors }) => collect(errors, problems) },
@@ -205,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     port: e.PORT,
     metricsPort: e.METRICS_PORT,
     failedAuthLimit: e.FAILED_AUTH_LIMIT,
+    sandboxSignupsPerHour: e.SANDBOX_SIGNUPS_PER_HOUR,
     publicBaseUrl,
     productionBaseUrl: stripSlash(e.PRODUCTION_BASE_URL),
     sandboxBaseUrl: stripSlash(e.SANDBOX_BASE_URL),
@@ -213,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     redisUrl: e.REDIS_URL,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     temporalUiUrl: stripSlash(e.TEMPORAL_UI_URL),
     webhooks,
   };
@@ -266,6 +275,8 @@ export interface WorkerConfig {
   redisUrl: string;
   temporalAddress: string;
   logLevel: string;
+  /** `LOG_FORMAT`: JSON lines, human-readable lines, or `auto` (pretty only when stdout is a terminal). */
+  logFormat: LogFormat;
   webhooks: WebhookConfig;
 }
 
@@ -302,6 +313,7 @@ export function loadWorkerConfig(
       REDIS_URL: redisUrl({ default: 'redis://127.0.0.1:6379' }),
       TEMPORAL_ADDRESS: hostPort({ default: '127.0.0.1:7233' }),
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
+      LOG_FORMAT: str({ choices: LOG_FORMATS, default: 'auto', desc: 'json, pretty, or auto: pretty on a terminal' }),
       ...WEBHOOK_ENV,
     },
     { reporter: ({ errors }) => collect(errors, problems) },
@@ -325,6 +337,7 @@ export function loadWorkerConfig(
     redisUrl: e.REDIS_URL,
     temporalAddress: e.TEMPORAL_ADDRESS,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     webhooks,
   };
 }

@@ -25,12 +25,25 @@ export interface DbOptions {
 }
 
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
-  return knexFactory({
+  const db = knexFactory({
     client: 'pg',
     connection: { connectionString: databaseUrl, application_name: 'client-public-api' },
     pool: options.pool ?? { min: 0, max: 10 },
     acquireConnectionTimeout: 10_000,
   });
+  poolByConfig.set((db.client as Knex.Client).config, db);
+  return db;
+}
+
+/**
+ * A transaction's client shares its pool's `config` object (knex's makeTxClient copies the reference), so the config
+ * leads from a transaction back to its pool: what an after-commit step that must run outside the transaction needs.
+ */
+const poolByConfig = new WeakMap<Knex.Config, Db>();
+
+/** The pool a transaction was opened on (undefined for a Db not made by createDb). */
+export function poolOf(trx: Trx): Db | undefined {
+  return poolByConfig.get((trx.client as Knex.Client).config);
 }
 
 /** A cheap liveness probe used by /healthz. */

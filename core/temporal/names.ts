@@ -28,6 +28,7 @@ export const WORKFLOW_TYPES = {
   webhookReconcile: 'webhookReconcileWorkflow',
   retentionPurge: 'retentionPurgeWorkflow',
   diagnosticProbe: 'diagnosticProbeWorkflow',
+  sandboxReset: 'sandboxResetWorkflow',
 } as const;
 
 /** The updates a debt's lifecycle workflow takes: each is one trigger of DECISIONS.md §3 (and the sandbox's advance). */
@@ -41,6 +42,18 @@ export const LIFECYCLE_UPDATES = {
   writeOff: 'writeOff',
   advance: 'advance',
 } as const;
+
+/**
+ * Patch ids of `patched()` in workflow code (docs/lifecycle.md "Changing the workflow"): each names one change made to
+ * a workflow while runs of the old code may still be open, and stays until no history from before it can replay.
+ */
+export const PATCH_IDS = {
+  /** A trigger that leaves the status and the plan's timer as they were no longer cancels and restarts that timer. */
+  lifecycleKeepUnchangedTimer: 'lifecycle-keep-unchanged-timer',
+} as const;
+
+/** The signals a tenant's `sandbox-reset-<orgId>` workflow takes: an API use (debounced), and a reset on demand. */
+export const SANDBOX_RESET_SIGNALS = { used: 'used', resetNow: 'resetNow' } as const;
 
 /** Queries every long-lived workflow answers: `state` (the lifecycle's) and `status`. */
 export const QUERIES = { state: 'state', status: 'status' } as const;
@@ -74,6 +87,8 @@ export const SEARCH_ATTRIBUTE_KEYS = {
   eventType: defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD),
   deliveryStatus: defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD),
   debtStatus: defineSearchAttributeKey('DebtStatus', SearchAttributeType.KEYWORD),
+  /** The API request (`X-Request-Id`) whose event caused the workflow: a delivery's, or a debt's creation. */
+  requestId: defineSearchAttributeKey('RequestId', SearchAttributeType.KEYWORD),
 } as const;
 
 export const SEARCH_ATTRIBUTES = Object.values(SEARCH_ATTRIBUTE_KEYS).map((key) => key.name);

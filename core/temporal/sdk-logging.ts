@@ -2,13 +2,20 @@
 import { Runtime } from '@temporalio/worker';
 import type { LogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
 import type { Logger } from '../platform/logger';
+import { sdkPrometheusExporter } from './sdk-metrics';
 
-/** SDK, workflow and activity logs through our pino logger; our own signal handler decides when to drain. */
-export function installSdkRuntime(logger: Logger): void {
+/**
+ * SDK, workflow and activity logs through our pino logger; our own signal handler decides when to drain. With
+ * `metricsPort`, the SDK's worker metrics are exported on that loopback port (sdk-metrics.ts).
+ */
+export function installSdkRuntime(logger: Logger, metricsPort?: number): void {
   Runtime.install({
     logger: toSdkLogger(logger.child({ component: 'temporal-sdk' })),
     shutdownSignals: [],
-    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
+    telemetryOptions: {
+      logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
+      ...(metricsPort !== undefined && { metrics: sdkPrometheusExporter(metricsPort) }),
+    },
   });
 }
 

@@ -21,6 +21,7 @@ import { createMetricsServer } from '../platform/metrics-server';
 import { createSecretBox, type SecretBox } from '../platform/secret-box';
 import type { TaskQueueName } from './names';
 import { installSdkRuntime, toSdkLogger } from './sdk-logging';
+import { fetchSdkMetrics, freeLoopbackPort } from './sdk-metrics';
 
 export interface WorkerDeps {
   mode: Mode;
@@ -51,6 +52,12 @@ export interface RunWorkerOptions {
    * it, so an activity never waits for a connection behind its siblings.
    */
   activitySlots?: number;
+  /**
+   * Workflow runs kept in memory per mode (`maxCachedWorkflows`); the SDK's default scales with the machine's memory.
+   * A queue whose runs mostly sleep for days (debt lifecycles) caps it: an evicted run is replayed from its short
+   * history when it next wakes, and the worker's memory stops growing with the number of open runs.
+   */
+  cachedWorkflows?: number;
   /** Started once per mode after its worker is created, stopped after the workers have drained. */
   startSidecar?: WorkerSidecar;
 }
@@ -66,7 +73,11 @@ const SHUTDOWN_FORCE_TIME = '30s';
 /** Runs the worker process to its end: exits 0 after a graceful stop, 1 on failure, 78 on bad configuration. */
 export async function runWorker(options: RunWorkerOptions): Promise<never> {
   const config = configOrExit(() => loadWorkerConfig(processEnv(), options.defaultModes));
-  const logger = createLogger({ level: config.logLevel, name: `worker-${options.taskQueue}` });
+  const logger = createLogger({
+    level: config.logLevel,
+    name: `worker-${options.taskQueue}`,
+    format: config.logFormat,
+  });
   const stopRequested = onStopSignal(logger);
   try {
     await serve(options, config, logger, stopRequested);
@@ -80,8 +91,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<never> {
 
 async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Logger, stop: Promise<void>) {
   const { taskQueue } = options;
-  installSdkRuntime(logger);
-  const metricsServer = startMetricsServer(config, logger);
+  const sdkMetricsPort = config.metricsPort === 0 ? undefined : await freeLoopbackPort();
+  installSdkRuntime(logger, sdkMetricsPort);
+  const metricsServer = startMetricsServer(config, logger, sdkMetricsPort);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const secretBox = createSecretBox(config.webhooks.secretKeys);
   const shared = { webhooks: config.webhooks, secretBox, logger };
@@ -104,6 +116,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
           workflowBundle,
           activities: options.createActivities(deps),
           maxConcurrentActivityTaskExecutions: activitySlots,
+          ...(options.cachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.cachedWorkflows }),
           shutdownGraceTime: SHUTDOWN_GRACE_TIME,
           shutdownForceTime: SHUTDOWN_FORCE_TIME,
         }),
@@ -126,13 +139,14 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
 }
 
 /**
- * The worker's own counters (the reconciler's fixes, the retention purge) and Node's process metrics, in prom-client's
- * default registry, on an internal port when one is configured.
+ * The worker's own metrics (deliveries, lifecycle transitions, outbox lag, the reconciler's fixes, the retention
+ * purge) and Node's process metrics, in prom-client's default registry, followed by the Temporal SDK's worker
+ * metrics, on an internal port when one is configured (docs/operations.md lists them).
  */
-function startMetricsServer(config: WorkerConfig, logger: Logger): Server | undefined {
-  if (config.metricsPort === 0) return undefined;
+function startMetricsServer(config: WorkerConfig, logger: Logger, sdkMetricsPort?: number): Server | undefined {
+  if (config.metricsPort === 0 || sdkMetricsPort === undefined) return undefined;
   collectDefaultMetrics();
-  const server = createMetricsServer(register, logger);
+  const server = createMetricsServer(register, logger, () => fetchSdkMetrics(sdkMetricsPort));
   server.listen(config.metricsPort, config.metricsHost, () =>
     logger.info({ port: config.metricsPort }, 'metrics listening (internal)'),
   );

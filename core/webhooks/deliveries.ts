@@ -36,6 +36,8 @@ export interface DeliveryRow {
   last_attempt_at: Date | null;
   next_attempt_at: Date | null;
   workflow_started_at: Date | null;
+  /** The API request that caused the delivery's event (its `X-Request-Id`), or null. */
+  request_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -62,6 +64,7 @@ export interface DeliveryView {
   attemptCount: number;
   lastAttemptAt: string | null;
   nextAttemptAt: string | null;
+  requestId: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -93,6 +96,7 @@ export function toDeliveryView(row: DeliveryRow): DeliveryView {
     attemptCount: row.attempt_count,
     lastAttemptAt: iso(row.last_attempt_at),
     nextAttemptAt: iso(row.next_attempt_at),
+    requestId: row.request_id,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -130,6 +134,7 @@ const DELIVERY_JSON = jsonObject([
   ['attemptCount', jsonValue('webhook_deliveries.attempt_count')],
   ['lastAttemptAt', jsonTime('webhook_deliveries.last_attempt_at')],
   ['nextAttemptAt', jsonTime('webhook_deliveries.next_attempt_at')],
+  ['requestId', jsonValue('webhook_deliveries.request_id')],
   ['createdAt', jsonTime('webhook_deliveries.created_at')],
   ['updatedAt', jsonTime('webhook_deliveries.updated_at')],
 ]);

@@ -11,11 +11,19 @@ export function isDeliveryId(value: unknown): value is string {
   return typeof value === 'string' && UUID.test(value);
 }
 
-/** Pending → Failed for this generation only; false when there was nothing to move (stale, final or gone). */
-export async function failUnfinishedDelivery(db: Db, deliveryId: string, generation: number): Promise<boolean> {
-  if (!isDeliveryId(deliveryId) || !Number.isSafeInteger(generation)) return false;
-  const moved = await db('webhook_deliveries')
+/**
+ * Pending → Failed for this generation only, answering the delivery's request id (for its log line); undefined when
+ * there was nothing to move (stale, final or gone).
+ */
+export async function failUnfinishedDelivery(
+  db: Db,
+  deliveryId: string,
+  generation: number,
+): Promise<{ requestId: string | null } | undefined> {
+  if (!isDeliveryId(deliveryId) || !Number.isSafeInteger(generation)) return undefined;
+  const [moved] = await db('webhook_deliveries')
     .where({ id: deliveryId, generation, status: 'Pending' })
-    .update({ status: 'Failed', next_attempt_at: null, updated_at: db.fn.now(3) });
-  return moved > 0;
+    .update({ status: 'Failed', next_attempt_at: null, updated_at: db.fn.now(3) })
+    .returning<{ request_id: string | null }[]>('request_id');
+  return moved && { requestId: moved.request_id };
 }

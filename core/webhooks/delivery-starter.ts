@@ -5,7 +5,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Db } from '../platform/db';
-import { TASK_QUEUES, WORKFLOW_TYPES, workflowIds } from '../temporal/names';
+import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, WORKFLOW_TYPES, workflowIds } from '../temporal/names';
 import { markWorkflowsStarted, type DeliveryRef } from './dispatch';
 
 const START_CONCURRENCY = 100;
@@ -21,10 +21,13 @@ export function createDeliveryStarter(options: { db: Db; client: Client; taskQue
 
   async function start(ref: DeliveryRef): Promise<void> {
     try {
+      const { requestId, ...input } = ref;
       await client.workflow.start(WORKFLOW_TYPES.webhookDelivery, {
         taskQueue,
         workflowId: workflowIds.webhookDelivery(ref.deliveryId, ref.generation),
-        args: [ref],
+        args: [input],
+        // `RequestId = "req_…"` finds the runs of every delivery a request caused (docs/operations.md).
+        ...(requestId && { typedSearchAttributes: [{ key: SEARCH_ATTRIBUTE_KEYS.requestId, value: requestId }] }),
       });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // this run exists: that is the point

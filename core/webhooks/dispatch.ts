@@ -16,9 +16,20 @@ export interface DeliveryRef {
   organizationId: string;
   eventType: string;
   generation: number;
+  /** The API request that caused the event (its `X-Request-Id`), or null: the run's `RequestId` search attribute. */
+  requestId: string | null;
 }
 
-type DeliveryRow = { id: string; organization_id: string; event_type: string; generation: number };
+type DeliveryRow = {
+  id: string;
+  organization_id: string;
+  event_type: string;
+  generation: number;
+  request_id: string | null;
+};
+
+/** The columns a DeliveryRef is made of. */
+export const DELIVERY_REF_COLUMNS = ['id', 'organization_id', 'event_type', 'generation', 'request_id'] as const;
 
 function toRef(row: DeliveryRow): DeliveryRef {
   return {
@@ -26,6 +37,7 @@ function toRef(row: DeliveryRow): DeliveryRef {
     organizationId: row.organization_id,
     eventType: row.event_type,
     generation: row.generation,
+    requestId: row.request_id,
   };
 }
 
@@ -39,7 +51,7 @@ export async function unstartedDeliveriesOf(db: Db, events: Pick<OutboxEvent, 'i
     )
     .where({ status: 'Pending' })
     .whereNull('workflow_started_at')
-    .select<DeliveryRow[]>('id', 'organization_id', 'event_type', 'generation');
+    .select<DeliveryRow[]>(...DELIVERY_REF_COLUMNS);
   return rows.map(toRef);
 }
 
@@ -51,7 +63,7 @@ export async function listUnstartedDeliveries(db: Db, mode: Mode, limit = 500): 
     .whereNull('d.workflow_started_at')
     .orderBy('d.created_at')
     .limit(limit)
-    .select<DeliveryRow[]>('d.id', 'd.organization_id', 'd.event_type', 'd.generation');
+    .select<DeliveryRow[]>(DELIVERY_REF_COLUMNS.map((column) => `d.${column}`));
   return rows.map(toRef);
 }
 

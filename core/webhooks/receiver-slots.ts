@@ -1,8 +1,13 @@
 /**
  * Fairness between tenants (docs/webhooks.md): at most `perReceiver` attempts in flight to one organisation's
  * receiver per worker process. An attempt that finds its receiver full does not wait for a slot in the activity (that
- * would hold an activity slot, the very thing a hanging receiver must not take): it answers `busy` at once, and the
- * workflow waits on a short timer before trying again.
+ * would hold an activity slot, the very thing a hanging receiver must not take): it answers `busy` at once with how
+ * long to wait, and the workflow waits that long on a durable timer before trying again.
+ *
+ * The wait is the receiver's queue drained at its pace: (attempts waiting ÷ its slots) × its recent attempt duration.
+ * A short fixed back-off would have 1,000 deliveries queued behind a hanging receiver come back every few seconds, and
+ * those busy round trips (a workflow task, an activity task, a workflow task each) would crowd every other tenant's
+ * deliveries out of the task queues; paced this way they come back about as fast as the receiver frees slots.
  */
 
 /**
@@ -14,28 +19,73 @@ export const WEBHOOKS_ACTIVITY_SLOTS = 30;
 /** Attempts in flight to one receiver, per worker process. */
 export const RECEIVER_CONCURRENCY = 4;
 
+/** Bounds of a busy attempt's wait: soon enough to use a slot that frees, never so long a delivery looks stuck. */
+export const MIN_BUSY_WAIT_MS = 1_000;
+export const MAX_BUSY_WAIT_MS = 10 * 60_000;
+/** An attempt's duration before the receiver has finished one (then a moving average of its real ones). */
+const FIRST_ATTEMPT_ESTIMATE_MS = 1_000;
+/** Weight of the latest attempt in the moving average. */
+const AVERAGE_WEIGHT = 0.2;
+
 export interface ReceiverSlots {
   /** A slot for this receiver and the function that frees it, or undefined when it has none free. */
-  tryAcquire(receiver: string): (() => void) | undefined;
+  tryAcquire(receiver: string, waiter?: string): (() => void) | undefined;
   inFlight(receiver: string): number;
+  /**
+   * For an attempt refused a slot: records `waiter` (a delivery) as queued for the receiver, and answers how long it
+   * should wait before trying again (before jitter).
+   */
+  busyWaitMs(receiver: string, waiter: string): number;
 }
 
-export function createReceiverSlots(perReceiver = RECEIVER_CONCURRENCY): ReceiverSlots {
-  const inFlight = new Map<string, number>();
+interface ReceiverState {
+  inFlight: number;
+  averageAttemptMs: number;
+  /** Deliveries refused a slot, with when their entry lapses (they took a slot, or stopped asking). */
+  waiting: Map<string, number>;
+}
+
+export function createReceiverSlots(perReceiver = RECEIVER_CONCURRENCY, now: () => number = Date.now): ReceiverSlots {
+  // One small entry per organisation whose receiver this process has called: its pace outlives its busy spells.
+  const receivers = new Map<string, ReceiverState>();
+  const stateOf = (receiver: string): ReceiverState => {
+    let state = receivers.get(receiver);
+    if (!state)
+      receivers.set(
+        receiver,
+        (state = { inFlight: 0, averageAttemptMs: FIRST_ATTEMPT_ESTIMATE_MS, waiting: new Map() }),
+      );
+    return state;
+  };
   return {
-    tryAcquire(receiver) {
-      const taken = inFlight.get(receiver) ?? 0;
-      if (taken >= perReceiver) return undefined;
-      inFlight.set(receiver, taken + 1);
+    tryAcquire(receiver, waiter) {
+      const state = stateOf(receiver);
+      if (state.inFlight >= perReceiver) return undefined;
+      state.inFlight++;
+      if (waiter) state.waiting.delete(waiter);
+      const startedAt = now();
       let released = false;
       return () => {
         if (released) return;
         released = true;
-        const left = (inFlight.get(receiver) ?? 1) - 1;
-        if (left === 0) inFlight.delete(receiver);
-        else inFlight.set(receiver, left);
+        state.inFlight--;
+        state.averageAttemptMs += AVERAGE_WEIGHT * (now() - startedAt - state.averageAttemptMs);
       };
     },
-    inFlight: (receiver) => inFlight.get(receiver) ?? 0,
+    inFlight: (receiver) => receivers.get(receiver)?.inFlight ?? 0,
+    busyWaitMs(receiver, waiter) {
+      const state = stateOf(receiver);
+      const at = now();
+      for (const [id, lapsesAt] of state.waiting) if (lapsesAt <= at) state.waiting.delete(id);
+      state.waiting.delete(waiter); // counted once, however often it asks
+      const ahead = state.waiting.size + 1;
+      const wait = Math.min(
+        MAX_BUSY_WAIT_MS,
+        Math.max(MIN_BUSY_WAIT_MS, (ahead / perReceiver) * state.averageAttemptMs),
+      );
+      // A waiter asks again within 1.5 × its wait (the workflow's jitter); a little beyond, it has stopped asking.
+      state.waiting.set(waiter, at + 2 * wait + MIN_BUSY_WAIT_MS);
+      return Math.round(wait);
+    },
   };
 }

@@ -53,6 +53,7 @@ interface PendingRow {
   organization_id: string;
   event_type: string;
   generation: number;
+  request_id: string | null;
   workflow_started_at: Date | null;
 }
 
@@ -66,6 +67,7 @@ const toRef = (row: PendingRow): DeliveryRef => ({
   organizationId: row.organization_id,
   eventType: row.event_type,
   generation: row.generation,
+  requestId: row.request_id,
 });
 
 export async function reconcileDeliveries(options: ReconcileOptions): Promise<ReconcileReport> {
@@ -116,7 +118,7 @@ function pendingPage(options: ReconcileOptions, after: string): Promise<PendingR
     })
     .orderBy('d.id')
     .limit(PAGE)
-    .select('d.id', 'd.organization_id', 'd.event_type', 'd.generation', 'd.workflow_started_at');
+    .select('d.id', 'd.organization_id', 'd.event_type', 'd.generation', 'd.request_id', 'd.workflow_started_at');
 }
 
 /** What is wrong with this delivery's run, if anything. */

@@ -1,28 +1,41 @@
 /**
- * The API contract's cost: authenticated, rate-limited `GET /v1/organization` against the unauthenticated trivial
- * `GET /` on the same server process, in the same run. Target: the first sustains at least half the second's rate.
+ * The API contract's cost: authenticated, rate-limited `GET /v1/organization` against a trivial Koa route in the
+ * bare process (target ≥ 0.7×), then one API process against all of them (API_PROCESSES = the number of cores) on the
+ * same route: what node:cluster buys on this machine, with the load generator on the same cores.
  */
-import type { Db } from '../../core/platform/db';
-import { benchTenant, load, printTable, type ApiProcess, type LoadResult } from './support';
+import os from 'node:os';
+import { compare, figure, recordMemory } from './report';
+import type { BenchContext } from './context';
+import { benchTenant, childPids, load, peakMemoryMiB, startApiProcess } from './support';
 
-export async function benchApiContract(db: Db, api: ApiProcess, duration: number): Promise<LoadResult[]> {
+export async function benchApiContract(ctx: BenchContext): Promise<void> {
+  const { api, bare, db, duration, warmUp } = ctx;
   const { authorization } = await benchTenant(db, 'Bench Org');
-  // Warm both paths (JIT, pools, key cache) before measuring.
-  await load('warm-up', {
-    url: `${api.baseUrl}/v1/organization`,
-    headers: { authorization },
-    duration: 2,
+  const organization = (url: string, label: string, seconds = duration) =>
+    load(label, { url: `${url}/v1/organization`, headers: { authorization }, duration: seconds });
+
+  console.log('\nGET /v1/organization');
+  await organization(api.baseUrl, 'warm-up', warmUp); // JIT, pools, key cache
+  await load('warm-up', { url: `${bare.baseUrl}/`, duration: warmUp });
+  const trivial = await load('bare: trivial Koa route GET /', { url: `${bare.baseUrl}/`, duration });
+  const single = await organization(api.baseUrl, 'ours, 1 process (key auth + rate limit)');
+  compare(ctx.report, 'GET /v1/organization', figure(single), figure(trivial), 0.7);
+
+  const processes = os.availableParallelism();
+  const all = await startApiProcess({
+    API_MODE: 'production',
+    DATABASE_URL: ctx.databaseUrl,
+    REDIS_URL: ctx.redisUrl,
+    API_PROCESSES: String(processes),
   });
-  const trivial = await load('GET / (unauthenticated, trivial)', { url: `${api.baseUrl}/`, duration });
-  const authenticated = await load('GET /v1/organization (key auth + rate limit; org loaded with key)', {
-    url: `${api.baseUrl}/v1/organization`,
-    headers: { authorization },
-    duration,
-  });
-  printTable('API contract', [trivial, authenticated], trivial);
-  const ratio = authenticated.requestsPerSecond / trivial.requestsPerSecond;
-  console.log(
-    `authenticated / trivial throughput: ${ratio.toFixed(2)} (target ≥ 0.50: ${ratio >= 0.5 ? 'met' : 'NOT met'})`,
-  );
-  return [trivial, authenticated];
+  try {
+    // Every worker warms up on its own (JIT, pool, key cache) and each gets only part of the warm-up's requests.
+    await organization(all.baseUrl, 'warm-up', duration);
+    const clustered = await organization(all.baseUrl, `ours, ${processes} processes (API_PROCESSES=${processes})`);
+    compare(ctx.report, 'GET /v1/organization, all cores vs one process', figure(clustered), figure(single));
+    recordMemory(ctx.report, `api cluster primary (${processes} workers)`, all.pid, peakMemoryMiB(all.pid));
+    for (const pid of childPids('', all.pid)) recordMemory(ctx.report, 'api cluster worker', pid, peakMemoryMiB(pid));
+  } finally {
+    await all.stop();
+  }
 }

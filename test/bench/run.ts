@@ -1,42 +1,98 @@
 /**
- * `npm run bench`: starts the real API process against the bootstrapped PostgreSQL and Redis, runs each scenario
- * and prints requests/s, p50/p99 latency, ratios and each process's peak memory.
- *   BENCH_DURATION=10 (seconds per HTTP scenario); BENCH_ONLY=api,debts,outbox,webhooks (default: all)
+ * `npm run bench`: starts the real API process (one process: per-process figures) and the bare ceilings' process
+ * (bare-server.ts) against PostgreSQL and Redis, runs each scenario against its bare ceiling in the same run, prints
+ * ratios with their targets (PASS/BELOW), p50/p99 and each process's peak memory, and writes the same as JSON
+ * (bench-results/latest.json, path printed). Nothing here asserts: benchmarks print, tests assert.
+ *   BENCH_DURATION=10 (seconds per load)  BENCH_ONLY=api,debts,lists,outbox,webhooks,lifecycle (default: all)
+ *   BENCH_QUICK=1: small data, 2 s per load (the smoke test's mode; its figures mean nothing)
+ *   BENCH_DATABASE_URL: the list tenants (up to 1,000,000 rows each) are kept there between runs; default: the
+ *   client_api_bench database (scripts/bench.sh creates and migrates it), or TEST_DATABASE_URL in quick mode
+ *   (whose small tenants are removed afterwards)
+ * CPU profiles of the hot paths: test/bench/profile.ts.
  */
 import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
 import { closeSharedResources } from '../support/resources';
 import { benchApiContract } from './api.bench';
-import { benchDebts } from './debts.bench';
+import type { BenchContext } from './context';
+import { benchDebtCreation } from './debts.bench';
+import { benchLifecycle } from './lifecycle.bench';
+import { benchLists } from './lists.bench';
 import { benchOutboxCommits } from './outbox-commits.bench';
+import { check, finish, newReport, recordMemory, type BenchReport } from './report';
 import { benchWebhooks } from './webhooks.bench';
-import { peakMemoryMiB, startApiProcess } from './support';
+import { ROOT, peakMemoryMiB, startApiProcess, startBenchProcess } from './support';
+
+const quick = process.env.BENCH_QUICK === '1';
+const duration = Number(process.env.BENCH_DURATION ?? (quick ? 2 : 10));
+const only = new Set((process.env.BENCH_ONLY ?? 'api,debts,lists,outbox,webhooks,lifecycle').split(','));
+const BENCH_DATABASE = 'postgres://client_api:client_api@127.0.0.1:5432/client_api_bench';
+const databaseUrl = process.env.BENCH_DATABASE_URL ?? (quick ? testEnv.databaseUrl : BENCH_DATABASE);
+const redisUrl = process.env.BENCH_REDIS_URL ?? testEnv.redisUrl;
+
+async function httpScenarios(ctx: Omit<BenchContext, 'api' | 'bare'>): Promise<void> {
+  const env = { API_MODE: 'production', DATABASE_URL: databaseUrl, REDIS_URL: redisUrl } as const;
+  const api = await startApiProcess(env);
+  const bare = await startBenchProcess('test/bench/bare-server.ts', { DATABASE_URL: databaseUrl });
+  const full = { ...ctx, api, bare };
+  try {
+    console.log(`API pid ${api.pid} at ${api.baseUrl}, bare pid ${bare.pid} at ${bare.baseUrl}`);
+    if (only.has('api')) await attempt(ctx.report, 'api', () => benchApiContract(full));
+    if (only.has('lists')) await attempt(ctx.report, 'lists', () => benchLists(full));
+    if (only.has('debts')) await attempt(ctx.report, 'debts', () => benchDebtCreation(full));
+    recordMemory(ctx.report, 'api process (1 process)', api.pid, peakMemoryMiB(api.pid));
+    recordMemory(ctx.report, 'bare process', bare.pid, peakMemoryMiB(bare.pid));
+  } finally {
+    await Promise.all([api.stop(), bare.stop()]);
+  }
+}
+
+/** A scenario that fails is reported and the run goes on, so one broken scenario does not lose the others. */
+async function attempt(report: BenchReport, name: string, scenario: () => Promise<unknown>): Promise<void> {
+  try {
+    await scenario();
+  } catch (err) {
+    console.error(`scenario ${name} failed:`, err);
+    report.errors.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
 
 async function main(): Promise<void> {
-  const duration = Number(process.env.BENCH_DURATION ?? 10);
-  const only = new Set((process.env.BENCH_ONLY ?? 'api,debts,outbox,webhooks').split(','));
-  const db = createDb(testEnv.databaseUrl);
-  const api = await startApiProcess({
-    API_MODE: 'production',
-    DATABASE_URL: testEnv.databaseUrl,
-    REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14',
-  });
+  const report = newReport({ quick, secondsPerLoad: duration, connections: 20 });
+  const db = createDb(databaseUrl, { pool: { min: 0, max: 4 } });
+  console.log(
+    `bench: ${duration}s per load, 20 connections${quick ? ' (QUICK: small data, figures mean nothing)' : ''}`,
+  );
   try {
-    console.log(`bench: ${duration}s per scenario, 20 connections, API pid ${api.pid} at ${api.baseUrl}`);
-    const [trivial] = await benchApiContract(db, api, duration);
-    if (only.has('debts')) await benchDebts(db, api, duration, trivial!);
-    console.log('\npeak memory (VmHWM):');
-    console.log(`  api process:   ${peakMemoryMiB(api.pid)} MiB`);
-    console.log(`  bench process: ${peakMemoryMiB(process.pid)} MiB (autocannon client, seeding)`);
+    const sizes: BenchContext['sizes'] = quick ? [100, 1_000, 2_000] : [1_000, 100_000, 1_000_000];
+    await httpScenarios({ db, databaseUrl, redisUrl, report, duration, warmUp: Math.min(2, duration), sizes, quick });
   } finally {
-    await api.stop();
     await db.destroy();
   }
-  if (only.has('outbox')) await benchOutboxCommits(Math.min(duration, 5));
+  if (only.has('outbox')) await attempt(report, 'outbox', () => benchOutboxCommits(Math.min(duration, 5)));
   if (only.has('webhooks')) {
-    await benchWebhooks();
-    await closeSharedResources();
+    const events = quick ? 40 : undefined;
+    const options = { report, events, pacedSeconds: quick ? 2 : undefined, tarpitEvents: quick ? 20 : undefined };
+    await attempt(report, 'webhooks', () => benchWebhooks(options));
   }
+  if (only.has('lifecycle')) await attempt(report, 'lifecycle', () => lifecycleScenario(report));
+  recordMemory(report, 'bench process (autocannon client, seeding)', process.pid, peakMemoryMiB(process.pid));
+  finish(report, ROOT);
+  await closeSharedResources();
+  if (report.errors.length > 0) process.exitCode = 1;
+}
+
+/** Debts created with their lifecycle workflows against no-op workflows, and the worker's memory on open timers. */
+async function lifecycleScenario(report: BenchReport): Promise<void> {
+  const result = await benchLifecycle(quick ? { debts: 50, openDebts: 200 } : {});
+  check(report, {
+    scenario: 'lifecycle',
+    name: `debts created with their workflows (${result.debtsPerSecond.toFixed(1)}/s) / no-op workflows (${result.floorWorkflowsPerSecond.toFixed(1)}/s)`,
+    value: result.ratio,
+    unit: '×',
+    bound: { atLeast: 0.5 },
+  });
+  recordMemory(report, `lifecycle worker, ${result.openDebts} open debts on timers`, 0, result.workerPeakMiB);
 }
 
 main().catch((error: unknown) => {

@@ -40,24 +40,41 @@ export interface ApiProcess {
   stop: () => Promise<void>;
 }
 
-/** Starts `api/server.ts` in its own node process and waits until it answers. */
-export async function startApiProcess(env: NodeJS.ProcessEnv): Promise<ApiProcess> {
+/**
+ * Starts `api/server.ts` in its own node process (one process unless `env` sets API_PROCESSES) and waits until it
+ * answers. Its internal metrics port is off: a fixed default would collide with another API on the machine.
+ */
+export async function startApiProcess(
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[] = [],
+  entry = 'api/server.ts',
+): Promise<ApiProcess> {
+  return startBenchProcess(entry, { API_PROCESSES: '1', METRICS_PORT: '0', ...env }, nodeArgs);
+}
+
+/** Starts a TypeScript entry point (the API, the bare ceilings' server) on a free port; resolves once `/` answers. */
+export async function startBenchProcess(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[] = [],
+): Promise<ApiProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : []; // a compiled dist/….js entry runs as in production
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...loader, entry], {
     cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL ?? 'info' },
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL ?? 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     try {
       if ((await fetch(`${baseUrl}/`)).ok) break;
     } catch {
       // not listening yet
     }
-    if (child.exitCode !== null) throw new Error(`api exited with ${child.exitCode} before answering`);
-    if (Date.now() > deadline) throw new Error('api did not answer within 30 s');
+    if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode} before answering`);
+    if (Date.now() > deadline) throw new Error(`${entry} did not answer within 60 s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
@@ -103,7 +120,7 @@ export async function load(
 }
 
 /** Ids of this process's direct children whose command line contains `fragment` (e.g. the Temporal dev server). */
-export function childPids(fragment: string): number[] {
+export function childPids(fragment: string, parent = process.pid): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
     .map(Number)
@@ -111,7 +128,7 @@ export function childPids(fragment: string): number[] {
       try {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(fragment);
+        return ppid === parent && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(fragment);
       } catch {
         return false; // exited meanwhile
       }
@@ -123,29 +140,6 @@ export function peakMemoryMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
   return Math.round((kb / 1024) * 10) / 10;
-}
-
-export function printTable(title: string, rows: LoadResult[], baseline: LoadResult): void {
-  console.log(`\n${title}`);
-  console.log(
-    'scenario'.padEnd(58) +
-      'req/s'.padStart(10) +
-      'p50 ms'.padStart(9) +
-      'p99 ms'.padStart(9) +
-      'ratio'.padStart(8) +
-      '  non2xx/errors',
-  );
-  for (const r of rows) {
-    const ratio = r.requestsPerSecond / baseline.requestsPerSecond;
-    console.log(
-      r.name.padEnd(58) +
-        r.requestsPerSecond.toFixed(0).padStart(10) +
-        r.p50.toFixed(1).padStart(9) +
-        r.p99.toFixed(1).padStart(9) +
-        ratio.toFixed(2).padStart(8) +
-        `  ${r.non2xx}/${r.errors}`,
-    );
-  }
 }
 
 export interface BenchTenant {

@@ -12,6 +12,7 @@ import { ROOT, startApiProcess } from '../bench/support';
 import { testEnv } from '../support/env';
 import { Worker } from '@temporalio/worker';
 import { createDebtLifecycleActivities } from '../../activities/debt-lifecycle';
+import type { Mode } from '../../core/platform/mode';
 import { NAMESPACES, TASK_QUEUES } from '../../core/temporal/names';
 import { testDb } from '../support/resources';
 import { bundleWorkflows, startDevServer } from '../support/temporal';
@@ -25,6 +26,8 @@ export interface FuzzOptions {
   workers?: number;
   /** Where Schemathesis writes its JUnit report; none when omitted. */
   reportDir?: string;
+  /** Which host to fuzz (default production): each serves its own routes, the sandbox its simulation routes too. */
+  mode?: Mode;
 }
 
 export interface FuzzResult {
@@ -43,11 +46,12 @@ export async function ensureSchemathesis(): Promise<void> {
 }
 
 export async function fuzzTheApi(options: FuzzOptions): Promise<FuzzResult> {
+  const mode = options.mode ?? 'production';
   const temporal = await startDevServer();
   // The real lifecycle worker: a recall (PATCH status=Closed) is an update to the debt's workflow.
   const lifecycle = await Worker.create({
     connection: temporal.nativeConnection,
-    namespace: NAMESPACES.production,
+    namespace: NAMESPACES[mode],
     taskQueue: TASK_QUEUES.lifecycle,
     workflowBundle: await bundleWorkflows(require.resolve('../../workflows/bundles/lifecycle')),
     activities: createDebtLifecycleActivities({ db: testDb() }),
@@ -55,12 +59,14 @@ export async function fuzzTheApi(options: FuzzOptions): Promise<FuzzResult> {
   const lifecycleRunning = lifecycle.run();
   try {
     // No rate limit the fuzzer could reach: a 429 is documented, but it would stop the exploration.
-    const tenant = await createTestTenant({ name: 'Fuzz Org', hourlyLimit: 1e9, dailyLimit: 1e9 });
+    const tenant = await createTestTenant({ name: 'Fuzz Org', mode, hourlyLimit: 1e9, dailyLimit: 1e9 });
     const api = await startApiProcess({
+      API_MODE: mode,
       DATABASE_URL: testEnv.databaseUrl,
       REDIS_URL: testEnv.redisUrl,
       TEMPORAL_ADDRESS: temporal.address,
       LOG_LEVEL: 'fatal',
+      METRICS_PORT: '0', // the default port would collide with any other API on the machine
       // Every fuzzer request comes from 127.0.0.1: the per-address limit would turn its 401 checks into 429s.
       FAILED_AUTH_LIMIT: '1000000',
     });

@@ -109,7 +109,7 @@ describe('Operator CLI', () => {
   });
 
   it('runs as a process: `npm run cli` exits non-zero on a bad --mode', async () => {
-    const error = await run('npx', ['tsx', 'scripts/cli.ts', 'org', 'list', '--mode', 'staging'], {
+    const error = await run('npm', ['run', '-s', 'cli', '--', 'org', 'list', '--mode', 'staging'], {
       env: { ...process.env, DATABASE_URL: testEnv.databaseUrl },
     }).catch((e: { code: number; stderr: string }) => e);
     expect((error as { code: number }).code).to.equal(64);

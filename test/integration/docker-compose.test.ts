@@ -117,21 +117,18 @@ describe('docker-compose.yml', function () {
     expect(compose.services['temporal-setup']?.image).to.match(/^temporalio\/admin-tools:/);
   });
 
-  it('runs app commands on files that exist and that a package.json script also runs', function () {
-    expect(pkg.dependencies, 'the image installs production dependencies only').to.have.property('tsx');
+  it('runs compiled app commands whose sources exist and that a package.json script also runs', function () {
+    expect(pkg.dependencies, 'nothing runs TypeScript at run time').to.not.have.property('tsx');
     for (const name of APP_SERVICES) {
       const command = commandOf(name);
-      if (command[0] === 'npm' && command[1] === 'run') {
-        expect(pkg.scripts, `${name}: npm script`).to.have.property(command[2] ?? '');
-        continue;
-      }
-      expect(command.slice(0, 2), `${name}: command`).to.deep.equal(['npx', 'tsx']);
-      const file = command[2] ?? '';
-      expect(fs.existsSync(path.join(ROOT, file)), `${name}: ${file} exists`).to.equal(true);
+      expect(command[0], `${name}: command`).to.equal('node');
+      const [, entry] = /^dist\/(.+)\.js$/.exec(command[1] ?? '') ?? [];
+      expect(entry, `${name}: runs a compiled entry point in dist/`).to.be.a('string');
+      expect(fs.existsSync(path.join(ROOT, `${entry}.ts`)), `${name}: ${entry}.ts exists`).to.equal(true);
       const scripts = Object.values(pkg.scripts);
       expect(
-        scripts.some((s) => s === `tsx ${file}`),
-        `${name}: a package.json script runs tsx ${file}`,
+        scripts.some((s) => s === `bash scripts/compiled.sh ${entry}`),
+        `${name}: a package.json script runs ${entry} compiled`,
       ).to.equal(true);
     }
   });
@@ -159,11 +156,11 @@ describe('docker-compose.yml', function () {
     expect(environment(compose.services[`worker-${TASK_QUEUES.sandbox}`] ?? {}).WORKER_MODES).to.equal('sandbox');
   });
 
-  it('runs one worker service per task queue of the names module, each on workers/<queue>.ts', function () {
+  it('runs one worker service per task queue of the names module, each on dist/workers/<queue>.js', function () {
     const workerServices = Object.keys(compose.services).filter((name) => name.startsWith('worker-'));
     expect(workerServices).to.have.members(Object.keys(WORKER_SERVICES));
     for (const [name, queue] of Object.entries(WORKER_SERVICES)) {
-      expect(commandOf(name)[2], name).to.equal(`workers/${queue}.ts`);
+      expect(commandOf(name)[1], name).to.equal(`dist/workers/${queue}.js`);
     }
   });
 
@@ -185,14 +182,19 @@ describe('docker-compose.yml', function () {
     expect(setup).to.match(/search-attribute create [^\n]*--type Keyword/);
   });
 
-  it('builds the app services from a Dockerfile that copies every folder their commands use', function () {
+  it('builds the app services from a Dockerfile that compiles every folder their commands use', function () {
     const dockerfile = read('Dockerfile');
+    expect(dockerfile).to.match(/^FROM node:20-bookworm-slim AS build$/m);
     expect(dockerfile).to.match(/^FROM node:20-bookworm-slim$/m);
-    expect(dockerfile).to.match(/RUN npm install --omit=dev\b/);
+    const [build = '', runtime = ''] = dockerfile.split(/^FROM .*$/m).slice(1);
+    expect(build, 'a build stage').to.match(/^RUN npx tsc -p tsconfig\.build\.json$/m);
+    expect(runtime, 'the runtime stage').to.match(/RUN npm install --omit=dev\b/);
+    expect(runtime).to.match(/^COPY --from=build \/app\/dist \.\/dist$/m);
+    expect(runtime).to.match(/^COPY docs \.\/docs$/m);
     for (const name of APP_SERVICES) {
       expect(compose.services[name]?.build, `${name} builds the Dockerfile`).to.equal('.');
-      const folder = (commandOf(name)[2] ?? '').split('/')[0];
-      expect(dockerfile, `${name}: Dockerfile copies ${folder}/`).to.match(new RegExp(`^COPY ${folder} `, 'm'));
+      const folder = (commandOf(name)[1] ?? '').split('/')[1];
+      expect(build, `${name}: the build stage copies ${folder}/`).to.match(new RegExp(`^COPY ${folder} `, 'm'));
     }
   });
 });

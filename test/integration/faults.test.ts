@@ -4,6 +4,8 @@
  * services are never stopped or paused (other suites use them concurrently).
  */
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { getPortalBranding } from '../../core/branding/portal-cache';
 import { recordEvent } from '../../core/events/outbox';
 import { callerFor, inlineDebtBody, type Caller, type Debt } from '../support/debt-api';
 import { connectionCount, createTenantIn, terminateConnections } from '../support/fault-fixtures';
@@ -175,6 +177,31 @@ describe('faults against the real processes', function () {
     await waitFor(async () => (await call('GET', '/v1/organization')).headers.get('x-ratelimit-limit') !== null, {
       what: 'rate limit headers once Redis answers again',
     });
+  });
+
+  it('leaves no stale portal branding when a PATCH committed but could not invalidate the cache, once retried', async () => {
+    const tenant = await createTenantIn(pg.db);
+    const call = callerOf(tenant.headers);
+    const cache = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      expect((await call('PATCH', '/v1/organization/branding', { brandTagline: 'Before' })).status).to.equal(200);
+      expect((await getPortalBranding(pg.db, cache, tenant.organization.id)).brandTagline).to.equal('Before');
+      const patch = { brandTagline: 'After' };
+      const key = { 'Idempotency-Key': `branding-${tenant.organization.id}` };
+      redis.pause();
+      try {
+        const failed = await timed(() => call('PATCH', '/v1/organization/branding', patch, key));
+        expect(failed.value.status, failed.value.text).to.equal(503); // committed; the cache could not be told
+      } finally {
+        redis.resume();
+      }
+      const retried = await call('PATCH', '/v1/organization/branding', patch, key);
+      expect(retried.status, retried.text).to.equal(200);
+      expect(retried.headers.get('idempotent-replayed')).to.equal('true');
+      expect((await getPortalBranding(pg.db, cache, tenant.organization.id)).brandTagline).to.equal('After');
+    } finally {
+      cache.disconnect();
+    }
   });
 
   it('answers 503 problem documents while PostgreSQL is down, and 2xx again once it is back, without a restart', async () => {

@@ -2,7 +2,7 @@
  * The list routes send JSON that PostgreSQL writes (core/platform/json-page.ts). These tests hold it to the old
  * serialiser: for varied rows (nulls, plans, trailing zeros, every currency precision, unicode and control
  * characters, every status), every page is byte for byte what `JSON.stringify({ data, nextCursor })` of the rows
- * shaped in Node (`toDebt`, `toEventEnvelope`, `toDeliveryView`) wrote, cursors included.
+ * shaped in Node (`toDebt`, `toEventEnvelope` with the request id, `toDeliveryView`) wrote, cursors included.
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
@@ -125,6 +125,7 @@ describe('List pages written by PostgreSQL match the Node serialiser byte for by
             JSON.stringify({ debt: { text, n: i, amount: 12.5, nested: [null, true, { a: text }] } }),
           ]),
           created_at: new Date(Date.UTC(2026, 10, 1, 0, 0, i, 7)),
+          request_id: i % 3 ? `req_${randomUUID().replace(/-/g, '')}` : null,
         }),
       );
     }
@@ -143,7 +144,10 @@ describe('List pages written by PostgreSQL match the Node serialiser byte for by
       const { items, hasMore } = pageOf(found, page.limit);
       const last = items.at(-1);
       const nextCursor = hasMore && last ? encodeEventCursor({ txid: last.txid, seq: last.seq }) : null;
-      return JSON.stringify({ data: items.map(toEventEnvelope), nextCursor });
+      return JSON.stringify({
+        data: items.map((r) => ({ ...toEventEnvelope(r), requestId: r.request_id })),
+        nextCursor,
+      });
     };
     // Events show below the horizon: wait until no transaction of another test holds them back.
     await waitFor(
@@ -181,6 +185,7 @@ describe('List pages written by PostgreSQL match the Node serialiser byte for by
         last_attempt_at: i % 2 ? new Date(Date.UTC(2026, 10, 3, 1, 2, 3, i)) : null,
         next_attempt_at: i % 3 ? new Date(Date.UTC(2026, 10, 4, 1, 2, 3, 100 + i)) : null,
         created_at: new Date(Date.UTC(2026, 10, 1, 0, 0, i % 4, 0)),
+        request_id: i % 2 ? null : `req_${randomUUID().replace(/-/g, '')}`,
       });
     }
     const oldPage = async (page: PageRequest) => {

@@ -24,71 +24,74 @@ function bodiesWithNul(example: unknown, path: string[] = []): { path: string; b
 
 const queryNames = (route: RouteDefinition) => Object.keys(route.query?.properties ?? {});
 
-describe('A NUL character in any string is 400 invalid_request naming the field, on every route', () => {
-  const ctx = useApiSuite();
-  const idOf = '01936f1e-8a52-7c1d-9a5e-3f0b6c2d4e71';
+// Each host's own route table: the sandbox's adds its simulation routes (`/v1/sandbox/debts/{id}/…`).
+for (const mode of ['production', 'sandbox'] as const) {
+  describe(`A NUL character in any string is 400 invalid_request naming the field, on every route (${mode})`, () => {
+    const ctx = useApiSuite({ mode });
+    const idOf = '01936f1e-8a52-7c1d-9a5e-3f0b6c2d4e71';
 
-  it('in any string field of any body', async () => {
-    const routes = tenantRoutes(ctx.server.built.routes).filter((r) => r.body);
-    expect(routes).to.not.be.empty;
-    for (const route of routes) {
-      const variants = bodiesWithNul(exampleBody(route));
-      expect(variants, routeName(route)).to.not.be.empty;
-      for (const { path, body } of variants) {
-        const answer = await ctx.api(route.method.toUpperCase(), pathWithId(route, idOf), body);
-        const problem = expectProblem(answer, 400, 'invalid_request');
-        expect(problem.errors, `${routeName(route)} body.${path}`).to.deep.include({
-          path: `body.${path}`,
-          message: 'must not contain a NUL character',
-        });
+    it('in any string field of any body', async () => {
+      const routes = tenantRoutes(ctx.server.built.routes).filter((r) => r.body);
+      expect(routes).to.not.be.empty;
+      for (const route of routes) {
+        const variants = bodiesWithNul(exampleBody(route));
+        expect(variants, routeName(route)).to.not.be.empty;
+        for (const { path, body } of variants) {
+          const answer = await ctx.api(route.method.toUpperCase(), pathWithId(route, idOf), body);
+          const problem = expectProblem(answer, 400, 'invalid_request');
+          expect(problem.errors, `${routeName(route)} body.${path}`).to.deep.include({
+            path: `body.${path}`,
+            message: 'must not contain a NUL character',
+          });
+        }
       }
-    }
-  });
-
-  it('in a field name of a body', async () => {
-    const answer = await ctx.api('POST', '/v1/debtors', { [`name${NUL}`]: 'x' });
-    expect(expectProblem(answer, 400, 'invalid_request').errors).to.deep.include({
-      path: 'body',
-      message: 'must not contain a NUL character in a field name',
     });
-  });
 
-  it('in any query parameter of any list', async () => {
-    const routes = tenantRoutes(ctx.server.built.routes).filter((r) => queryNames(r).length > 0);
-    expect(routes).to.not.be.empty;
-    for (const route of routes) {
-      for (const name of queryNames(route)) {
-        const answer = await ctx.api('GET', `${pathWithId(route, idOf)}?${name}=a%00b`);
-        const problem = expectProblem(answer, 400, 'invalid_request');
-        expect(problem.errors, `${routeName(route)} ?${name}`).to.deep.include({
-          path: `query.${name}`,
-          message: 'must not contain a NUL character',
-        });
-      }
-    }
-  });
-
-  it('in a header: refused with a 400 problem document naming the header, before any route runs', async () => {
-    const url = new URL(ctx.server.baseUrl);
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(Number(url.port), url.hostname, () => {
-        socket.write(
-          `POST /v1/debtors HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${ctx.tenant.headers.authorization}\r\n` +
-            `Idempotency-Key: a${NUL}b\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
-        );
+    it('in a field name of a body', async () => {
+      const answer = await ctx.api('POST', '/v1/debtors', { [`name${NUL}`]: 'x' });
+      expect(expectProblem(answer, 400, 'invalid_request').errors).to.deep.include({
+        path: 'body',
+        message: 'must not contain a NUL character in a field name',
       });
-      let text = '';
-      socket.on('data', (chunk) => (text += chunk.toString('utf8')));
-      socket.on('end', () => resolve(text));
-      socket.on('error', reject);
     });
-    const [head = '', body = ''] = raw.split('\r\n\r\n');
-    expect(head).to.match(/^HTTP\/1\.1 400 /);
-    expect(head.toLowerCase()).to.include('content-type: application/problem+json');
-    const problem = JSON.parse(body) as Record<string, unknown>;
-    expect(problem).to.include({ title: 'invalid_request', status: 400 });
-    expect(problem.errors).to.deep.equal([
-      { path: 'header.Idempotency-Key', message: 'must not contain a NUL character' },
-    ]);
+
+    it('in any query parameter of any list', async () => {
+      const routes = tenantRoutes(ctx.server.built.routes).filter((r) => queryNames(r).length > 0);
+      expect(routes).to.not.be.empty;
+      for (const route of routes) {
+        for (const name of queryNames(route)) {
+          const answer = await ctx.api('GET', `${pathWithId(route, idOf)}?${name}=a%00b`);
+          const problem = expectProblem(answer, 400, 'invalid_request');
+          expect(problem.errors, `${routeName(route)} ?${name}`).to.deep.include({
+            path: `query.${name}`,
+            message: 'must not contain a NUL character',
+          });
+        }
+      }
+    });
+
+    it('in a header: refused with a 400 problem document naming the header, before any route runs', async () => {
+      const url = new URL(ctx.server.baseUrl);
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(url.port), url.hostname, () => {
+          socket.write(
+            `POST /v1/debtors HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${ctx.tenant.headers.authorization}\r\n` +
+              `Idempotency-Key: a${NUL}b\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+          );
+        });
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      const [head = '', body = ''] = raw.split('\r\n\r\n');
+      expect(head).to.match(/^HTTP\/1\.1 400 /);
+      expect(head.toLowerCase()).to.include('content-type: application/problem+json');
+      const problem = JSON.parse(body) as Record<string, unknown>;
+      expect(problem).to.include({ title: 'invalid_request', status: 400 });
+      expect(problem.errors).to.deep.equal([
+        { path: 'header.Idempotency-Key', message: 'must not contain a NUL character' },
+      ]);
+    });
   });
-});
+}

@@ -1,11 +1,12 @@
 /**
  * The multi-consumer outbox against real PostgreSQL: each consumer has its own cursor, so one that fails does not
- * hold the others back, and a relay killed with SIGKILL in the middle of a batch loses nothing and repeats nothing.
+ * hold the others back, a committed event wakes the relay at once, and a relay killed with SIGKILL in the middle of a batch loses nothing and repeats nothing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { ensureCursor, readCursor } from '../../core/events/cursor';
+import { recordEvent } from '../../core/events/outbox';
 import { startOutboxRelay, type OutboxRelay } from '../../core/events/relay';
 import { createLogger } from '../../core/platform/logger';
 import { testEnv } from '../support/env';
@@ -80,6 +81,37 @@ describe('multi-consumer outbox', function () {
         what: 'the mended consumer to take all 20 events',
       });
       expect(await consumptionCounts(testDb(), healthy, eventIds)).to.deep.equal(eventIds.map(() => 1));
+    });
+  });
+
+  describe('waking the relay on commit', () => {
+    let relay: OutboxRelay | undefined;
+    afterEach(() => relay?.stop());
+
+    it('takes an event recorded in a savepoint as soon as the outer transaction commits, without waiting for a poll', async () => {
+      const consumer = recordingConsumer({ name: uniqueName('woken') });
+      await ensureCursor(testDb(), consumer, 'production');
+      relay = startOutboxRelay({
+        mode: 'production',
+        db: testDb(),
+        databaseUrl: testEnv.databaseUrl,
+        consumers: [consumer],
+        logger,
+        pollIntervalMs: 3_600_000, // only a wake-up can make it look again
+      });
+      const tenant = await createTestTenant();
+      // Woken at the savepoint's release, the relay would find nothing below its horizon and sleep for an hour.
+      const eventId = await testDb().transaction(async (outer) => {
+        const event = await outer.transaction((savepoint) =>
+          recordEvent(savepoint, tenant.organization.id, 'test.ping', { ping: true }),
+        );
+        await outer.raw('select pg_sleep(0.2)');
+        return event.id;
+      });
+      await waitFor(async () => (await consumptionCounts(testDb(), consumer.name, [eventId]))[0] === 1, {
+        timeoutMs: 20_000,
+        what: 'the relay woken by the commit to take the event',
+      });
     });
   });
 

@@ -137,7 +137,7 @@ describe('delivery log and events API (GET /v1/webhooks/deliveries…, GET /v1/e
   it('GET /v1/events lists the organisation’s events newest first, filters by type and pages', async () => {
     const all = await getJson<Events>('/v1/events');
     expect(all.body.data.map((e) => e.id)).to.deep.equal([...eventIds].reverse());
-    expect(all.body.data[0]).to.have.keys(['id', 'type', 'createdAt', 'data']);
+    expect(all.body.data[0]).to.have.keys(['id', 'type', 'createdAt', 'data', 'requestId']);
     expect((await getJson<Events>('/v1/events?type=debt.updated')).body.data.map((e) => e.id)).to.deep.equal([
       eventIds[1],
     ]);

@@ -28,7 +28,8 @@ export function useApiSuite(options: TestServerOptions = {}): ApiSuite {
     await suite.server.close();
   });
   beforeEach(async () => {
-    suite.tenant = await createTestTenant();
+    // A key of the app's own mode: a sandbox app takes test keys only.
+    suite.tenant = await createTestTenant({ mode: options.mode });
     suite.api = callerFor(suite.server.baseUrl, suite.tenant);
   });
   return suite;

@@ -24,6 +24,7 @@ export async function newDelivery(webhooks: WebhookConfig, receiverUrl: string) 
     organizationId: row.organization_id,
     eventType: 'debt.created',
     generation: 0,
+    requestId: null,
   };
   return { tenant, secret, eventId, ref };
 }

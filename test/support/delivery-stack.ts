@@ -1,5 +1,5 @@
 /**
- * The webhook delivery path on a real Temporal dev server, production mode: a worker on its own task queue running
+ * The webhook delivery path on a real Temporal dev server, production mode unless told: a worker on its own task queue running
  * the webhooks bundle with the real delivery activity (optionally wrapped by the test), and the outbox relay with the
  * webhook delivery consumer, as the webhooks worker process runs them.
  */
@@ -7,19 +7,21 @@ import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { createWebhookDeliveryActivities, type WebhookDeliveryActivities } from '../../activities/webhook-delivery';
-import type { WebhookConfig } from '../../core/platform/config';
+import type { Mode, WebhookConfig } from '../../core/platform/config';
+import type { OutboxConsumer } from '../../core/events/consumer';
+import { NAMESPACES } from '../../core/temporal/names';
 import { startOutboxRelay } from '../../core/events/relay';
 import { createLogger } from '../../core/platform/logger';
 import { createSecretBox } from '../../core/platform/secret-box';
 import { createWebhookDeliveryConsumer } from '../../core/webhooks/delivery-consumer';
 import { testEnv } from './env';
 import { testDb } from './resources';
-import { DEV_SERVER_NAMESPACES, bundleWorkflows, uniqueTaskQueue } from './temporal';
+import { bundleWorkflows, uniqueTaskQueue } from './temporal';
 import { localWebhookConfig } from './webhooks';
 
 export interface DeliveryStack {
   taskQueue: string;
-  /** A client in the production namespace. */
+  /** A client in the mode's namespace. */
   client: Client;
   webhooks: WebhookConfig;
   stop(): Promise<void>;
@@ -33,6 +35,10 @@ export interface DeliveryStackOptions {
   worker?: Partial<WorkerOptions>;
   /** Run the outbox relay (default); without it, deliveries are made by `dispatchAll` and nothing starts them. */
   relay?: boolean;
+  /** The mode whose namespace and outbox the stack serves (default production). */
+  mode?: Mode;
+  /** More consumers the relay runs beside the webhook delivery consumer (e.g. the debt lifecycle's). */
+  extraConsumers?: OutboxConsumer[];
 }
 
 export async function startDeliveryStack(
@@ -40,7 +46,8 @@ export async function startDeliveryStack(
   options: DeliveryStackOptions = {},
 ): Promise<DeliveryStack> {
   const webhooks = localWebhookConfig();
-  const namespace = DEV_SERVER_NAMESPACES[0];
+  const mode = options.mode ?? 'production';
+  const namespace = NAMESPACES[mode];
   const taskQueue = uniqueTaskQueue('webhooks-stack');
   const client = new Client({ connection: temporal.connection, namespace });
   const real = createWebhookDeliveryActivities({
@@ -63,10 +70,13 @@ export async function startDeliveryStack(
   const relay =
     (options.relay ?? true) &&
     startOutboxRelay({
-      mode: 'production',
+      mode,
       db: testDb(),
       databaseUrl: testEnv.databaseUrl,
-      consumers: [createWebhookDeliveryConsumer({ mode: 'production', db: testDb(), client, taskQueue })],
+      consumers: [
+        createWebhookDeliveryConsumer({ mode, db: testDb(), client, taskQueue }),
+        ...(options.extraConsumers ?? []),
+      ],
       logger: createLogger({ level: 'silent', name: 'delivery-stack' }),
     });
   return {

@@ -72,11 +72,11 @@ export async function stopTestLifecycle(): Promise<void> {
 }
 
 /** Triggers for a test app of `mode`: the first call starts the shared stack. */
-export function testDebtTriggers(mode: Mode): DebtTriggers {
+export function testDebtTriggers(mode: Mode, requestId?: string): DebtTriggers {
   let triggers: Promise<DebtTriggers> | undefined;
   const real = () =>
     (triggers ??= testLifecycle().then((stack) =>
-      createDebtTriggers({ db: testDb(), client: stack.client(mode), mode, taskQueue: stack.taskQueue }),
+      createDebtTriggers({ db: testDb(), client: stack.client(mode), mode, taskQueue: stack.taskQueue }, requestId),
     ));
   return {
     accept: async (...args) => (await real()).accept(...args),
@@ -87,5 +87,6 @@ export function testDebtTriggers(mode: Mode): DebtTriggers {
     close: async (...args) => (await real()).close(...args),
     writeOff: async (...args) => (await real()).writeOff(...args),
     advance: async (...args) => (await real()).advance(...args),
+    forRequest: (id) => testDebtTriggers(mode, id),
   };
 }

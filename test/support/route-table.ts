@@ -11,9 +11,12 @@ export function tenantRoutes(routes: RouteDefinition[]): RouteDefinition[] {
   return routes.filter((r) => r.auth.kind === 'key' && r.path.startsWith('/v1/'));
 }
 
-/** `/v1/webhooks/deliveries/{id}/retry` → `webhooks/deliveries`; undefined for a route without `{id}`. */
+/**
+ * `/v1/webhooks/deliveries/{id}/retry` → `webhooks/deliveries`; undefined for a route without `{id}`. The sandbox's
+ * simulation routes take a debt's id: `/v1/sandbox/debts/{id}/accept` → `debts`.
+ */
 export function idResourceOf(route: RouteDefinition): string | undefined {
-  return /^\/v1\/(.+?)\/\{id\}/.exec(route.path)?.[1];
+  return /^\/v1\/(?:sandbox\/)?(.+?)\/\{id\}/.exec(route.path)?.[1];
 }
 
 /** A list answers `{ data, nextCursor }`; its resource is its path: `/v1/payments` → `payments`. */

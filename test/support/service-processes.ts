@@ -22,8 +22,10 @@ export interface ApiProcess extends ServiceProcess {
   baseUrl: string;
 }
 
+/** A `.ts` entry runs through tsx; a compiled `dist/….js` one with plain node, as production runs it. */
 function spawnService(entry: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(TSX, [entry], { cwd: ROOT, env: { ...process.env, ...env }, detached: true });
+  const [command, args] = entry.endsWith('.js') ? [process.execPath, [entry]] : [TSX, [entry]];
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, detached: true });
   let output = '';
   const collect = (chunk: Buffer) => void (output += chunk.toString('utf8'));
   child.stdout?.on('data', collect);
@@ -33,16 +35,18 @@ function spawnService(entry: string, env: Record<string, string>): ServiceProces
 }
 
 /**
- * Starts the API and resolves once `GET /` answers (which needs none of its dependencies). Its internal /metrics port
+ * Starts the API (`entry`: its source, or its compiled `dist/api/server.js`) and resolves once `GET /` answers (which
+ * needs none of its dependencies). Its internal /metrics port
  * is off unless `env` sets one: the fixed default (9464) collides with any other API running on the machine.
  */
-export async function startApi(env: Record<string, string>): Promise<ApiProcess> {
+export async function startApi(env: Record<string, string>, entry = 'api/server.ts'): Promise<ApiProcess> {
   const port = await freePort();
-  const proc = spawnService('api/server.ts', {
+  const proc = spawnService(entry, {
     HOST: '127.0.0.1',
     PORT: String(port),
     LOG_LEVEL: 'info',
     METRICS_PORT: '0',
+    API_PROCESSES: '1', // one process unless the test asks for a cluster (the default is one per core)
     ...env,
   });
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -56,9 +60,19 @@ export async function startApi(env: Record<string, string>): Promise<ApiProcess>
 }
 
 /** Starts the webhooks worker and resolves once it polls its task queue. */
-export async function startWebhooksWorker(env: Record<string, string>): Promise<ServiceProcess> {
-  const proc = spawnService('workers/webhooks.ts', { LOG_LEVEL: 'info', ...env });
+export async function startWebhooksWorker(
+  env: Record<string, string>,
+  entry = 'workers/webhooks.ts',
+): Promise<ServiceProcess> {
+  const proc = spawnService(entry, { LOG_LEVEL: 'info', ...env });
   await untilReady(proc, 'webhooks worker', () => proc.output().includes('polling task queue webhooks'));
+  return proc;
+}
+
+/** Starts the lifecycle worker and resolves once it polls its task queue. */
+export async function startLifecycleWorker(env: Record<string, string>): Promise<ServiceProcess> {
+  const proc = spawnService('workers/lifecycle.ts', { LOG_LEVEL: 'info', ...env });
+  await untilReady(proc, 'lifecycle worker', () => proc.output().includes('polling task queue lifecycle'));
   return proc;
 }
 

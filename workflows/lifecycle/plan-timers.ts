@@ -37,3 +37,9 @@ export function nextPlanTimer(state: LifecycleState, now: number, dueAdvanced: r
   }
   return { at: dueAt + GRACE_PERIOD_MS, purpose: 'gracePeriodEnds', instalmentIndex: next.index };
 }
+
+/** Whether two timers are the same timer: same moment, same purpose, same instalment (or both none). */
+export function sameTimer(a: PlanTimer | null, b: PlanTimer | null): boolean {
+  if (!a || !b) return a === b;
+  return a.at === b.at && a.purpose === b.purpose && a.instalmentIndex === b.instalmentIndex;
+}

@@ -1,9 +1,9 @@
 /** Gives every request a unique id, sent back as `X-Request-Id` on every response (errors included). */
-import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
+import { newRequestId } from '../../../core/events/request-cause';
 import type { ApiState } from '../route-definition';
 
-export const newRequestId = (): string => `req_${randomUUID().replace(/-/g, '')}`;
+export { newRequestId };
 
 export function requestId(): Middleware<ApiState> {
   return async (ctx, next) => {

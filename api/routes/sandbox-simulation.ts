@@ -1,0 +1,153 @@
+/**
+ * The sandbox's simulation routes (issue 12 item 3): `/v1/sandbox/debts/{id}/…` play the debtor (accept, dispute,
+ * agree a plan), operations (resolve a dispute) and the test-mode payment processor (payments), and fire a debt's next
+ * timer now (advance). Each drives the debt's real lifecycle workflow through the lifecycle's triggers, so the tenant's
+ * webhook receiver gets the real events. Registered on the sandbox host only (api/app.ts): production answers 404 and
+ * its OpenAPI document does not list them. They are mutations like any other: Idempotency-Key, rate limits, scopes.
+ */
+import { randomUUID } from 'node:crypto';
+import { getDebt } from '../../core/debts/debts';
+import { numberSourceText } from '../../core/debts/json-numbers';
+import { parseAmount } from '../../core/debts/money';
+import type { DebtTriggers } from '../../core/lifecycle/triggers';
+import type { PlanRequest } from '../../core/lifecycle/model';
+import { errors, type ErrorCode } from '../../core/platform/errors';
+import { rawBody } from '../http/middleware/json-body';
+import { defineApiRoute, type ApiContext, type ApiMutationInput, type RouteDefinition } from '../http/route-definition';
+import { idParams } from '../schemas/common';
+import { debtSchema } from '../schemas/debts';
+import {
+  disputeBody,
+  paymentBody,
+  planBody,
+  resolveDisputeBody,
+  simulationExamples as examples,
+} from '../schemas/sandbox-simulation';
+
+type Input<TBody = undefined> = ApiMutationInput<TBody, Record<string, never>, { id: string }>;
+type PaymentBody = { amount: number | string; status: 'Succeeded' | 'Failed'; processorReference?: string };
+
+const SIMULATION_ERRORS: ErrorCode[] = ['not_found', 'invalid_state', 'service_unavailable'];
+const SANDBOX_NOTE =
+  ' Sandbox only (a test key; production answers 404). It drives the debt’s real lifecycle, exactly as the debtor ' +
+  'portal and the payment processor will, and answers once the change and its events are committed.';
+
+/** The common declaration of a simulation: POST, `debts:write`, the debt's id, 200 with the debt after the move. */
+function simulation<TBody>(route: {
+  action: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  body?: Record<string, unknown>;
+  example: unknown;
+  handler: (input: Input<TBody>, ctx: ApiContext) => Promise<unknown>;
+}): RouteDefinition {
+  return defineApiRoute<Input<TBody>>({
+    method: 'post',
+    path: `/v1/sandbox/debts/{id}/${route.action}`,
+    operationId: route.operationId,
+    summary: route.summary,
+    description: route.description + SANDBOX_NOTE,
+    tags: ['Sandbox'],
+    scope: 'debts:write',
+    params: idParams,
+    ...(route.body ? { body: route.body } : {}),
+    errors: SIMULATION_ERRORS,
+    responses: {
+      200: {
+        description: 'The debt after the move, as `GET /v1/debts/{id}` returns it.',
+        schema: debtSchema,
+        example: route.example,
+      },
+    },
+    handler: async (ctx, input) => ({ status: 200, body: await route.handler(input, ctx) }),
+  });
+}
+
+export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition[] {
+  /** The triggers on behalf of this request: the events they cause carry its id. */
+  const caused = (ctx: ApiContext) => triggers.forRequest(ctx.state.requestId);
+  return [
+    simulation({
+      action: 'accept',
+      operationId: 'simulateDebtAccepted',
+      summary: 'Simulate: the debtor accepts the debt',
+      description:
+        'Moves a `PendingAssignment` debt to `Accepted` and sends `debt.accepted`, then `debt.updated`. Any other ' +
+        'state answers `409 invalid_state`.',
+      example: examples.accepted,
+      handler: ({ auth, params }, ctx) => caused(ctx).accept(auth.organizationId, params.id),
+    }),
+    simulation<{ reason: string }>({
+      action: 'dispute',
+      operationId: 'simulateDebtDisputed',
+      summary: 'Simulate: the debtor disputes the debt',
+      description:
+        'Moves a `PendingAssignment`, `Accepted`, `Active` or `InArrears` debt to `Disputed` with the debtor’s ' +
+        '`reason` (the debt’s `disputeReason`), cancels a running plan, and sends `debt.disputed`, then ' +
+        '`debt.updated`.',
+      body: disputeBody,
+      example: examples.disputed,
+      handler: ({ auth, params, body }, ctx) => caused(ctx).dispute(auth.organizationId, params.id, body.reason),
+    }),
+    simulation<{ outcome: 'rejected' | 'upheld' }>({
+      action: 'dispute/resolve',
+      operationId: 'simulateDisputeResolved',
+      summary: 'Simulate: operations resolve the dispute',
+      description:
+        'Resolves a `Disputed` debt: `rejected` returns it to `PendingAssignment`, `upheld` writes it off ' +
+        '(`WrittenOff`, final). Either sends `debt.updated`.',
+      body: resolveDisputeBody,
+      example: examples.resolved,
+      handler: ({ auth, params, body }, ctx) =>
+        caused(ctx).resolveDispute(auth.organizationId, params.id, body.outcome),
+    }),
+    simulation<PlanRequest>({
+      action: 'plan',
+      operationId: 'simulatePlanAgreed',
+      summary: 'Simulate: the debtor agrees an instalment plan',
+      description:
+        'Agrees a plan on an `Accepted` or `InArrears` debt: the debt becomes `Active` and `plan.activated`, then ' +
+        '`debt.updated`, are sent. The plan’s timers run on real time; `…/advance` fires them now.',
+      body: planBody,
+      example: examples.planned,
+      handler: ({ auth, params, body }, ctx) => caused(ctx).agreePlan(auth.organizationId, params.id, body),
+    }),
+    simulation<PaymentBody>({
+      action: 'payments',
+      operationId: 'simulatePayment',
+      summary: 'Simulate: the payment processor reports a payment',
+      description:
+        'A `Succeeded` payment records an inbound payment transaction, lowers `outstandingPrincipal`, pays the ' +
+        'plan’s oldest unpaid instalments and sends `payment.received`, then `debt.updated`; one that clears the ' +
+        'balance settles the debt (plan `Completed`). A `Failed` payment records a `Failed` transaction (see ' +
+        '`GET /v1/transactions`) and nothing else: no balance change, no event. A final debt answers ' +
+        '`409 invalid_state`.',
+      body: paymentBody,
+      example: examples.paid,
+      handler: async ({ trx, auth, params, body }, ctx) => {
+        const debt = await getDebt(trx, auth.organizationId, params.id);
+        if (!debt) throw errors.notFound('debt');
+        const written = numberSourceText(rawBody(ctx.request), 'amount', body.amount) ?? body.amount;
+        return caused(ctx).reportPayment(auth.organizationId, params.id, {
+          amount: parseAmount(written, debt.currency, 'amount'),
+          processorReference: body.processorReference ?? `pi_sandbox_${randomUUID()}`,
+          succeeded: body.status === 'Succeeded',
+        });
+      },
+    }),
+    simulation({
+      action: 'advance',
+      operationId: 'simulateTimeAdvance',
+      summary: 'Simulate: fire the debt’s next timer now',
+      description:
+        'A running plan has one timer: the due date of its oldest unpaid instalment, then the end of that ' +
+        'instalment’s 7-day grace period. `advance` fires it now. Firing a due date changes nothing you can see ' +
+        '(no event: the instalment is merely late); firing the end of a grace period defaults the plan: the debt ' +
+        'becomes `InArrears`, the plan `Defaulted`, and `plan.defaulted`, then `debt.updated`, are sent. So two ' +
+        'calls take an unpaid plan to its default. A debt with no timer running answers `409 invalid_state`.',
+      example: examples.defaulted,
+      handler: ({ auth, params }, ctx) => caused(ctx).advance(auth.organizationId, params.id),
+    }),
+  ];
+}

@@ -1,0 +1,123 @@
+/**
+ * The sandbox host's tenant routes (registered only in sandbox mode, so production answers 404 and its OpenAPI
+ * document does not list them):
+ * - `POST /sandbox/signup`: anonymous sign-up, outside `/v1` because it takes no key; rate-limited per address.
+ * - `POST /v1/sandbox/reset`: wipe and reseed the caller's tenant now, through its reset workflow.
+ */
+import type { Logger } from '../../core/platform/logger';
+import { ApiError } from '../../core/platform/errors';
+import type { SandboxResets } from '../../core/sandbox/resets';
+import { signUpSandboxTenant } from '../../core/sandbox/signup';
+import type { SignupLimiter } from '../../core/sandbox/signup-limit';
+import { workflowIds } from '../../core/temporal/names';
+import {
+  defineApiRoute,
+  defineRoute,
+  type ApiMutationInput,
+  type MutationInput,
+  type RouteDefinition,
+} from '../http/route-definition';
+import {
+  sandboxResetAcceptedExample,
+  sandboxResetAcceptedSchema,
+  sandboxSignupBody,
+  sandboxSignupExample,
+  sandboxSignupSchema,
+} from '../schemas/sandbox-tenant';
+
+export interface SandboxTenantDeps {
+  signupLimiter: SignupLimiter;
+  logger: Logger;
+  /** The tenants' reset workflows; without it (tests of the routes alone) sign-up starts none and reset is 503. */
+  resets?: SandboxResets;
+}
+
+export function sandboxTenantRoutes(deps: SandboxTenantDeps): RouteDefinition[] {
+  return [signupRoute(deps), resetRoute(deps)];
+}
+
+function signupRoute({ signupLimiter, logger, resets }: SandboxTenantDeps): RouteDefinition {
+  return defineRoute<MutationInput<{ organizationName?: string }>>({
+    method: 'post',
+    path: '/sandbox/signup',
+    operationId: 'signUpForSandbox',
+    summary: 'Sign up for the sandbox',
+    description:
+      'Creates a sandbox organisation with the seeded dataset (5 debtors, 8 debts) and one `ak_test_` key with every ' +
+      'scope. The key is in this response only: store it now. No key is needed; sign-ups are limited per address.',
+    tags: ['Sandbox'],
+    auth: { kind: 'none' },
+    body: sandboxSignupBody,
+    optionalBody: true,
+    errors: ['rate_limited'],
+    responses: {
+      201: { description: 'The organisation and its key.', schema: sandboxSignupSchema, example: sandboxSignupExample },
+    },
+    prepare: async (ctx) => {
+      const decision = await signupLimiter.check(ctx.ip);
+      if (!decision.allowed) {
+        const retry = decision.retryAfterSeconds;
+        throw new ApiError('rate_limited', `Too many sandbox sign-ups from your address; retry in ${retry} seconds.`, {
+          headers: { 'Retry-After': String(retry) },
+        });
+      }
+    },
+    handler: async (_ctx, { trx, body, afterCommit }) => {
+      const signup = await signUpSandboxTenant(trx, { organizationName: body.organizationName });
+      const organizationId = signup.organization.id;
+      afterCommit(async () => {
+        // Best effort: the tenant's first authenticated request starts the workflow if this did not.
+        await resets?.start(organizationId).catch((err: unknown) => {
+          logger.warn({ err: (err as Error).message, organizationId }, 'could not start the sandbox reset workflow');
+        });
+      });
+      const { apiKey } = signup;
+      return {
+        status: 201,
+        headers: { 'Cache-Control': 'no-store' },
+        body: {
+          organization: signup.organization,
+          apiKey: {
+            id: apiKey.id,
+            key: signup.secret,
+            prefix: apiKey.prefix,
+            name: apiKey.name,
+            scopes: apiKey.scopes,
+            readOnly: apiKey.readOnly,
+            createdAt: apiKey.createdAt,
+          },
+        },
+      };
+    },
+  });
+}
+
+function resetRoute({ resets }: SandboxTenantDeps): RouteDefinition {
+  return defineApiRoute<ApiMutationInput>({
+    method: 'post',
+    path: '/v1/sandbox/reset',
+    operationId: 'resetSandbox',
+    summary: 'Reset your sandbox data',
+    description:
+      'Wipes your debts, debtors, transactions, events, webhook deliveries and idempotency records and seeds the ' +
+      'dataset again, as the 7-day idle reset does; keeps your organisation, branding, API keys and webhook ' +
+      'configuration. Asynchronous: the reset starts at once and usually ends within seconds; `debt.*` webhooks ' +
+      'are not sent for the new seed.',
+    tags: ['Sandbox'],
+    scope: 'debts:write',
+    errors: ['service_unavailable'],
+    responses: {
+      202: {
+        description: 'The reset was accepted.',
+        schema: sandboxResetAcceptedSchema,
+        example: sandboxResetAcceptedExample,
+      },
+    },
+    handler: async (_ctx, { auth, afterCommit }) => {
+      if (!resets) throw new ApiError('service_unavailable', 'Sandbox resets are not available on this host.');
+      const organizationId = auth.organizationId;
+      afterCommit(async () => void (await resets.resetNow(organizationId)));
+      return { status: 202, body: { status: 'accepted', workflowId: workflowIds.sandboxReset(organizationId) } };
+    },
+  });
+}

@@ -1,0 +1,34 @@
+/**
+ * What a sandbox reset removes (DECISIONS.md §6): the tenant's debts, debtors, transactions, lifecycle inputs, events,
+ * webhook deliveries (with their attempts) and idempotency records. It keeps the organisation, its branding, its API
+ * keys and its webhook configuration. There is no documents table yet; when one comes, its rows go here too.
+ */
+import type { Trx } from '../platform/db';
+
+/** Children before parents, so no foreign key is violated whatever the cascades say. */
+const WIPED_TABLES = [
+  'webhook_deliveries', // attempts go with them (on delete cascade)
+  'events',
+  'idempotency_keys',
+  'lifecycle_inputs',
+  'transactions',
+  'debts',
+  'debtors',
+] as const;
+
+export type WipedTable = (typeof WIPED_TABLES)[number];
+
+/** Deletes the tenant's data in the caller's transaction; returns the rows removed per table. */
+export async function wipeTenantData(trx: Trx, organizationId: string): Promise<Record<WipedTable, number>> {
+  const removed = {} as Record<WipedTable, number>;
+  for (const table of WIPED_TABLES) removed[table] = await trx(table).where({ organization_id: organizationId }).del();
+  return removed;
+}
+
+/**
+ * Serialises resets of one tenant (a retried attempt and a straggling earlier one) until the caller's transaction
+ * ends: the second waits, then wipes what the first seeded.
+ */
+export async function lockTenantForReset(trx: Trx, organizationId: string): Promise<void> {
+  await trx.raw(`select pg_advisory_xact_lock(hashtextextended('sandbox-reset:' || ?, 0))`, [organizationId]);
+}

@@ -1,0 +1,85 @@
+/**
+ * Smoke test of the bench harness: `npm run bench` in quick mode (BENCH_QUICK=1: small data, 2 s per load) produces
+ * well-formed JSON with every scenario, its bare ceiling, ratio and target, and each process's peak memory. No timing
+ * is asserted: on a shared machine the figures mean nothing, and benchmarks print, tests assert.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import type { BenchReport } from './report';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const run = promisify(execFile);
+
+const EXPECTED_SCENARIOS = [
+  'GET /v1/organization',
+  'GET /v1/organization, all cores vs one process',
+  'GET /v1/debts?limit=50 at 1,000',
+  'GET /v1/events?limit=50 at 1,000',
+  'GET /v1/webhooks/deliveries?limit=50 at 1,000',
+  'GET /v1/debts?limit=50 p99 growth',
+  'GET /v1/events?limit=50 p99 growth',
+  'GET /v1/webhooks/deliveries?limit=50 p99 growth',
+  'POST /v1/debts with Idempotency-Key',
+  'webhook deliveries',
+  'lifecycle',
+];
+
+describe('bench harness (quick mode)', function () {
+  this.timeout(400_000);
+  let report: BenchReport;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-'));
+
+  before(async () => {
+    const output = path.join(dir, 'bench.json');
+    await run(process.execPath, ['--import', 'tsx', 'test/bench/run.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, BENCH_QUICK: '1', BENCH_ONLY: 'api,lists,debts,webhooks,lifecycle', BENCH_OUTPUT: output },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    report = JSON.parse(readFileSync(output, 'utf8')) as BenchReport;
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('names every scenario of issue 13', () => {
+    expect(report.quick).to.equal(true);
+    expect(report.errors).to.deep.equal([]);
+    expect(report.scenarios).to.include.members(EXPECTED_SCENARIOS);
+  });
+
+  it('gives each comparison our figure, the ceiling measured in the same run, the ratio and a verdict per target', () => {
+    expect(report.comparisons.length).to.be.at.least(10);
+    for (const c of report.comparisons) {
+      for (const side of [c.ours, c.ceiling]) {
+        expect(side.label, c.scenario).to.be.a('string').and.not.equal('');
+        expect(side.perSecond, `${c.scenario}: ${side.label}`).to.be.a('number').above(0);
+      }
+      expect(c.ours.p50Ms, c.scenario).to.be.a('number');
+      expect(c.ours.p99Ms, c.scenario).to.be.a('number').at.least(c.ours.p50Ms);
+      expect(c.ratio, c.scenario).to.be.closeTo(c.ours.perSecond / c.ceiling.perSecond, 1e-9);
+      if (c.target !== undefined) expect(c.verdict, c.scenario).to.be.oneOf(['PASS', 'BELOW']);
+    }
+    const targeted = report.comparisons.filter((c) => c.target !== undefined).map((c) => c.target);
+    expect(targeted).to.include.members([0.7, 1.5, 0.8, 0.6, 0.9]);
+  });
+
+  it('checks the p99 growth of each list and the webhook latencies against their bounds', () => {
+    expect(report.checks.length).to.be.at.least(5);
+    for (const c of report.checks) {
+      expect(c.value, c.name).to.be.a('number').and.satisfy(Number.isFinite);
+      expect(c.verdict, c.name).to.be.oneOf(['PASS', 'BELOW']);
+    }
+  });
+
+  it("reports each process's peak memory: API (single and cluster), bare, Temporal, bench client", () => {
+    const names = report.memory.map((m) => m.process).join('\n');
+    for (const name of ['api process (1 process)', 'api cluster worker', 'bare process', 'Temporal dev server']) {
+      expect(names).to.contain(name);
+    }
+    expect(names).to.match(/bench process/);
+    for (const m of report.memory) expect(m.peakMiB, m.process).to.be.above(0);
+  });
+});

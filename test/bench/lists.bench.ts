@@ -1,0 +1,89 @@
+/**
+ * The list routes (`GET /v1/debts`, `/v1/events`, `/v1/webhooks/deliveries`, a page of 50) against the bare routes
+ * running the same keyset SQL: (a) rows serialised in Node, (b) JSON built by PostgreSQL. Targets (issue 13): ours at
+ * 100,000 rows ≥ 1.5× (a) and ≥ 0.8× (b), and ours' p99 at 1,000,000 rows within 10% of its p99 at 1,000.
+ */
+import { compare, check, figure } from './report';
+import { listTenant, type ListKind } from './seed-lists';
+import { load, type BenchTenant } from './support';
+import type { BenchContext } from './context';
+
+interface ListRoute {
+  scenario: string;
+  path: string;
+  kind: ListKind;
+  bare: string;
+}
+
+const ROUTES: ListRoute[] = [
+  { scenario: 'GET /v1/debts?limit=50', path: '/v1/debts?limit=50', kind: 'debts', bare: 'debts' },
+  { scenario: 'GET /v1/events?limit=50', path: '/v1/events?limit=50', kind: 'events', bare: 'events' },
+  {
+    scenario: 'GET /v1/webhooks/deliveries?limit=50',
+    path: '/v1/webhooks/deliveries?limit=50',
+    kind: 'events',
+    bare: 'deliveries',
+  },
+];
+
+export async function benchLists(ctx: BenchContext): Promise<void> {
+  const { db, sizes } = ctx;
+  console.log(
+    `\nlist routes: seeding or finding tenants of ${sizes.map((n) => n.toLocaleString('en')).join(', ')} rows`,
+  );
+  const tenants = new Map<string, BenchTenant>();
+  for (const kind of ['debts', 'events'] as const) {
+    for (const rows of sizes) tenants.set(`${kind}:${rows}`, await listTenant(db, kind, rows));
+  }
+  try {
+    for (const route of ROUTES) {
+      const [small, large, huge] = sizes.map((rows) => tenants.get(`${route.kind}:${rows}`)!);
+      await benchList(ctx, route, small!, large!, huge!);
+    }
+  } finally {
+    // Quick mode runs on the test database (the smoke test): leave nothing for the outbox consumers of other tests.
+    const ids = [...tenants.values()].map((t) => t.organizationId);
+    if (ctx.quick) await db('organizations').whereIn('id', ids).delete();
+  }
+}
+
+async function benchList(
+  ctx: BenchContext,
+  route: ListRoute,
+  small: BenchTenant,
+  large: BenchTenant,
+  huge: BenchTenant,
+): Promise<void> {
+  const { api, bare, duration, sizes } = ctx;
+  const [nSmall, nLarge, nHuge] = sizes.map((n) => n.toLocaleString('en'));
+  const ours = (tenant: BenchTenant, label: string, seconds = duration) =>
+    load(label, {
+      url: `${api.baseUrl}${route.path}`,
+      headers: { authorization: tenant.authorization },
+      duration: seconds,
+    });
+  const bareList = (how: 'node' | 'pg', label: string) =>
+    load(label, { url: `${bare.baseUrl}/${route.bare}/${how}?org=${large.organizationId}`, duration });
+
+  console.log(`\n${route.scenario}`);
+  await ours(large, 'warm-up', ctx.warmUp);
+  await bareList('node', 'warm-up');
+  const atSmall = await ours(small, `ours at ${nSmall}`);
+  const atLarge = await ours(large, `ours at ${nLarge}`);
+  const atHuge = await ours(huge, `ours at ${nHuge}`);
+  const inNode = await bareList('node', `bare, same SQL, rows serialised in Node, at ${nLarge}`);
+  const inPostgres = await bareList('pg', `bare, JSON built by PostgreSQL (json_agg), at ${nLarge}`);
+
+  const scenario = `${route.scenario} at ${nLarge}`;
+  compare(ctx.report, scenario, figure(atLarge), figure(inNode), 1.5);
+  compare(ctx.report, scenario, figure(atLarge), figure(inPostgres), 0.8);
+  compare(ctx.report, `${route.scenario} at ${nSmall} (for the p99 check)`, figure(atSmall), figure(inNode));
+  compare(ctx.report, `${route.scenario} at ${nHuge} (for the p99 check)`, figure(atHuge), figure(inNode));
+  check(ctx.report, {
+    scenario: `${route.scenario} p99 growth`,
+    name: `p99 at ${nHuge} / p99 at ${nSmall}`,
+    value: atHuge.p99 / atSmall.p99,
+    unit: '×',
+    bound: { atMost: 1.1 },
+  });
+}

@@ -1,0 +1,141 @@
+/**
+ * Where the time goes: a CPU profile (`node --cpu-prof`) of the compiled API process (dist/, as production runs it)
+ * for each hot path, one process per path under 20 connections for BENCH_DURATION seconds, summarised
+ * as the top frames by self time and the share of time per package. Start-up (module loading) is in the profile too
+ * but small next to the load. `APP_ENV=test npx tsx test/bench/profile.ts` after `npm run bench` has seeded the bench
+ * database; the raw .cpuprofile files stay in bench-results/profiles/ (Chrome DevTools or speedscope open them).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createDb } from '../../core/platform/db';
+import { testEnv } from '../support/env';
+import { listTenant } from './seed-lists';
+import { ROOT, benchTenant, load, startApiProcess, type BenchTenant } from './support';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const duration = Number(process.env.BENCH_DURATION ?? 10);
+const databaseUrl =
+  process.env.BENCH_DATABASE_URL ?? 'postgres://client_api:client_api@127.0.0.1:5432/client_api_bench';
+const OUT = path.join(ROOT, 'bench-results', 'profiles');
+
+function where(url: string): string {
+  if (!url) return '(native / idle / gc)';
+  if (url.startsWith('node:')) return 'node core';
+  if (url.includes('/dist/')) return path.relative(path.join(ROOT, 'dist'), url.replace(/^file:\/\//, ''));
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1]!;
+  return path.relative(ROOT, url.replace(/^file:\/\//, ''));
+}
+
+/** Self time per frame and per package, in % of all samples. */
+function summarise(file: string): { frames: [string, number][]; packages: [string, number][] } {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfTime = new Map<number, number>();
+  profile.samples.forEach((id, i) => selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const total = [...selfTime.values()].reduce((a, b) => a + b, 0);
+  const frames = new Map<string, number>();
+  const packages = new Map<string, number>();
+  for (const [id, time] of selfTime) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    const frame = `${functionName || '(anonymous)'} ${where(url)}${url ? `:${lineNumber + 1}` : ''}`;
+    frames.set(frame, (frames.get(frame) ?? 0) + time);
+    packages.set(where(url), (packages.get(where(url)) ?? 0) + time);
+  }
+  const top = (m: Map<string, number>, n: number) =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => [k, (100 * v) / total] as [string, number]);
+  return { frames: top(frames, 12), packages: top(packages, 8) };
+}
+
+async function profileOne(name: string, drive: (baseUrl: string) => Promise<unknown>): Promise<void> {
+  const dir = path.join(OUT, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const api = await startApiProcess(
+    { API_MODE: 'production', DATABASE_URL: databaseUrl, REDIS_URL: process.env.BENCH_REDIS_URL ?? testEnv.redisUrl },
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    'dist/api/server.js',
+  );
+  try {
+    await drive(api.baseUrl);
+  } finally {
+    await api.stop();
+  }
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no profile written for ${name}`);
+  const { frames, packages } = summarise(path.join(dir, file));
+  console.log(`\n### ${name}\n\n| self % | frame |\n|---|---|`);
+  for (const [frame, pct] of frames) console.log(`| ${pct.toFixed(1)} | \`${frame}\` |`);
+  console.log(`\nby package: ${packages.map(([p, pct]) => `${p} ${pct.toFixed(0)}%`).join(', ')}`);
+}
+
+function get(path_: string, tenant: BenchTenant) {
+  return (baseUrl: string) =>
+    load(path_, { url: `${baseUrl}${path_}`, headers: { authorization: tenant.authorization }, duration });
+}
+
+async function main(): Promise<void> {
+  execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT });
+  const db = createDb(databaseUrl, { pool: { min: 0, max: 2 } });
+  try {
+    const org = await benchTenant(db, 'Bench profile');
+    const debts = await listTenant(db, 'debts', 100_000);
+    const events = await listTenant(db, 'events', 100_000);
+    await profileOne('organization', get('/v1/organization', org));
+    await profileOne('debts-list', get('/v1/debts?limit=50', debts));
+    await profileOne('events-list', get('/v1/events?limit=50', events));
+    await profileOne('deliveries-list', get('/v1/webhooks/deliveries?limit=50', events));
+    await profileOne('debts-create', (baseUrl) =>
+      load('POST /v1/debts', {
+        url: `${baseUrl}/v1/debts`,
+        duration,
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (request) => {
+              const key = randomUUID();
+              request.headers = {
+                authorization: org.authorization,
+                'content-type': 'application/json',
+                'idempotency-key': key,
+              };
+              request.body = JSON.stringify({
+                debtorReferenceId: `PROFILE-${key.slice(0, 8)}`,
+                debtorFirstName: 'Bench',
+                debtorLastName: 'Profile',
+                debtorEmail: 'bench.profile@example.com',
+                originalPrincipal: 1250.5,
+                currency: 'AUD',
+                externalAccountId: `ACCT-${key}`,
+              });
+              return request;
+            },
+          },
+        ],
+      }),
+    );
+    await db('organizations').where({ id: org.organizationId }).delete();
+  } finally {
+    await db.destroy();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

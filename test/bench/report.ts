@@ -1,0 +1,139 @@
+/**
+ * What one `npm run bench` produces: for each scenario our figure against the bare ceiling measured in the same run,
+ * the ratio and its target (PASS/BELOW, printed, never asserted), latency percentiles, and each process's peak memory;
+ * printed as tables and written as JSON (bench-results/latest.json and a timestamped copy; BENCH_OUTPUT overrides).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { LoadResult } from './support';
+
+export interface Figure {
+  label: string;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx?: number;
+  errors?: number;
+}
+
+export interface Comparison {
+  scenario: string;
+  ours: Figure;
+  ceiling: Figure;
+  /** ours.perSecond / ceiling.perSecond */
+  ratio: number;
+  /** The issue's target for the ratio (at least), when it sets one. */
+  target?: number;
+  verdict?: 'PASS' | 'BELOW';
+}
+
+/** Any other target: a value with a bound (e.g. p99 at 1,000,000 rows over p99 at 1,000: at most 1.10). */
+export interface Check {
+  scenario: string;
+  name: string;
+  value: number;
+  unit: string;
+  bound: { atMost?: number; atLeast?: number };
+  verdict: 'PASS' | 'BELOW';
+}
+
+export interface PeakMemory {
+  process: string;
+  pid: number;
+  peakMiB: number;
+}
+
+export interface BenchReport {
+  startedAt: string;
+  finishedAt?: string;
+  quick: boolean;
+  secondsPerLoad: number;
+  connections: number;
+  machine: { cpus: number; model: string; memoryGiB: number; node: string; loadAverage: number[] };
+  scenarios: string[];
+  comparisons: Comparison[];
+  checks: Check[];
+  memory: PeakMemory[];
+  /** Scenarios that failed to run (the others are still reported). */
+  errors: string[];
+}
+
+export function figure(result: LoadResult): Figure {
+  const { name, requestsPerSecond, p50, p99, non2xx, errors } = result;
+  return { label: name, perSecond: requestsPerSecond, p50Ms: p50, p99Ms: p99, non2xx, errors };
+}
+
+export function newReport(options: { quick: boolean; secondsPerLoad: number; connections: number }): BenchReport {
+  return {
+    startedAt: new Date().toISOString(),
+    ...options,
+    machine: {
+      cpus: os.availableParallelism(),
+      model: os.cpus()[0]?.model ?? 'unknown',
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      loadAverage: os.loadavg(),
+    },
+    scenarios: [],
+    comparisons: [],
+    checks: [],
+    memory: [],
+    errors: [],
+  };
+}
+
+export function compare(report: BenchReport, scenario: string, ours: Figure, ceiling: Figure, target?: number): void {
+  const ratio = ours.perSecond / ceiling.perSecond;
+  const verdict = target === undefined ? undefined : ratio >= target ? 'PASS' : 'BELOW';
+  report.comparisons.push({ scenario, ours, ceiling, ratio, target, verdict });
+  if (!report.scenarios.includes(scenario)) report.scenarios.push(scenario);
+  const fmt = (f: Figure) => `${f.perSecond.toFixed(1)}/s p50 ${f.p50Ms.toFixed(1)} p99 ${f.p99Ms.toFixed(1)} ms`;
+  const goal = target === undefined ? '' : `  target ≥ ${target.toFixed(2)} ${verdict}`;
+  console.log(`  ${ours.label}: ${fmt(ours)}`);
+  console.log(`    vs ${ceiling.label}: ${fmt(ceiling)}  ratio ${ratio.toFixed(2)}×${goal}`);
+}
+
+export function check(report: BenchReport, c: Omit<Check, 'verdict'>): void {
+  const { atMost, atLeast } = c.bound;
+  const ok = (atMost === undefined || c.value <= atMost) && (atLeast === undefined || c.value >= atLeast);
+  report.checks.push({ ...c, verdict: ok ? 'PASS' : 'BELOW' });
+  if (!report.scenarios.includes(c.scenario)) report.scenarios.push(c.scenario);
+  const bound = atMost !== undefined ? `≤ ${atMost}` : `≥ ${atLeast}`;
+  console.log(`  ${c.name}: ${c.value.toFixed(2)} ${c.unit}  target ${bound} ${ok ? 'PASS' : 'BELOW'}`);
+}
+
+export function recordMemory(report: BenchReport, processName: string, pid: number, peakMiB: number): void {
+  report.memory.push({ process: processName, pid, peakMiB });
+}
+
+/** The summary table (also what docs/performance.md holds) and the JSON files; returns the JSON path. */
+export function finish(report: BenchReport, root: string): string {
+  report.finishedAt = new Date().toISOString();
+  console.log('\n| scenario | ours | bare ceiling | ratio | target | p50 / p99 ms (ours) |');
+  console.log('|---|---|---|---|---|---|');
+  for (const c of report.comparisons) {
+    const target = c.target === undefined ? '' : `≥ ${c.target} ${c.verdict}`;
+    console.log(
+      `| ${c.scenario} | ${c.ours.label}: ${c.ours.perSecond.toFixed(1)}/s | ${c.ceiling.label}: ` +
+        `${c.ceiling.perSecond.toFixed(1)}/s | ${c.ratio.toFixed(2)}× | ${target} | ` +
+        `${c.ours.p50Ms.toFixed(1)} / ${c.ours.p99Ms.toFixed(1)} |`,
+    );
+  }
+  for (const c of report.checks) {
+    const bound = c.bound.atMost !== undefined ? `≤ ${c.bound.atMost}` : `≥ ${c.bound.atLeast}`;
+    console.log(`| ${c.scenario} | ${c.name}: ${c.value.toFixed(2)} ${c.unit} | | | ${bound} ${c.verdict} | |`);
+  }
+  console.log('\npeak memory (VmHWM):');
+  for (const m of report.memory)
+    console.log(`  ${m.process.padEnd(44)} pid ${String(m.pid).padEnd(8)} ${m.peakMiB} MiB`);
+  const file = process.env.BENCH_OUTPUT ?? path.join(root, 'bench-results', 'latest.json');
+  mkdirSync(path.dirname(file), { recursive: true });
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  writeFileSync(file, json);
+  if (!process.env.BENCH_OUTPUT) {
+    writeFileSync(path.join(path.dirname(file), `${report.startedAt.replace(/[:.]/g, '-')}.json`), json);
+  }
+  console.log(`\nresults written to ${file}`);
+  return file;
+}

@@ -1,0 +1,236 @@
+/**
+ * The sandbox reset for real: PostgreSQL, the Temporal dev server, the real lifecycle worker and the real sandbox
+ * reset workflow and activities. Sign-up starts the tenant's reset workflow and its seed's debt workflows; a reset
+ * wipes what DECISIONS.md §6 wipes, keeps what it keeps, ends the old debt workflows and starts the new seed's; the
+ * old key still works and sees the fresh seed only; an interrupted reset completes on retry without duplicates; API
+ * use reaches the workflow, debounced, and starts it for a tenant created without sign-up.
+ */
+import { expect } from 'chai';
+import type { Client } from '@temporalio/client';
+import { Context } from '@temporalio/activity';
+import { Worker } from '@temporalio/worker';
+import { createSandboxResetActivities, type SandboxResetActivities } from '../../activities/sandbox-reset';
+import { createDebtTriggers } from '../../core/lifecycle/triggers';
+import { runningDebtWorkflowsQuery } from '../../core/sandbox/debt-workflows';
+import { createSandboxResets } from '../../core/sandbox/resets';
+import { NAMESPACES, SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, workflowIds } from '../../core/temporal/names';
+import { sandboxResetWorkflow, statusQuery } from '../../workflows/sandbox-reset';
+import { startTestServer, type TestServer } from '../support/app';
+import { raiseDebt, type Caller } from '../support/debt-api';
+import { testLifecycle, type LifecycleStack } from '../support/lifecycle-stack';
+import { testDb } from '../support/resources';
+import { signUp } from '../support/sandbox';
+import { bundleWorkflows, uniqueTaskQueue } from '../support/temporal';
+import { createTestTenant } from '../support/tenants';
+import { createGate, waitFor } from '../support/wait';
+import { configureReceiver, localWebhookConfig, raiseEvent } from '../support/webhooks';
+
+type Page = { data: Record<string, unknown>[] };
+
+describe('Sandbox reset against PostgreSQL and Temporal', function () {
+  this.timeout(120_000);
+  let stack: LifecycleStack;
+  let client: Client;
+  let server: TestServer;
+  const queue = uniqueTaskQueue(TASK_QUEUES.sandbox);
+  const workers: { worker: Worker; running: Promise<void> }[] = [];
+
+  function realActivities(): SandboxResetActivities {
+    return createSandboxResetActivities({ db: testDb(), client, lifecycleTaskQueue: stack.taskQueue });
+  }
+
+  /** A sandbox worker on `taskQueue`: workflows, activities, or both. */
+  async function startWorker(options: { taskQueue: string; workflows?: boolean; activities?: object }) {
+    const worker = await Worker.create({
+      connection: stack.env.nativeConnection,
+      namespace: NAMESPACES.sandbox,
+      taskQueue: options.taskQueue,
+      ...(options.workflows
+        ? { workflowBundle: await bundleWorkflows(require.resolve('../../workflows/bundles/sandbox')) }
+        : {}),
+      activities: options.activities,
+      shutdownGraceTime: '100ms',
+    });
+    const entry = { worker, running: worker.run() };
+    workers.push(entry);
+    return entry;
+  }
+
+  before(async () => {
+    stack = await testLifecycle();
+    client = stack.client('sandbox');
+    await startWorker({ taskQueue: queue, workflows: true, activities: realActivities() });
+    server = await startTestServer({
+      mode: 'sandbox',
+      env: { SANDBOX_SIGNUPS_PER_HOUR: '1000000' },
+      deps: { sandboxResets: createSandboxResets({ client, taskQueue: queue }) },
+    });
+  });
+  after(async () => {
+    await server?.close();
+    for (const { worker } of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+    await Promise.allSettled(workers.map((w) => w.running));
+  });
+
+  const resetHandle = (organizationId: string) =>
+    client.workflow.getHandle<typeof sandboxResetWorkflow>(workflowIds.sandboxReset(organizationId));
+
+  async function runningDebtWorkflows(organizationId: string): Promise<string[]> {
+    const ids: string[] = [];
+    for await (const execution of client.workflow.list({ query: runningDebtWorkflowsQuery(organizationId) })) {
+      ids.push(execution.workflowId);
+    }
+    return ids.sort();
+  }
+
+  async function openDebtWorkflowIds(api: Caller): Promise<string[]> {
+    const debts = (await api<Page>('GET', '/v1/debts?limit=200')).body.data;
+    const open = debts.filter((d) => !['Settled', 'WrittenOff', 'Closed'].includes(d.status as string));
+    return open.map((d) => workflowIds.debt(d.id as string)).sort();
+  }
+
+  /** Waits until exactly the tenant's open debts have running workflows (visibility is eventually consistent). */
+  async function waitForDebtWorkflows(organizationId: string, api: Caller): Promise<string[]> {
+    const expected = await openDebtWorkflowIds(api);
+    await waitFor(async () => JSON.stringify(await runningDebtWorkflows(organizationId)) === JSON.stringify(expected), {
+      what: 'the open debts’ workflows, and only those, to be running',
+    });
+    return expected;
+  }
+
+  async function waitForReset(organizationId: string, after: string | null = null): Promise<void> {
+    await waitFor(
+      async () => {
+        const status = await resetHandle(organizationId).query(statusQuery);
+        return status.lastResetAt !== null && status.lastResetAt !== after && !status.resetting;
+      },
+      { what: 'the tenant to be reset' },
+    );
+  }
+
+  it('sign-up starts the tenant’s reset workflow (by OrganizationId) and its open seeded debts’ workflows', async () => {
+    const tenant = await signUp(server.baseUrl);
+    const description = await resetHandle(tenant.organizationId).describe();
+    expect(description.status.name).to.equal('RUNNING');
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.organizationId)).to.equal(tenant.organizationId);
+    const status = await resetHandle(tenant.organizationId).query(statusQuery);
+    expect(status.resetAt).to.equal(new Date(Date.parse(status.lastUsedAt) + 7 * 86_400_000).toISOString());
+    const running = await waitForDebtWorkflows(tenant.organizationId, tenant.api);
+    expect(running).to.have.length(5);
+  });
+
+  it('POST /v1/sandbox/reset wipes the data, keeps organisation, branding, keys and webhooks, and reseeds', async () => {
+    const tenant = await signUp(server.baseUrl);
+    const org = tenant.organizationId;
+    const oldWorkflows = await waitForDebtWorkflows(org, tenant.api);
+    const oldDebtIds = (await tenant.api<Page>('GET', '/v1/debts?limit=200')).body.data.map((d) => d.id);
+    // The tenant's own activity: a debt of its own (with its workflow), an event and its delivery, an idempotency
+    // record, branding and a webhook receiver.
+    const own = await raiseDebt(tenant.api);
+    await createDebtTriggers({ db: testDb(), client, mode: 'sandbox', taskQueue: stack.taskQueue }).accept(org, own.id);
+    await configureReceiver(localWebhookConfig(), org, 'http://127.0.0.1:9/hooks');
+    await raiseEvent(org);
+    const branded = await tenant.api(
+      'PATCH',
+      '/v1/organization/branding',
+      { primaryColor: '#112233' },
+      {
+        'idempotency-key': 'brand-1',
+      },
+    );
+    expect(branded.status, branded.text).to.equal(200);
+    const counts = async (table: 'events' | 'webhook_deliveries' | 'idempotency_keys' | 'lifecycle_inputs') =>
+      Number((await testDb()(table).where({ organization_id: org }).count({ n: '*' }))[0]!.n);
+    expect(await counts('webhook_deliveries')).to.be.greaterThan(0);
+
+    const accepted = await tenant.api('POST', '/v1/sandbox/reset');
+    expect(accepted.status, accepted.text).to.equal(202);
+    expect(accepted.body).to.deep.equal({ status: 'accepted', workflowId: workflowIds.sandboxReset(org) });
+    await waitForReset(org);
+
+    // The old key still works and sees the fresh seed only.
+    expect((await tenant.api('GET', '/v1/organization')).status).to.equal(200);
+    const debts = (await tenant.api<Page>('GET', '/v1/debts?limit=200')).body.data;
+    expect(debts.map((d) => d.externalAccountId).sort()).to.deep.equal(
+      ['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008'].map((n) => `ACCT-${n}`),
+    );
+    expect(debts.map((d) => d.id)).to.not.include.members([...oldDebtIds, own.id]);
+    expect((await tenant.api<Page>('GET', '/v1/debtors?limit=200')).body.data).to.have.length(5);
+    expect((await tenant.api<Page>('GET', '/v1/events')).body.data).to.deep.equal([]);
+    for (const table of ['events', 'webhook_deliveries', 'idempotency_keys', 'lifecycle_inputs'] as const) {
+      expect(await counts(table), table).to.equal(0);
+    }
+    // Kept: branding, the webhook receiver, the key.
+    const branding = await tenant.api('GET', '/v1/organization/branding');
+    expect(branding.body.primaryColor).to.equal('#112233');
+    const webhook = await tenant.api('GET', '/v1/webhooks');
+    expect(webhook.body.url).to.equal('http://127.0.0.1:9/hooks');
+
+    // The old debts' workflows ended; the new seed's open debts have theirs.
+    const running = await waitForDebtWorkflows(org, tenant.api);
+    expect(running).to.have.length(5);
+    for (const id of [...oldWorkflows, workflowIds.debt(own.id)]) {
+      expect((await client.workflow.getHandle(id).describe()).status.name, id).to.equal('TERMINATED');
+    }
+  });
+
+  it('an interrupted reset (its worker shut down after the wipe and reseed) completes on retry without duplicates', async () => {
+    const interruptedQueue = uniqueTaskQueue(TASK_QUEUES.sandbox);
+    await startWorker({ taskQueue: interruptedQueue, workflows: true });
+    const real = realActivities();
+    const entered = createGate();
+    const doomed = await startWorker({
+      taskQueue: interruptedQueue,
+      activities: {
+        startTenantDebtWorkflows: real.startTenantDebtWorkflows,
+        resetSandboxTenant: async (organizationId: string) => {
+          await real.resetSandboxTenant(organizationId); // committed, the new seed's workflows started…
+          entered.open();
+          await Context.current().cancelled.catch(() => undefined); // …and the worker dies before reporting
+          throw new Error('the worker shut down mid-reset');
+        },
+      },
+    });
+    const tenant = await signUp(server.baseUrl);
+    const org = tenant.organizationId;
+    await waitForDebtWorkflows(org, tenant.api);
+    // This tenant's workflow runs on the interrupted queue.
+    await resetHandle(org).terminate('moved to the interrupted queue for this test');
+    const resets = createSandboxResets({ client, taskQueue: interruptedQueue });
+    await resets.resetNow(org);
+    await entered.opened;
+    const halfway = await openDebtWorkflowIds(tenant.api);
+    doomed.worker.shutdown();
+    await doomed.running;
+
+    await startWorker({ taskQueue: interruptedQueue, activities: realActivities() });
+    await waitForReset(org);
+    const debts = (await tenant.api<Page>('GET', '/v1/debts?limit=200')).body.data;
+    expect(debts).to.have.length(8);
+    expect(new Set(debts.map((d) => d.externalAccountId)).size).to.equal(8);
+    expect((await tenant.api<Page>('GET', '/v1/debtors?limit=200')).body.data).to.have.length(5);
+    const running = await waitForDebtWorkflows(org, tenant.api);
+    expect(running).to.have.length(5);
+    expect(running).to.not.include.members(halfway); // the interrupted attempt's seed workflows were ended too
+  });
+
+  it('API use signals the workflow at most once a minute, and starts it for a tenant created without sign-up', async () => {
+    const tenant = await createTestTenant({ mode: 'sandbox' });
+    const org = tenant.organization.id;
+    const api = (path: string) => fetch(`${server.baseUrl}${path}`, { headers: tenant.headers });
+    expect((await api('/v1/debts')).status).to.equal(200);
+    const status = await waitFor(
+      async () =>
+        resetHandle(org)
+          .query(statusQuery)
+          .catch(() => undefined),
+      { what: 'the first use to start the reset workflow' },
+    );
+    expect(status.resetAt).to.not.equal(null);
+    expect((await api('/v1/debtors')).status).to.equal(200);
+    expect((await api('/v1/organization')).status).to.equal(200);
+    const history = await resetHandle(org).fetchHistory();
+    const signals = history.events!.filter((e) => e.workflowExecutionSignaledEventAttributes);
+    expect(signals).to.have.length(1);
+  });
+});

@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import { createReceiverSlots, MAX_BUSY_WAIT_MS, MIN_BUSY_WAIT_MS } from '../../core/webhooks/receiver-slots';
+
+describe('receiver slots: a cap per receiver, and busy waits paced by its queue', () => {
+  let clock = 0;
+  const now = () => clock;
+  beforeEach(() => (clock = 1_000_000));
+
+  it('gives at most its cap of slots to one receiver, and frees a slot once', () => {
+    const slots = createReceiverSlots(2, now);
+    const first = slots.tryAcquire('org-a');
+    const second = slots.tryAcquire('org-a');
+    expect(slots.tryAcquire('org-a')).to.equal(undefined);
+    expect(slots.tryAcquire('org-b'), 'another receiver is not held back').to.be.a('function');
+    first!();
+    first!();
+    expect(slots.inFlight('org-a')).to.equal(1);
+    second!();
+    expect(slots.inFlight('org-a')).to.equal(0);
+  });
+
+  it('makes each waiter wait for the queue ahead of it at the receiver’s recent pace', () => {
+    const slots = createReceiverSlots(2, now);
+    const held = [slots.tryAcquire('tarpit')!, slots.tryAcquire('tarpit')!];
+    clock += 10_000; // each attempt hangs for 10 s
+    held.forEach((release) => release());
+    // average 1 s → 2.8 s → 4.24 s after two 10 s attempts (a moving average with weight 0.2)
+    slots.tryAcquire('tarpit');
+    slots.tryAcquire('tarpit');
+    const waits = Array.from({ length: 10 }, (_, i) => slots.busyWaitMs('tarpit', `delivery-${i}`));
+    expect(waits[0]).to.equal(Math.round((1 / 2) * 4_240));
+    expect(waits[9]).to.equal(Math.round((10 / 2) * 4_240));
+    expect(slots.busyWaitMs('tarpit', 'delivery-9'), 'asking again does not count twice').to.equal(waits[9]);
+  });
+
+  it('forgets a waiter once it has a slot, or once it stopped asking', () => {
+    const slots = createReceiverSlots(1, now);
+    const release = slots.tryAcquire('org')!;
+    slots.busyWaitMs('org', 'a');
+    const wait = slots.busyWaitMs('org', 'b');
+    expect(slots.busyWaitMs('org', 'c')).to.equal(3 * MIN_BUSY_WAIT_MS);
+    clock += 1_000; // attempts of 1 s keep the pace at its first estimate
+    release();
+    const forC = slots.tryAcquire('org', 'c')!;
+    clock += 1_000;
+    forC();
+    expect(slots.inFlight('org')).to.equal(0);
+    slots.tryAcquire('org');
+    expect(slots.busyWaitMs('org', 'd'), 'a, b and d wait; c has had its slot').to.equal(3 * MIN_BUSY_WAIT_MS);
+    clock += 3 * wait + MIN_BUSY_WAIT_MS; // a, b and d asked long ago and never again
+    expect(slots.busyWaitMs('org', 'e')).to.equal(MIN_BUSY_WAIT_MS);
+  });
+
+  it('keeps every wait between its bounds', () => {
+    const slots = createReceiverSlots(1, now);
+    slots.tryAcquire('org');
+    expect(slots.busyWaitMs('org', 'only')).to.equal(MIN_BUSY_WAIT_MS);
+    for (let i = 0; i < 2_000; i++) slots.busyWaitMs('org', `d-${i}`);
+    expect(slots.busyWaitMs('org', 'last')).to.equal(MAX_BUSY_WAIT_MS);
+  });
+});
