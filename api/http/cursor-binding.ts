@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { errors } from '../../core/platform/errors';
+import { JsonPage } from '../../core/platform/json-page';
 import type { HandlerResult, RouteDefinition } from './route-definition';
 
 export interface CursorBinding {
@@ -34,6 +35,11 @@ export function cursorBinding(route: RouteDefinition): CursorBinding | undefined
       query.cursor = query.cursor.slice(0, cut);
     },
     bind(organizationId, query, result) {
+      if (result.body instanceof JsonPage) {
+        const cursor = result.body.nextCursor;
+        if (cursor === null) return result;
+        return { ...result, body: result.body.withCursor(`${cursor}.${tagOf(organizationId, query)}`) };
+      }
       const body = result.body as { nextCursor?: unknown } | undefined;
       if (typeof body?.nextCursor !== 'string') return result;
       return { ...result, body: { ...body, nextCursor: `${body.nextCursor}.${tagOf(organizationId, query)}` } };

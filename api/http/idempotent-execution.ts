@@ -10,10 +10,9 @@ import type { Db, Trx } from '../../core/platform/db';
 import type { SecretBox } from '../../core/platform/secret-box';
 import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
-  findIdempotencyRecord,
+  claimIdempotencyKey,
   requestFingerprint,
   saveIdempotencyRecord,
-  tryLockIdempotencyKey,
   type SavedResponse,
 } from '../../core/platform/idempotency-store';
 import { forRequest } from '../../core/events/request-cause';
@@ -37,6 +36,9 @@ export function isSavedOutcome(status: number): boolean {
 /** Printable ASCII without spaces at the ends (1–200 characters); the OpenAPI document publishes this pattern. */
 export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]([\\x20-\\x7E]*[\\x21-\\x7E])?$';
 const IDEMPOTENCY_KEY_FORM = new RegExp(IDEMPOTENCY_KEY_PATTERN);
+
+/** Set in the claim's round trip; a saved business error rolls the handler's writes back to it. */
+const HANDLER_SAVEPOINT = 'idempotent_handler';
 
 export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBox: SecretBox }): Executor {
   const { db, errorBaseUrl, secretBox } = options;
@@ -75,8 +77,9 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     }
     const fingerprint = requestFingerprint(ctx.method, ctx.originalUrl, rawBody(ctx.request));
     return db.transaction(async (trx) => {
-      if (!(await tryLockIdempotencyKey(trx, auth.organizationId, key))) throw new ApiError('idempotency_in_progress');
-      const saved = await findIdempotencyRecord(trx, secretBox, auth.organizationId, key);
+      const claim = await claimIdempotencyKey(trx, secretBox, auth.organizationId, key, HANDLER_SAVEPOINT);
+      if (!claim.locked) throw new ApiError('idempotency_in_progress');
+      const { saved } = claim;
       if (saved) {
         if (saved.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
         return replay(saved);
@@ -88,7 +91,11 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     });
   }
 
-  /** A saved error (see isSavedOutcome) rolls back the handler's writes but keeps the transaction to save it in. */
+  /**
+   * A saved error (see isSavedOutcome) rolls back the handler's writes to the savepoint the claim set, keeping the
+   * transaction to save it in. On success the savepoint is simply left: it ends with the transaction, so releasing it
+   * would only cost a round trip.
+   */
   async function handleInSavepoint(
     trx: Trx,
     ctx: ApiContext,
@@ -96,12 +103,11 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     input: RequestInput,
   ): Promise<SavedResponse> {
     try {
-      const result = await trx.transaction((savepoint) =>
-        route.handler(ctx, { ...input, trx: forRequest(savepoint, ctx.state.requestId) }),
-      );
+      const result = await route.handler(ctx, { ...input, trx: forRequest(trx, ctx.state.requestId) });
       return serialize(result, ctx.state.requestId);
     } catch (err) {
       if (!(err instanceof ApiError) || !isSavedOutcome(err.status)) throw err;
+      await trx.raw(`rollback to savepoint ${HANDLER_SAVEPOINT}`);
       return {
         status: err.status,
         headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.extra.headers ?? {}) },

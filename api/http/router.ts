@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { ApiError } from '../../core/platform/errors';
+import { JsonPage } from '../../core/platform/json-page';
 import type { Executor } from './idempotent-execution';
 import {
   toKoaPath,
@@ -108,5 +109,6 @@ export function writeResult(ctx: ApiContext, result: HandlerResult): void {
     return;
   }
   ctx.type = result.contentType ?? 'application/json; charset=utf-8';
-  ctx.body = JSON.stringify(result.body);
+  // A page whose JSON PostgreSQL wrote goes out as it is, never parsed here.
+  ctx.body = result.body instanceof JsonPage ? result.body.toText() : JSON.stringify(result.body);
 }

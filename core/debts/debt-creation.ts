@@ -4,11 +4,18 @@
  * needs the database), and the `debt.created` event in the same transaction as the debt.
  */
 import type { Trx } from '../platform/db';
-import { findOrCreateDebtorByReference, getDebtor, type NewDebtor } from './debtors';
-import { toDebt, debtColumns, type Debt, type DebtRow } from './debts';
+import {
+  existingDebtorCte,
+  findOrCreateDebtorByReference,
+  getDebtor,
+  inlineDebtorCte,
+  type NewDebtor,
+} from './debtors';
+import { toDebt, debtColumns, debtSelectSql, type Debt, type DebtRow } from './debts';
+import { debtJsonSql } from './debt-json';
 import { ApiError, errors, type FieldError } from '../platform/errors';
-import { recordEvent } from '../events/outbox';
-import { newId } from '../platform/ids';
+import { eventCtes, recordEvent } from '../events/outbox';
+import { isUuid, newId } from '../platform/ids';
 import { parseCurrency, parsePrincipal } from './money';
 
 export interface CreateDebtInput {
@@ -81,31 +88,105 @@ async function resolveDebtorId(trx: Trx, organizationId: string, choice: DebtorC
   return debtor.id;
 }
 
+interface ValidDebt {
+  externalAccountId: string;
+  clientReference: string | null;
+  principal: string;
+  currency: string;
+}
+
 /**
  * Validates, resolves the debtor, inserts the debt and its `debt.created` event, all in the caller's transaction (an
- * inline debtor too: it must not outlive a debt that failed).
+ * inline debtor too: it must not outlive a debt that failed). Usually one statement, one round trip
+ * (`insertInOneStatement`); the rare race it cannot settle takes the step-by-step path.
  */
 export async function createDebt(trx: Trx, organizationId: string, input: CreateDebtInput): Promise<Debt> {
   const choice = chooseDebtor(input);
   if (isBlank(input.externalAccountId)) throw new ApiError('missing_external_account_id');
   const currency = parseCurrency(input.currency);
   const principal = parsePrincipal(input.originalPrincipal, currency);
+  const debt = {
+    externalAccountId: input.externalAccountId ?? '',
+    clientReference: input.clientReference || null,
+    principal,
+    currency,
+  };
+  if (choice.kind === 'existing' && !isUuid(choice.debtorId)) throw new ApiError('debtor_not_found');
+  const inserted = await insertInOneStatement(trx, organizationId, choice, debt);
+  if (inserted) return inserted;
+  if (choice.kind === 'existing') throw new ApiError('debtor_not_found');
+  return insertStepByStep(trx, organizationId, choice, debt);
+}
+
+/**
+ * The debtor (found or inserted), the debt and its event (with its delivery) in one statement. The event's data is
+ * the debt as JSON text written by PostgreSQL (debt-json.ts), the same bytes as `JSON.stringify({ debt })` of the
+ * answer. Undefined when the `debtor` CTE found no row: nothing was written then.
+ */
+async function insertInOneStatement(
+  trx: Trx,
+  organizationId: string,
+  choice: DebtorChoice,
+  debt: ValidDebt,
+): Promise<Debt | undefined> {
+  const debtor =
+    choice.kind === 'inline'
+      ? inlineDebtorCte(organizationId, choice.debtor)
+      : existingDebtorCte(organizationId, choice.debtorId);
+  const event = eventCtes(
+    trx,
+    organizationId,
+    'debt.created',
+    { sql: `('{"debt":' || ${debtJsonSql('debt')} || '}')::json`, bindings: [] },
+    'debt',
+  );
+  const { rows } = await trx.raw<{ rows: DebtRow[] }>(
+    `with ${debtor.sql}, debt as (
+       insert into debts (id, organization_id, debtor_id, external_account_id, client_reference, original_principal,
+                          outstanding_principal, currency, status)
+       select ?, ?, debtor.id, ?, ?, ?, ?, ?, 'PendingAssignment' from debtor
+       returning *
+     ), ${event.sql}
+     select ${debtSelectSql('debt')} from debt`,
+    [
+      ...debtor.bindings,
+      newId(),
+      organizationId,
+      debt.externalAccountId,
+      debt.clientReference,
+      debt.principal,
+      debt.principal,
+      debt.currency,
+      ...event.bindings,
+    ],
+  );
+  const row = rows[0];
+  return row ? toDebt(row) : undefined;
+}
+
+/** Statement by statement, for an inline debtor whose reference a concurrent request committed meanwhile. */
+async function insertStepByStep(
+  trx: Trx,
+  organizationId: string,
+  choice: DebtorChoice,
+  debt: ValidDebt,
+): Promise<Debt> {
   const debtorId = await resolveDebtorId(trx, organizationId, choice);
   const [row] = await trx('debts')
     .insert({
       id: newId(),
       organization_id: organizationId,
       debtor_id: debtorId,
-      external_account_id: input.externalAccountId,
-      client_reference: input.clientReference || null,
-      original_principal: principal,
-      outstanding_principal: principal,
-      currency,
+      external_account_id: debt.externalAccountId,
+      client_reference: debt.clientReference,
+      original_principal: debt.principal,
+      outstanding_principal: debt.principal,
+      currency: debt.currency,
       status: 'PendingAssignment',
     })
     .returning<DebtRow[]>(debtColumns(trx));
   if (!row) throw new Error('insert into debts returned no row');
-  const debt = toDebt(row);
-  await recordEvent(trx, organizationId, 'debt.created', { debt });
-  return debt;
+  const created = toDebt(row);
+  await recordEvent(trx, organizationId, 'debt.created', { debt: created });
+  return created;
 }

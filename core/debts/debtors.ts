@@ -6,6 +6,7 @@ import type { Db, Trx } from '../platform/db';
 import { errors } from '../platform/errors';
 import { isUuid, newId } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
+import type { SqlPart } from '../platform/sql-part';
 
 export interface Debtor {
   id: string;
@@ -212,4 +213,43 @@ async function assertReferenceFree(db: Db, organizationId: string, id: string, r
     .whereNot('id', id)
     .first('id');
   if (holder) throw referenceTaken(referenceId);
+}
+
+/**
+ * A `debtor` CTE (one `id` column) for a statement that raises a debt in one round trip: the inline debtor of
+ * `POST /v1/debts`, inserted, or the organisation's debtor already holding its `referenceId`. Empty when the
+ * reference was taken by a transaction that committed after the statement's snapshot: the caller then falls back to
+ * `findOrCreateDebtorByReference`, whose second statement sees it.
+ */
+export function inlineDebtorCte(organizationId: string, input: NewDebtor): SqlPart {
+  const row = toRow(input);
+  return {
+    sql: `new_debtor as (
+       insert into debtors (id, organization_id, reference_id, first_name, last_name, email, phone)
+       values (?, ?, ?, ?, ?, ?, ?) on conflict (organization_id, reference_id) do nothing returning id
+     ), debtor as (
+       select id from new_debtor
+       union all
+       select id from debtors where organization_id = ? and reference_id = ? and not exists (select from new_debtor)
+     )`,
+    bindings: [
+      newId(),
+      organizationId,
+      row.reference_id,
+      row.first_name,
+      row.last_name,
+      row.email,
+      row.phone,
+      organizationId,
+      row.reference_id,
+    ],
+  };
+}
+
+/** A `debtor` CTE holding the organisation's debtor `id`, or no row. `id` must be a UUID (`isUuid`). */
+export function existingDebtorCte(organizationId: string, id: string): SqlPart {
+  return {
+    sql: `debtor as (select id from debtors where organization_id = ? and id = ?)`,
+    bindings: [organizationId, id],
+  };
 }

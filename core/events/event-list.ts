@@ -10,18 +10,9 @@
  */
 import type { Db } from '../platform/db';
 import { errors } from '../platform/errors';
-import type { Page, PageRequest } from '../platform/pagination';
-import { toEventEnvelope, type EventEnvelope, type EventRow, type EventType } from './outbox';
-
-/**
- * An event as listed: the delivered envelope (DECISIONS.md §4 fixes its fields) plus the id of the API request that
- * caused it, null when none did (docs/product-choices.md).
- */
-export type ListedEvent = EventEnvelope & { requestId: string | null };
-
-function toListedEvent(row: EventRow): ListedEvent {
-  return { ...toEventEnvelope(row), requestId: row.request_id };
-}
+import { fetchJsonRows, jsonObject, jsonTime, jsonValue, JsonPage } from '../platform/json-page';
+import type { PageRequest } from '../platform/pagination';
+import type { EventType } from './outbox';
 import type { CursorPosition } from './cursor';
 
 const LIST = 'events';
@@ -46,28 +37,36 @@ export function decodeEventCursor(cursor: string): CursorPosition {
   return { txid: x, seq: s };
 }
 
+/**
+ * An event as listed, as JSON text: the delivered envelope (DECISIONS.md §4 fixes its fields; `data` kept as written,
+ * a json column holding what JSON.stringify wrote) plus the id of the API request that caused it, null when none did
+ * (docs/product-choices.md).
+ */
+const EVENT_JSON = jsonObject([
+  ['id', jsonValue('events.id')],
+  ['type', jsonValue('events.type')],
+  ['createdAt', jsonTime('events.created_at')],
+  ['data', 'events.data::text'],
+  ['requestId', jsonValue('events.request_id')],
+]);
+
+/** PostgreSQL writes the page's JSON (core/platform/json-page.ts): the same bytes `toEventEnvelope` gave. */
 export async function listEvents(
   db: Db,
   organizationId: string,
   type: EventType | undefined,
   page: PageRequest,
-): Promise<Page<ListedEvent>> {
+): Promise<JsonPage> {
   const after = page.cursor ? decodeEventCursor(page.cursor) : undefined;
-  const rows = await db('events')
+  const query = db('events')
     .where({ organization_id: organizationId, ...(type && { type }) })
     .whereRaw('txid < pg_snapshot_xmin(pg_current_snapshot())')
-    .whereRaw(after ? '(txid, seq) < (?::xid8, ?)' : 'true', after ? [after.txid, after.seq] : [])
-    .orderBy([
-      { column: 'txid', order: 'desc' },
-      { column: 'seq', order: 'desc' },
-    ])
-    .limit(page.limit + 1)
-    .select<EventRow[]>('id', 'organization_id', 'type', 'data', 'created_at', 'txid', 'seq', 'request_id');
-  const hasMore = rows.length > page.limit;
-  const items = hasMore ? rows.slice(0, page.limit) : rows;
-  const last = items.at(-1);
-  return {
-    data: items.map(toListedEvent),
-    nextCursor: hasMore && last ? encodeEventCursor({ txid: last.txid, seq: last.seq }) : null,
-  };
+    .whereRaw(after ? '(txid, seq) < (?::xid8, ?)' : 'true', after ? [after.txid, after.seq] : []);
+  const { dataJson, last } = await fetchJsonRows<CursorPosition>(db, query, {
+    item: EVENT_JSON,
+    order: ['events.txid', 'events.seq'],
+    positionColumns: ['txid', 'seq'],
+    limit: page.limit,
+  });
+  return new JsonPage(dataJson, last ? encodeEventCursor(last) : null);
 }

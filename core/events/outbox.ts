@@ -4,6 +4,7 @@
  * undispatched rows; `GET /v1/events` reads them all.
  */
 import type { Trx } from '../platform/db';
+import type { SqlPart } from '../platform/sql-part';
 import { newEventId, newId } from '../platform/ids';
 import { requestIdOf } from './request-cause';
 import { wakeRelaysOnCommit } from './wake-up';
@@ -47,6 +48,32 @@ export function toEventEnvelope(row: Pick<EventRow, 'id' | 'type' | 'created_at'
 }
 
 /**
+ * The `event` and `delivery` CTEs of `recordEvent`, for a statement of `trx` that also makes the change (e.g. raising
+ * a debt in one round trip): `data` is the SQL of the event's JSON text, selected `from` the statement's other CTEs
+ * when given. No row in `from`, no event. Both rows carry the request `trx` works for (request-cause.ts), and the
+ * relays are woken once `trx` commits (wake-up.ts): whoever records an event gets both, whichever way it does.
+ */
+export function eventCtes(trx: Trx, organizationId: string, type: EventType, data: SqlPart, from?: string): SqlPart {
+  wakeRelaysOnCommit(trx);
+  return {
+    sql: `event as (
+       insert into events (id, organization_id, type, data, request_id)
+       select ?, ?, ?, ${data.sql}, ?::text ${from ? `from ${from}` : ''}
+       returning id, organization_id, type, data, created_at, request_id
+     ), delivery as (
+       insert into webhook_deliveries
+         (id, organization_id, event_id, event_type, url, secret_key_id, secret_iv, secret_tag, secret_ciphertext,
+          request_id)
+       select ?, c.organization_id, event.id, event.type, c.url, c.secret_key_id, c.secret_iv, c.secret_tag,
+              c.secret_ciphertext, event.request_id
+         from event join webhook_configs c on c.organization_id = event.organization_id and c.enabled
+       returning id
+     )`,
+    bindings: [newEventId(), organizationId, type, ...data.bindings, requestIdOf(trx), newId()],
+  };
+}
+
+/**
  * Records an event in the transaction that makes the change: that is what makes the outbox atomic, so it takes a
  * `Trx`, never the pool. `data` holds resources as the API returns them (e.g. `{ debt }`).
  *
@@ -64,26 +91,15 @@ export async function recordEvent(
   type: EventType,
   data: Record<string, unknown>,
 ): Promise<EventEnvelope & { deliveryId: string | null }> {
+  const ctes = eventCtes(trx, organizationId, type, { sql: '?::json', bindings: [JSON.stringify(data)] });
   const { rows } = await trx.raw<{
     rows: (Pick<EventRow, 'id' | 'type' | 'data' | 'created_at'> & { delivery_id: string | null })[];
   }>(
-    `with event as (
-       insert into events (id, organization_id, type, data, request_id) values (?, ?, ?, ?::json, ?)
-       returning id, organization_id, type, data, created_at, request_id
-     ), delivery as (
-       insert into webhook_deliveries
-         (id, organization_id, event_id, event_type, url, secret_key_id, secret_iv, secret_tag, secret_ciphertext,
-          request_id)
-       select ?, c.organization_id, event.id, event.type, c.url, c.secret_key_id, c.secret_iv, c.secret_tag,
-              c.secret_ciphertext, event.request_id
-         from event join webhook_configs c on c.organization_id = event.organization_id and c.enabled
-       returning id
-     )
+    `with ${ctes.sql}
      select event.id, event.type, event.data, event.created_at, (select id from delivery) as delivery_id from event`,
-    [newEventId(), organizationId, type, JSON.stringify(data), requestIdOf(trx), newId()],
+    ctes.bindings,
   );
   const row = rows[0];
   if (!row) throw new Error('insert into events returned no row');
-  wakeRelaysOnCommit(trx);
   return { ...toEventEnvelope(row), deliveryId: row.delivery_id };
 }

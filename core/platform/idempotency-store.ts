@@ -31,15 +31,6 @@ export function requestFingerprint(method: string, path: string, rawBody: string
   return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${rawBody}`, 'utf8').digest('hex');
 }
 
-/** True when this transaction now holds the key's lock; false when another request holds it. */
-export async function tryLockIdempotencyKey(trx: Trx, organizationId: string, key: string): Promise<boolean> {
-  const { rows } = await trx.raw<{ rows: { locked: boolean }[] }>(
-    'select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked',
-    [`idempotency:${organizationId}:${key}`],
-  );
-  return rows[0]?.locked === true;
-}
-
 /** A row of `idempotency_keys`. */
 export interface IdempotencyRow {
   organization_id: string;
@@ -82,23 +73,60 @@ function openBody(box: SecretBox, organizationId: string, key: string, stored: s
 const b64 = (text: string) => Buffer.from(text, 'base64url');
 const associatedData = (organizationId: string, key: string) => `idempotency:${organizationId}:${key}`;
 
-export async function findIdempotencyRecord(
-  db: Db,
+export type IdempotencyClaim = { locked: false } | { locked: true; saved: IdempotencyRecord | undefined };
+
+interface ClaimRow extends Pick<IdempotencyRow, 'response_headers' | 'request_id'> {
+  locked: boolean;
+  fingerprint: string | null;
+  response_status: number | null;
+  response_body: string | null;
+}
+
+/** A SQL string literal that means `value` whatever `standard_conforming_strings` says. */
+function sqlLiteral(value: string): string {
+  return `E'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/**
+ * Takes the key's transaction-scoped lock and, when this transaction got it, reads the key's unexpired record: one
+ * round trip (the `claim_idempotency_key` function of migration 20261126120000 reads after locking). `locked: false`
+ * means another request holds the key.
+ *
+ * With `savepoint`, the same round trip also sets that savepoint, for the handler that runs next: the two statements
+ * go as one simple-protocol query, which takes no parameters, so the (validated, printable ASCII) key and the
+ * organisation id are written as literals.
+ */
+export async function claimIdempotencyKey(
+  trx: Trx,
   box: SecretBox,
   organizationId: string,
   key: string,
-): Promise<IdempotencyRecord | undefined> {
-  const row = await db('idempotency_keys')
-    .where({ organization_id: organizationId, key })
-    .where('expires_at', '>', db.fn.now())
-    .first('fingerprint', 'response_status', 'response_headers', 'response_body', 'request_id');
-  if (!row) return undefined;
+  savepoint?: string,
+): Promise<IdempotencyClaim> {
+  let rows: ClaimRow[];
+  if (savepoint === undefined) {
+    rows = (await trx.raw<{ rows: ClaimRow[] }>('select * from claim_idempotency_key(?, ?)', [organizationId, key]))
+      .rows;
+  } else {
+    if (!/^[a-z_]+$/.test(savepoint)) throw new Error(`not a savepoint name: ${savepoint}`);
+    const claim = `select * from claim_idempotency_key(${sqlLiteral(organizationId)}::uuid, ${sqlLiteral(key)})`;
+    const results = await trx.raw<{ rows: ClaimRow[] }[]>(`${claim}; savepoint ${savepoint}`);
+    rows = results[0]?.rows ?? [];
+  }
+  const row = rows[0];
+  if (!row?.locked) return { locked: false };
+  if (row.fingerprint === null || row.response_status === null || row.response_body === null) {
+    return { locked: true, saved: undefined };
+  }
   return {
-    fingerprint: row.fingerprint,
-    status: row.response_status,
-    headers: row.response_headers,
-    body: openBody(box, organizationId, key, row.response_body),
-    requestId: row.request_id,
+    locked: true,
+    saved: {
+      fingerprint: row.fingerprint,
+      status: row.response_status,
+      headers: row.response_headers,
+      body: openBody(box, organizationId, key, row.response_body),
+      requestId: row.request_id,
+    },
   };
 }
 

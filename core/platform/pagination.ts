@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import { errors } from './errors';
 import { isUuid } from './ids';
+import { fetchJsonRows, JsonPage } from './json-page';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -101,4 +102,33 @@ export async function fetchPage<Row, Item>(
     data: items.map(toItem),
     nextCursor: hasMore && last ? encodeCursor(list, options.position(last)) : null,
   };
+}
+
+export interface JsonPageOptions {
+  list: string;
+  page: PageRequest;
+  createdAtColumn: string;
+  idColumn: string;
+  /** The item's JSON text as a SQL expression (core/platform/json-page.ts builds them). */
+  item: string;
+  isValidId?: (id: string) => boolean;
+}
+
+/**
+ * `fetchPage` with the page's JSON written by PostgreSQL: the same keyset, order and cursors, one statement, and the
+ * items never parsed in Node.
+ */
+export async function fetchJsonPage(db: Knex, query: Knex.QueryBuilder, options: JsonPageOptions): Promise<JsonPage> {
+  const { list, page, createdAtColumn, idColumn } = options;
+  const after = page.cursor ? decodeCursor(list, page.cursor, options.isValidId) : undefined;
+  const afterCursor = after
+    ? query.whereRaw(`(??, ??) < (?, ?)`, [createdAtColumn, idColumn, after.createdAt, after.id])
+    : query;
+  const { dataJson, last } = await fetchJsonRows<{ created_at: Date; id: string }>(db, afterCursor, {
+    item: options.item,
+    order: [createdAtColumn, idColumn],
+    positionColumns: ['created_at', 'id'],
+    limit: page.limit,
+  });
+  return new JsonPage(dataJson, last ? encodeCursor(list, { createdAt: last.created_at, id: last.id }) : null);
 }

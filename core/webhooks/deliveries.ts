@@ -6,7 +6,8 @@
 import type { Db, Trx } from '../platform/db';
 import { ApiError, errors } from '../platform/errors';
 import { isUuid } from '../platform/ids';
-import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
+import { fetchJsonPage, type PageRequest } from '../platform/pagination';
+import { jsonObject, jsonTime, jsonValue, type JsonPage } from '../platform/json-page';
 import type { SealedSecret } from '../platform/secret-box';
 import type { EventRow } from '../events/outbox';
 import { wakeRelays } from '../events/wake-up';
@@ -123,28 +124,40 @@ export interface DeliveryFilter {
   eventType?: string;
 }
 
+/** A `DeliveryView` as JSON text, the same bytes JSON.stringify(toDeliveryView(row)) writes. */
+const DELIVERY_JSON = jsonObject([
+  ['id', jsonValue('webhook_deliveries.id')],
+  ['eventId', jsonValue('webhook_deliveries.event_id')],
+  ['eventType', jsonValue('webhook_deliveries.event_type')],
+  ['url', jsonValue('webhook_deliveries.url')],
+  ['status', jsonValue('webhook_deliveries.status')],
+  ['attemptCount', jsonValue('webhook_deliveries.attempt_count')],
+  ['lastAttemptAt', jsonTime('webhook_deliveries.last_attempt_at')],
+  ['nextAttemptAt', jsonTime('webhook_deliveries.next_attempt_at')],
+  ['requestId', jsonValue('webhook_deliveries.request_id')],
+  ['createdAt', jsonTime('webhook_deliveries.created_at')],
+  ['updatedAt', jsonTime('webhook_deliveries.updated_at')],
+]);
+
+/** Newest first; PostgreSQL writes the page's JSON (core/platform/json-page.ts). */
 export async function listDeliveries(
   db: Db,
   organizationId: string,
   filter: DeliveryFilter,
   page: PageRequest,
-): Promise<Page<DeliveryView>> {
+): Promise<JsonPage> {
   const query = db('webhook_deliveries').where({
     organization_id: organizationId,
     ...(filter.status && { status: filter.status }),
     ...(filter.eventType && { event_type: filter.eventType }),
   });
-  return fetchPage<DeliveryRow, DeliveryView>(
-    query,
-    {
-      list: 'webhook-deliveries',
-      page,
-      createdAtColumn: 'created_at',
-      idColumn: 'id',
-      position: (row) => ({ createdAt: row.created_at, id: row.id }),
-    },
-    toDeliveryView,
-  );
+  return fetchJsonPage(db, query, {
+    list: 'webhook-deliveries',
+    page,
+    createdAtColumn: 'webhook_deliveries.created_at',
+    idColumn: 'webhook_deliveries.id',
+    item: DELIVERY_JSON,
+  });
 }
 
 export async function getDelivery(db: Db, organizationId: string, id: string): Promise<DeliveryDetail | undefined> {

@@ -1,0 +1,115 @@
+/**
+ * POST /v1/debts in few round trips (issue 13): with an Idempotency-Key, the claim (lock + saved response) is one
+ * statement and the debtor, debt, event and delivery are another. These tests count the statements, hold the event's
+ * data to the answer byte for byte, and take the step-by-step path that settles a race on an inline debtor's reference.
+ */
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { createDebt } from '../../core/debts/debt-creation';
+import { useApiSuite } from '../support/api-suite';
+import { inlineDebtBody, type Debt } from '../support/debt-api';
+import { testDb } from '../support/resources';
+import { waitFor } from '../support/wait';
+
+describe('POST /v1/debts round trips', () => {
+  const ctx = useApiSuite();
+
+  /** The statements from BEGIN to COMMIT while `action` runs: each is one round trip to PostgreSQL. */
+  async function transactionStatements(action: () => Promise<unknown>): Promise<string[]> {
+    const statements: string[] = [];
+    const listener = (query: { sql: string }) => void statements.push(query.sql);
+    testDb().on('query', listener);
+    try {
+      await action();
+    } finally {
+      testDb().off('query', listener);
+    }
+    return statements.slice(statements.indexOf('BEGIN;'), statements.indexOf('COMMIT;') + 1);
+  }
+
+  it('raises a debt with an inline debtor and an Idempotency-Key in five round trips, one of them the writes', async () => {
+    const statements = await transactionStatements(async () => {
+      const res = await ctx.api('POST', '/v1/debts', inlineDebtBody(), { 'Idempotency-Key': randomUUID() });
+      expect(res.status).to.equal(201);
+    });
+    // BEGIN, claim + SAVEPOINT, debtor + debt + event + delivery, save the response, COMMIT (was eleven).
+    expect(statements, statements.join('\n')).to.have.length(5);
+    expect(statements.filter((sql) => /insert into/i.test(sql))).to.have.length(2);
+  });
+
+  it('claims keys holding quotes and backslashes, written as SQL literals, and replays them', async () => {
+    const body = inlineDebtBody();
+    for (const key of [`it's \\ a key ${randomUUID()}`, `\\'; select 1; -- ${randomUUID()}`]) {
+      const first = await ctx.api<Debt>('POST', '/v1/debts', body, { 'Idempotency-Key': key });
+      const again = await ctx.api<Debt>('POST', '/v1/debts', body, { 'Idempotency-Key': key });
+      expect([first.status, again.status]).to.deep.equal([201, 201]);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(again.text).to.equal(first.text);
+      const saved = await testDb()('idempotency_keys').where({ organization_id: ctx.tenant.organization.id, key });
+      expect(saved).to.have.length(1);
+    }
+  });
+
+  it('records debt.created with data byte for byte the answer, for an existing debtor too', async () => {
+    const first = await ctx.api<Debt>('POST', '/v1/debts', inlineDebtBody({ clientReference: 'Zoë “ü” 💸' }));
+    const again = await ctx.api<Debt>('POST', '/v1/debts', {
+      debtorId: first.body.debtorId,
+      originalPrincipal: '12.300',
+      currency: 'BHD',
+      externalAccountId: 'ACCT-\t"quoted"',
+    });
+    expect(again.status).to.equal(201);
+    for (const res of [first, again]) {
+      const { rows } = await testDb().raw<{ rows: { data: string }[] }>(
+        `select data::text as data from events where organization_id = ? and type = 'debt.created' and data->'debt'->>'id' = ?`,
+        [ctx.tenant.organization.id, res.body.id],
+      );
+      expect(rows.map((row) => row.data)).to.deep.equal([`{"debt":${res.text}}`]);
+    }
+  });
+
+  it('takes the step-by-step path when the inline reference is committed by another transaction meanwhile', async () => {
+    const organizationId = ctx.tenant.organization.id;
+    const referenceId = `RACE-${randomUUID().slice(0, 8)}`;
+    const holder = await testDb().transaction();
+    try {
+      const [debtor] = await holder('debtors')
+        .insert({
+          id: randomUUID(),
+          organization_id: organizationId,
+          reference_id: referenceId,
+          first_name: 'A',
+          last_name: 'B',
+          email: 'a@example.com',
+        })
+        .returning('id');
+      // The raise waits on the uncommitted reference; its statement's snapshot predates the commit below.
+      const raising = testDb().transaction((trx) =>
+        createDebt(trx, organizationId, {
+          debtorReferenceId: referenceId,
+          debtorFirstName: 'C',
+          debtorLastName: 'D',
+          debtorEmail: 'c@example.com',
+          originalPrincipal: 10,
+          externalAccountId: 'ACCT-RACE',
+        }),
+      );
+      await waitFor(
+        async () => {
+          const { rows } = await testDb().raw<{ rows: unknown[] }>(
+            `select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid where not l.granted and a.query like '%new_debtor%'`,
+          );
+          return rows.length > 0;
+        },
+        { what: 'the raise to wait on the uncommitted debtor' },
+      );
+      await holder.commit();
+      const debt = await raising;
+      expect(debt.debtorId).to.equal((debtor as { id: string }).id);
+      const events = await testDb()('events').where({ organization_id: organizationId, type: 'debt.created' });
+      expect(events).to.have.length(1);
+    } finally {
+      if (!holder.isCompleted()) await holder.rollback();
+    }
+  });
+});
