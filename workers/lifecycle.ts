@@ -9,14 +9,13 @@ import { reportOutboxLag } from '../core/events/outbox-lag';
 import { startOutboxRelay } from '../core/events/relay';
 import { createDebtLifecycleConsumer } from '../core/lifecycle/lifecycle-consumer';
 import { TASK_QUEUES } from '../core/temporal/names';
-import { runWorker } from '../core/temporal/worker-process';
+import { LIFECYCLE_CACHED_WORKFLOWS, runWorker } from '../core/temporal/worker-process';
 
 void runWorker({
   taskQueue: TASK_QUEUES.lifecycle,
   workflowsPath: require.resolve('../workflows/bundles/lifecycle'),
   defaultModes: 'production,sandbox',
-  // Debts sleep on timers for weeks: the memory of 10,000 open debts is the cache's, not theirs (docs/performance.md).
-  cachedWorkflows: 500,
+  cachedWorkflows: LIFECYCLE_CACHED_WORKFLOWS,
   createActivities: ({ db, mode, logger }) => ({
     ...createDiagnosticsActivities({ db }),
     ...createDebtLifecycleActivities({ db, mode, logger: logger.child({ mode }) }),

@@ -62,6 +62,12 @@ export interface RunWorkerOptions {
   startSidecar?: WorkerSidecar;
 }
 
+/**
+ * The lifecycle worker's workflow cache per mode: debts sleep on timers for weeks, so an evicted run is replayed from
+ * its short history when it next wakes, and memory stays flat however many debts are open (docs/performance.md).
+ */
+export const LIFECYCLE_CACHED_WORKFLOWS = 500;
+
 /** Drain time for in-flight activities after a stop signal; at least the webhook attempt timeout (10 s). */
 const SHUTDOWN_GRACE_TIME = '15s';
 const DEFAULT_ACTIVITY_SLOTS = 20;

@@ -10,7 +10,6 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import v8 from 'node:v8';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -24,8 +23,10 @@ import { debtWorkflowStartOptions } from '../../core/lifecycle/workflow-start';
 import { createDb, type Db } from '../../core/platform/db';
 import { createLogger } from '../../core/platform/logger';
 import { WORKFLOW_TYPES } from '../../core/temporal/names';
+import { LIFECYCLE_CACHED_WORKFLOWS } from '../../core/temporal/worker-process';
 import { testEnv } from '../support/env';
 import { closeSharedResources } from '../support/resources';
+import { inParallel, noopWorkflowFloor } from './workflow-floor';
 import { bundleWorkflows, startDevServer, uniqueTaskQueue } from '../support/temporal';
 import { seedDebts } from './seed-debts';
 import { peakMemoryMiB, ROOT } from './support';
@@ -42,20 +43,12 @@ export interface LifecycleBenchResult {
   workerReadyRssMiB: number;
   workerPeakMiB: number;
   workerRssMiB: number;
-  /** The SDK's default workflow cache of the worker process (from its V8 heap limit): open runs beyond it are evicted. */
+  /** The lifecycle worker's workflow cache (workers/lifecycle.ts, per mode): open runs beyond it are evicted. */
   workerCachedWorkflows: number;
 }
 
 const CONCURRENCY = 32;
 const DAY = 86_400_000;
-
-async function inParallel(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < count) await task(next++);
-  };
-  await Promise.all(Array.from({ length: concurrency }, lane));
-}
 
 /** Resolves when `condition` holds, polling every `intervalMs` (a benchmark waits; it asserts nothing). */
 async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 600_000, intervalMs = 20) {
@@ -137,32 +130,6 @@ async function raisedPerSecond(temporal: TestWorkflowEnvironment, db: Db, organi
   }
 }
 
-/** The floor: no-op workflows with one no-op activity, from the first start to the last activity run. */
-async function floor(temporal: TestWorkflowEnvironment, count: number): Promise<number> {
-  const taskQueue = uniqueTaskQueue('bench-floor');
-  let lastRun = 0;
-  const worker = await Worker.create({
-    connection: temporal.nativeConnection,
-    namespace: temporal.namespace,
-    taskQueue,
-    workflowBundle: await bundleWorkflows(require.resolve('./noop-workflow')),
-    activities: { noop: async () => void (lastRun = Date.now()) },
-  });
-  return worker.runUntil(async () => {
-    const started = Date.now();
-    const results: Promise<unknown>[] = [];
-    await inParallel(count, CONCURRENCY, async (i) => {
-      const handle = await temporal.client.workflow.start('noopWorkflow', {
-        taskQueue,
-        workflowId: `noop-${taskQueue}-${i}`,
-      });
-      results.push(handle.result());
-    });
-    await Promise.all(results);
-    return count / ((lastRun - started) / 1000);
-  });
-}
-
 /** Gives every debt of the organisation a running monthly plan whose first instalment is due in 30 days. */
 async function givePlans(db: Db, organizationId: string): Promise<void> {
   const due = (months: number) => new Date(Date.now() + 30 * DAY + months * 30 * DAY).toISOString().slice(0, 10);
@@ -237,12 +204,6 @@ function rssMiB(pid: number): number {
   return Math.round((kb / 1024) * 10) / 10;
 }
 
-/** The SDK's default cache size for a worker with this process's heap limit (worker-options.js, reuseV8Context). */
-function defaultCachedWorkflows(): number {
-  const heapMiB = v8.getHeapStatistics().heap_size_limit / 1024 / 1024;
-  return Math.max(Math.floor((Math.max(heapMiB - 200, 0) * 600) / 1024), 10);
-}
-
 export async function benchLifecycle(
   options: { debts?: number; openDebts?: number } = {},
 ): Promise<LifecycleBenchResult> {
@@ -254,7 +215,7 @@ export async function benchLifecycle(
   const waiting = await createOrganization(db, { name: 'Bench lifecycle open debts', mode: 'production' });
   try {
     const debtsPerSecond = await raisedPerSecond(temporal, db, raised.id, debts);
-    const floorWorkflowsPerSecond = await floor(temporal, debts);
+    const floorWorkflowsPerSecond = await noopWorkflowFloor(temporal, debts, CONCURRENCY);
     console.log(`\nlifecycle (a): ${debtsPerSecond.toFixed(1)} debts/s, floor ${floorWorkflowsPerSecond.toFixed(1)}/s`);
     const memory = await openDebtsMemory(temporal, db, waiting.id, openDebts);
     const result: LifecycleBenchResult = {
@@ -264,7 +225,7 @@ export async function benchLifecycle(
       ratio: debtsPerSecond / floorWorkflowsPerSecond,
       openDebts,
       ...memory,
-      workerCachedWorkflows: defaultCachedWorkflows(),
+      workerCachedWorkflows: LIFECYCLE_CACHED_WORKFLOWS,
     };
     printResult(result);
     return result;

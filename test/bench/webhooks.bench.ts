@@ -19,6 +19,7 @@ import { startOutboxRelay } from '../../core/events/relay';
 import { createWebhookDeliveryConsumer } from '../../core/webhooks/delivery-consumer';
 import { testEnv } from '../support/env';
 import { closeSharedResources } from '../support/resources';
+import { inParallel, noopWorkflowFloor } from './workflow-floor';
 import { bundleWorkflows, startDevServer, uniqueTaskQueue } from '../support/temporal';
 import { createTestTenant, type TestTenant } from '../support/tenants';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -48,14 +49,6 @@ const CONCURRENCY = 32;
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
-
-async function inParallel(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: concurrency }, async () => {
-    while (next < count) await task(next++);
-  });
-  await Promise.all(lanes);
 }
 
 interface Rig {
@@ -157,32 +150,6 @@ async function everyDeliveryStarted(rig: Rig, organizationId: string, count: num
   }
 }
 
-/** No-op workflow + no-op activity on the same server: time from the first start to the last activity run. */
-async function floor(temporal: TestWorkflowEnvironment, count: number): Promise<number> {
-  const taskQueue = uniqueTaskQueue('bench-floor');
-  let lastRun = 0;
-  const worker = await Worker.create({
-    connection: temporal.nativeConnection,
-    namespace: temporal.namespace,
-    taskQueue,
-    workflowBundle: await bundleWorkflows(require.resolve('./noop-workflow')),
-    activities: { noop: async () => void (lastRun = Date.now()) },
-  });
-  return worker.runUntil(async () => {
-    const started = Date.now();
-    const handles: Promise<unknown>[] = [];
-    await inParallel(count, CONCURRENCY, async (i) => {
-      const handle = await temporal.client.workflow.start('noopWorkflow', {
-        taskQueue,
-        workflowId: `noop-${taskQueue}-${i}`,
-      });
-      handles.push(handle.result());
-    });
-    await Promise.all(handles);
-    return count / ((lastRun - started) / 1000);
-  });
-}
-
 interface RunningRig extends Rig {
   temporal: TestWorkflowEnvironment;
   /** Stops relay and worker. */
@@ -256,7 +223,7 @@ export async function benchWebhooks(
     const pacedRate = deliveriesPerSecond / 2;
     const { ms } = await paced(rig, pacedRate, pacedSeconds);
     // The floor before the tarpit: its 1,000 retrying workflows would load the same server. The pipeline is idle.
-    const floorWorkflowsPerSecond = await floor(rig.temporal, events);
+    const floorWorkflowsPerSecond = await noopWorkflowFloor(rig.temporal, events, CONCURRENCY);
     const behindTarpit = await pacedBehindTarpit(rig, tarpitEvents, pacedRate, pacedSeconds);
     await rig.stopPipeline();
     const result = {
