@@ -10,7 +10,7 @@ import type { BenchContext } from './context';
 import { benchTenant, load } from './support';
 
 /** One request per call, with its own key and account: the same body for ours and the bare route. */
-function creating(headers: Record<string, string>): autocannon.Request[] {
+export function creating(headers: Record<string, string>): autocannon.Request[] {
   return [
     {
       method: 'POST',

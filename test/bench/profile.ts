@@ -8,9 +8,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
+import { creating } from './debts.bench';
 import { listTenant } from './seed-lists';
 import { ROOT, benchTenant, load, startApiProcess, type BenchTenant } from './support';
 
@@ -104,29 +104,7 @@ async function main(): Promise<void> {
       load('POST /v1/debts', {
         url: `${baseUrl}/v1/debts`,
         duration,
-        requests: [
-          {
-            method: 'POST',
-            setupRequest: (request) => {
-              const key = randomUUID();
-              request.headers = {
-                authorization: org.authorization,
-                'content-type': 'application/json',
-                'idempotency-key': key,
-              };
-              request.body = JSON.stringify({
-                debtorReferenceId: `PROFILE-${key.slice(0, 8)}`,
-                debtorFirstName: 'Bench',
-                debtorLastName: 'Profile',
-                debtorEmail: 'bench.profile@example.com',
-                originalPrincipal: 1250.5,
-                currency: 'AUD',
-                externalAccountId: `ACCT-${key}`,
-              });
-              return request;
-            },
-          },
-        ],
+        requests: creating({ authorization: org.authorization }),
       }),
     );
     await db('organizations').where({ id: org.organizationId }).delete();

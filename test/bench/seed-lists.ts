@@ -4,12 +4,10 @@
  * rows takes minutes; looking them up takes milliseconds). Each run mints a fresh key for them. Everything is
  * INSERT … SELECT generate_series in SQL, so the rows never travel through Node.
  */
-import { mintApiKey } from '../../core/access/api-keys';
 import { createOrganization } from '../../core/access/organizations';
-import { SCOPES } from '../../core/access/scopes';
 import type { Db } from '../../core/platform/db';
 import { seedDebts } from './seed-debts';
-import type { BenchTenant } from './support';
+import { benchKey, type BenchTenant } from './support';
 
 export type ListKind = 'debts' | 'events';
 
@@ -65,14 +63,5 @@ export async function listTenant(db: Db, kind: ListKind, rows: number): Promise<
     else await seedEventsAndDeliveries(db, organizationId, rows);
     console.log(`  seeded ${name} in ${((Date.now() - started) / 1000).toFixed(1)} s (kept for the next run)`);
   }
-  const { secret } = await mintApiKey(db, {
-    organizationId,
-    mode: 'production',
-    name: 'bench',
-    scopes: [...SCOPES],
-    readOnly: false,
-    hourlyLimit: 100_000_000,
-    dailyLimit: 100_000_000,
-  });
-  return { organizationId, authorization: `Bearer ${secret}` };
+  return benchKey(db, organizationId);
 }

@@ -150,8 +150,13 @@ export interface BenchTenant {
 /** A production organisation with an all-scopes key whose rate limits the benchmark cannot reach. */
 export async function benchTenant(db: Db, name: string): Promise<BenchTenant> {
   const organization = await createOrganization(db, { name, mode: 'production' });
+  return benchKey(db, organization.id);
+}
+
+/** A fresh all-scopes key of `organizationId` whose rate limits the benchmark cannot reach. */
+export async function benchKey(db: Db, organizationId: string): Promise<BenchTenant> {
   const { secret } = await mintApiKey(db, {
-    organizationId: organization.id,
+    organizationId,
     mode: 'production',
     name: 'bench',
     scopes: [...SCOPES],
@@ -159,5 +164,5 @@ export async function benchTenant(db: Db, name: string): Promise<BenchTenant> {
     hourlyLimit: 100_000_000,
     dailyLimit: 100_000_000,
   });
-  return { organizationId: organization.id, authorization: `Bearer ${secret}` };
+  return { organizationId, authorization: `Bearer ${secret}` };
 }
