@@ -39,8 +39,7 @@ export function brandingRoutes(deps: { redis: Redis }): RouteDefinition[] {
         200: { description: 'The branding after the change.', schema: brandingSchema, example: brandingExample },
       },
       handler: async (_ctx, { trx, auth, body }) => {
-        const { branding } = await updateBranding(trx, auth.organizationId, body);
-        return { status: 200, body: branding };
+        return { status: 200, body: await updateBranding(trx, auth.organizationId, body) };
       },
       afterSuccess: ({ auth }) => invalidatePortalBranding(deps.redis, auth.organizationId),
     }),

@@ -104,20 +104,16 @@ function patchColumns(patch: BrandingPatch): Partial<Record<BrandingColumn, stri
 
 /**
  * Merges a PATCH into the organisation's branding (creating the row on first use). Only the columns the patch sets
- * are written, so two concurrent PATCHes of different fields both land. `changed` is false for an empty patch.
+ * are written, so two concurrent PATCHes of different fields both land. An empty patch writes nothing.
  */
-export async function updateBranding(
-  db: Db,
-  organizationId: string,
-  patch: BrandingPatch,
-): Promise<{ branding: Branding; changed: boolean }> {
+export async function updateBranding(db: Db, organizationId: string, patch: BrandingPatch): Promise<Branding> {
   validatePatch(patch);
   const columns = patchColumns(patch);
-  if (Object.keys(columns).length === 0) return { branding: await getBranding(db, organizationId), changed: false };
+  if (Object.keys(columns).length === 0) return getBranding(db, organizationId);
   const [row] = await db('branding')
     .insert({ organization_id: organizationId, ...columns })
     .onConflict('organization_id')
     .merge({ ...columns, updated_at: db.fn.now(3) })
     .returning('*');
-  return { branding: toBranding(row), changed: true };
+  return toBranding(row);
 }
