@@ -28,19 +28,22 @@ const pkg = JSON.parse(read('package.json')) as {
 };
 
 /**
- * Variable names in the `cleanEnv` spec of `functionName` in core/config.ts, read from the syntax tree so that
- * spreads of shared spec objects (`...WEBHOOK_ENV`) count too.
+ * Variable names in the `cleanEnv` spec of `functionName` in core/platform/config.ts, read from the syntax tree so
+ * that spreads of shared spec objects (`...WEBHOOK_ENV`, from webhook-config.ts) count too.
  */
 function envNamesReadBy(functionName: string): string[] {
-  const source = ts.createSourceFile('config.ts', read('core/platform/config.ts'), ts.ScriptTarget.Latest, true);
   const objects = new Map<string, ts.ObjectLiteralExpression>();
   let fn: ts.FunctionDeclaration | undefined;
-  for (const statement of source.statements) {
-    if (ts.isFunctionDeclaration(statement) && statement.name?.text === functionName) fn = statement;
-    if (!ts.isVariableStatement(statement)) continue;
-    for (const decl of statement.declarationList.declarations) {
-      if (ts.isIdentifier(decl.name) && decl.initializer && ts.isObjectLiteralExpression(decl.initializer)) {
-        objects.set(decl.name.text, decl.initializer);
+  // config.ts loads; the shared spec objects it spreads may live in the modules it reads them from.
+  for (const file of ['core/platform/config.ts', 'core/platform/webhook-config.ts']) {
+    const source = ts.createSourceFile(file, read(file), ts.ScriptTarget.Latest, true);
+    for (const statement of source.statements) {
+      if (ts.isFunctionDeclaration(statement) && statement.name?.text === functionName) fn = statement;
+      if (!ts.isVariableStatement(statement)) continue;
+      for (const decl of statement.declarationList.declarations) {
+        if (ts.isIdentifier(decl.name) && decl.initializer && ts.isObjectLiteralExpression(decl.initializer)) {
+          objects.set(decl.name.text, decl.initializer);
+        }
       }
     }
   }
