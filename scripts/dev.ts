@@ -22,6 +22,7 @@ import {
 } from '../core/platform/config';
 import { createDb, pingDb } from '../core/platform/db';
 import { PROJECT_ROOT } from '../core/platform/project-root';
+import { fairnessDevServerArgs } from '../core/temporal/fairness';
 import { SEARCH_ATTRIBUTES, TASK_QUEUES } from '../core/temporal/names';
 
 const ROOT = PROJECT_ROOT;
@@ -222,6 +223,7 @@ async function ensureTemporal(address: string, uiUrl: string, namespaces: string
     args.push('--db-filename', path.join(CACHE, 'temporal-dev.db'));
     for (const ns of namespaces) args.push('--namespace', ns);
     for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${sa}=Keyword`);
+    args.push(...fairnessDevServerArgs()); // tenants share the task queues fairly (core/temporal/fairness.ts)
     temporal = startProcess('temporal', TEMPORAL_BIN, args, processEnv());
     await waitFor('Temporal dev server', 60_000, () => temporalCli(['operator', 'cluster', 'health', ...at]));
   }

@@ -7,6 +7,7 @@
 import { WithStartWorkflowOperation, type WorkflowStartOptions } from '@temporalio/client';
 import type { Mode } from '../platform/mode';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, WORKFLOW_TYPES, workflowIds } from '../temporal/names';
+import { tenantPriority } from '../temporal/fairness';
 import type { DebtLifecycleStart } from './model';
 
 export function debtWorkflowStartOptions(
@@ -19,6 +20,7 @@ export function debtWorkflowStartOptions(
     workflowId: workflowIds.debt(debt.debtId),
     args: [{ debtId: debt.debtId, organizationId: debt.organizationId, sandbox: mode === 'sandbox' }],
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    priority: tenantPriority(debt.organizationId),
     typedSearchAttributes: [
       { key: SEARCH_ATTRIBUTE_KEYS.organizationId, value: debt.organizationId },
       { key: SEARCH_ATTRIBUTE_KEYS.debtId, value: debt.debtId },

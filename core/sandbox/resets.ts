@@ -4,6 +4,7 @@
  * existed) gets one on first use, and a message never fails because the workflow was not started yet.
  */
 import type { Client } from '@temporalio/client';
+import { tenantPriority } from '../temporal/fairness';
 import {
   SANDBOX_RESET_SIGNALS,
   SEARCH_ATTRIBUTE_KEYS,
@@ -35,6 +36,7 @@ export function createSandboxResets(deps: { client: Client; taskQueue?: string }
     workflowId: workflowIds.sandboxReset(organizationId),
     args: [{ organizationId } satisfies ResetWorkflowInput],
     typedSearchAttributes: [{ key: SEARCH_ATTRIBUTE_KEYS.organizationId, value: organizationId }],
+    priority: tenantPriority(organizationId),
   });
 
   async function signal(organizationId: string, signalName: string): Promise<string> {

@@ -6,6 +6,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Db } from '../platform/db';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, WORKFLOW_TYPES, workflowIds } from '../temporal/names';
+import { tenantPriority } from '../temporal/fairness';
 import { markWorkflowsStarted, type DeliveryRef } from './dispatch';
 
 const START_CONCURRENCY = 100;
@@ -26,6 +27,7 @@ export function createDeliveryStarter(options: { db: Db; client: Client; taskQue
         taskQueue,
         workflowId: workflowIds.webhookDelivery(ref.deliveryId, ref.generation),
         args: [input],
+        priority: tenantPriority(ref.organizationId), // one tenant's backlog does not hold up another's
         // `RequestId = "req_…"` finds the runs of every delivery a request caused (docs/operations.md).
         ...(requestId && { typedSearchAttributes: [{ key: SEARCH_ATTRIBUTE_KEYS.requestId, value: requestId }] }),
       });

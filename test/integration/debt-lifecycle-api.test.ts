@@ -40,6 +40,7 @@ describe('the debt lifecycle behind the API', function () {
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.organizationId)).to.equal(
       ctx.tenant.organization.id,
     );
+    expect(description.priority?.fairnessKey, 'fairness key').to.equal(ctx.tenant.organization.id);
     const events = await testDb()('events').whereRaw(`data::jsonb -> 'debt' ->> 'id' = ?`, [debt.id]).select('type');
     expect(events.map((e) => e.type).sort()).to.deep.equal(['debt.created', 'debt.updated']);
   });

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { parse } from 'yaml';
+import { FAIRNESS_DYNAMIC_CONFIG } from '../../core/temporal/fairness';
 import { NAMESPACES, SEARCH_ATTRIBUTES, TASK_QUEUES } from '../../core/temporal/names';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -19,6 +20,7 @@ interface Service {
   image?: string;
   command?: string | string[];
   environment?: Record<string, string | number | boolean | null> | string[];
+  volumes?: string[];
 }
 
 const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service> };
@@ -176,6 +178,16 @@ describe('docker-compose.yml', function () {
     const setup = temporalSetupScript();
     const created = /for ns in ([^;]+);/.exec(setup)?.[1]?.trim().split(/\s+/);
     expect(created, 'the namespaces temporal-setup creates').to.have.members(Object.values(NAMESPACES));
+  });
+
+  it("gives the Temporal server the dynamic configuration of the code's task queue fairness", function () {
+    const temporal = compose.services.temporal!;
+    const file = environment(temporal).DYNAMIC_CONFIG_FILE_PATH ?? '';
+    const mount = (temporal.volumes ?? []).find((v) => v.split(':')[1]?.endsWith(file));
+    expect(mount, `a volume mounted at …/${file}`).to.be.a('string');
+    const config = parse(read(mount!.split(':')[0]!)) as Record<string, { value: unknown }[]>;
+    const values = Object.fromEntries(Object.entries(config).map(([key, [first]]) => [key, first?.value]));
+    expect(values).to.deep.equal(FAIRNESS_DYNAMIC_CONFIG);
   });
 
   it('registers exactly the search attributes of the names module, as keywords', function () {

@@ -113,6 +113,7 @@ describe('Sandbox reset against PostgreSQL and Temporal', function () {
     const description = await resetHandle(tenant.organizationId).describe();
     expect(description.status.name).to.equal('RUNNING');
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.organizationId)).to.equal(tenant.organizationId);
+    expect(description.priority?.fairnessKey, 'fairness key').to.equal(tenant.organizationId);
     const status = await resetHandle(tenant.organizationId).query(statusQuery);
     expect(status.resetAt).to.equal(new Date(Date.parse(status.lastUsedAt) + 7 * 86_400_000).toISOString());
     const running = await waitForDebtWorkflows(tenant.organizationId, tenant.api);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ATTEMPT_TIMEOUT_MS } from '../../core/webhooks/http-sender';
 import { RECEIVER_CONCURRENCY, WEBHOOKS_ACTIVITY_SLOTS } from '../../core/webhooks/receiver-slots';
+import { workflowIds } from '../../core/temporal/names';
 import { testDb } from '../support/resources';
 import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack';
 import { startDevServer } from '../support/temporal';
@@ -12,14 +13,10 @@ import { configureReceiver, raiseEvent } from '../support/webhooks';
 
 /** More than the SDK's default 100 activity slots, so a tenant without a cap could take every one of them. */
 const TARPIT_EVENTS = 130;
-const OTHER_TENANT_EVENTS = 5;
-/**
- * The issue asks for every delivery under a second. On this 2-core machine, with the dev server, PostgreSQL and 130
- * tarpit workflows in one box, single deliveries spike past it now and then (1.4 s seen), so the median must be under
- * a second and every delivery under two.
- */
-const MEDIAN_BOUND_MS = 1_000;
-const ARRIVAL_BOUND_MS = 2_000;
+/** The other tenant's events while the tarpit's burst is dispatched, then as many once every tarpit run waits. */
+const OTHER_TENANT_EVENTS = 4;
+/** The issue's bound: every one of the other tenant's deliveries, from its event's commit to its receipt. */
+const ARRIVAL_BOUND_MS = 1_000;
 
 describe('fairness: a receiver that hangs does not slow other tenants', function () {
   this.timeout(180_000);
@@ -53,29 +50,35 @@ describe('fairness: a receiver that hangs does not slow other tenants', function
     await configureReceiver(stack.webhooks, other.organization.id, healthy.url);
 
     for (let i = 0; i < TARPIT_EVENTS; i++) await raiseEvent(hanging.organization.id);
-    // Every tarpit run started and the receiver holding attempts: the other tenant's events come in the steady state.
+    // During the burst: the tarpit's runs are being started and their first attempts dispatched.
+    const latencies: number[] = [];
+    for (let i = 0; i < OTHER_TENANT_EVENTS; i++)
+      latencies.push(await deliverFor(other.organization.id, `event ${i + 1} during the burst`));
+    // The steady state: every tarpit run started, the receiver holding its share and the rest waiting their turn.
     await waitFor(
       async () => {
         const unstarted = await testDb()('webhook_deliveries')
           .where({ organization_id: hanging.organization.id })
           .whereNull('workflow_started_at')
           .count({ n: '*' });
-        return unstarted[0]!.n === 0 && tarpit.requests.length >= 4;
+        return unstarted[0]!.n === 0 && tarpit.requests.length >= RECEIVER_CONCURRENCY;
       },
       { timeoutMs: 60_000, what: "every tarpit delivery's run to start and the tarpit to hold attempts" },
     );
-
-    // The tarpit tenant's burst of starts is a one-off the task queue drains; fairness is about what follows it.
-    await deliverFor(other.organization.id, 'a warm-up event');
-    const latencies: number[] = [];
     for (let i = 0; i < OTHER_TENANT_EVENTS; i++)
-      latencies.push(await deliverFor(other.organization.id, `event ${i + 1}`));
+      latencies.push(await deliverFor(other.organization.id, `event ${i + 1} behind the tarpit`));
+    // The tarpit's runs are one tenant in the task queues' fair dispatch (core/temporal/fairness.ts).
+    const tarpitDelivery = await testDb()('webhook_deliveries')
+      .where({ organization_id: hanging.organization.id })
+      .first<{ id: string; generation: number }>('id', 'generation');
+    const description = await stack.client.workflow
+      .getHandle(workflowIds.webhookDelivery(tarpitDelivery.id, tarpitDelivery.generation))
+      .describe();
+    expect(description.priority?.fairnessKey).to.equal(hanging.organization.id);
     expect(
-      latencies.filter((ms) => ms > ARRIVAL_BOUND_MS),
+      latencies.filter((ms) => ms >= ARRIVAL_BOUND_MS),
       `latencies ${latencies.join(', ')} ms`,
     ).to.deep.equal([]);
-    const median = [...latencies].sort((a, b) => a - b)[Math.floor(latencies.length / 2)]!;
-    expect(median, `median of ${latencies.join(', ')} ms`).to.be.below(MEDIAN_BOUND_MS);
     // Each tarpit attempt hangs for the 10 s timeout, so those that arrived in the last 10 s are still held open.
     const heldOpen = tarpit.requests.filter((r) => r.receivedAt > Date.now() - ATTEMPT_TIMEOUT_MS).length;
     expect(heldOpen, 'tarpit attempts held open').to.be.at.most(2 * RECEIVER_CONCURRENCY);

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../../core/temporal/names';
+import { fairnessDevServerArgs } from '../../core/temporal/fairness';
 import { freePort } from './ports';
 import { DEV_SERVER_NAMESPACES, temporalCliPath } from './temporal';
 import { waitFor } from './wait';
@@ -31,6 +32,7 @@ export async function createOwnTemporal(): Promise<OwnTemporal> {
     ...['--db-filename', path.join(dir, 'temporal.db'), '--log-level', 'error'],
     ...DEV_SERVER_NAMESPACES.flatMap((namespace) => ['--namespace', namespace]),
     ...SEARCH_ATTRIBUTES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
+    ...fairnessDevServerArgs(),
   ];
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();

@@ -15,6 +15,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { NAMESPACES, SEARCH_ATTRIBUTE_KEYS, SEARCH_ATTRIBUTES } from '../../core/temporal/names';
+import { fairnessDevServerArgs } from '../../core/temporal/fairness';
 import { testEnv } from './env';
 
 /** The mode namespaces the dev server creates: the first is `env.namespace`, the one `env.client` uses. */
@@ -66,7 +67,7 @@ export async function startDevServer(): Promise<TestWorkflowEnvironment> {
       namespace,
       searchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS),
       log: { format: 'json', level: 'error' },
-      extraArgs: others.flatMap((other) => ['--namespace', other]),
+      extraArgs: [...others.flatMap((other) => ['--namespace', other]), ...fairnessDevServerArgs()],
     },
   });
 }

@@ -1,0 +1,36 @@
+/**
+ * Fairness between tenants in the shared task queues (Temporal's task queue fairness): every workflow we start for
+ * an organisation carries the organisation's id as its fairness key, and its activities and timers inherit it. When a
+ * queue has a backlog, the server dispatches it round-robin across keys instead of first-in first-out, so one
+ * tenant's burst (1,000 deliveries to a receiver that hangs, a bulk import of debts) does not queue every other
+ * tenant's tasks behind its own. Keys are short (a UUID is 36 of the 64 bytes allowed); weights stay at 1.
+ *
+ * The server must have fairness switched on (`FAIRNESS_DYNAMIC_CONFIG`, set by every server the project starts and in
+ * ops/temporal-dynamic-config.yaml); a server without it ignores the key and dispatches FIFO, and the per-receiver
+ * cap (core/webhooks/receiver-slots.ts) still keeps a hanging receiver from taking every activity slot.
+ */
+import type { Priority } from '@temporalio/common';
+
+export function tenantPriority(organizationId: string): Priority {
+  return { fairnessKey: organizationId };
+}
+
+/**
+ * Dynamic configuration that turns fairness on: the new matcher, fairness itself, and one partition per task queue
+ * (fairness is kept within a partition, so several partitions would each be fair on their own share only; one
+ * partition is ample for these queues' rates, see docs/scaling.md).
+ */
+export const FAIRNESS_DYNAMIC_CONFIG: Readonly<Record<string, boolean | number>> = {
+  'matching.useNewMatcher': true,
+  'matching.enableFairness': true,
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
+};
+
+/** The same as `temporal server start-dev` arguments. */
+export function fairnessDevServerArgs(): string[] {
+  return Object.entries(FAIRNESS_DYNAMIC_CONFIG).flatMap(([key, value]) => [
+    '--dynamic-config-value',
+    `${key}=${JSON.stringify(value)}`,
+  ]);
+}
