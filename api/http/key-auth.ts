@@ -19,6 +19,7 @@ import {
 } from '../../core/access/api-keys';
 import type { Organization } from '../../core/access/organizations';
 import type { AuthContext } from '../../core/access/auth-context';
+import type { Scope } from '../../core/access/scopes';
 import type { Mode } from '../../core/platform/config';
 import type { Db } from '../../core/platform/db';
 import { ApiError, errors } from '../../core/platform/errors';
@@ -114,7 +115,7 @@ export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticato
     );
   }
 
-  async function identify(header: string | undefined): Promise<ApiKey & { organization: Organization }> {
+  async function identify(header: string | undefined): Promise<Credential> {
     if (!header) throw errors.unauthenticated('Missing Authorization header: send `Authorization: Bearer <API key>`.');
     const match = /^Bearer +(\S+)$/i.exec(header.trim());
     if (!match) throw errors.unauthenticated('Malformed Authorization header: expected `Bearer <API key>`.');
@@ -126,30 +127,42 @@ export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticato
     const key = credential?.apiKey;
     if (!credential || !key || key.mode !== mode) throw errors.unauthenticated('Unknown API key.');
     if (key.revokedAt) throw errors.unauthenticated('This API key has been revoked.');
-    return { ...key, organization: credential.organization };
+    return credential;
+  }
+
+  /** Built once per cached credential (at most once a second per key), not once per request: it is on every request's path. */
+  const contexts = new WeakMap<Credential, AuthContext>();
+  function contextOf(credential: Credential): AuthContext {
+    let context = contexts.get(credential);
+    if (!context) {
+      const key = credential.apiKey;
+      context = Object.freeze({
+        organizationId: key.organizationId,
+        organization: credential.organization,
+        keyId: key.id,
+        mode: key.mode,
+        scopes: new Set<Scope>(key.scopes),
+        readOnly: key.readOnly,
+        hourlyLimit: key.hourlyLimit,
+        dailyLimit: key.dailyLimit,
+      });
+      contexts.set(credential, context);
+    }
+    return context;
   }
 
   return {
     async authenticate(header, address) {
       checkAddress(address);
-      let key: Awaited<ReturnType<typeof identify>>;
+      let credential: Credential;
       try {
-        key = await identify(header);
+        credential = await identify(header);
       } catch (err) {
         if (err instanceof ApiError && err.code === 'unauthenticated') recordFailure(address);
         throw err;
       }
-      noteUse(key);
-      return {
-        organizationId: key.organizationId,
-        organization: key.organization,
-        keyId: key.id,
-        mode: key.mode,
-        scopes: new Set(key.scopes),
-        readOnly: key.readOnly,
-        hourlyLimit: key.hourlyLimit,
-        dailyLimit: key.dailyLimit,
-      };
+      noteUse(credential.apiKey);
+      return contextOf(credential);
     },
   };
 }

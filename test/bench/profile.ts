@@ -29,6 +29,8 @@ const duration = Number(process.env.BENCH_DURATION ?? 10);
 const databaseUrl =
   process.env.BENCH_DATABASE_URL ?? 'postgres://client_api:client_api@127.0.0.1:5432/client_api_bench';
 const OUT = path.join(ROOT, 'bench-results', 'profiles');
+/** PROFILE_ONLY=organization,debts-list,…: profile only those hot paths (default: all). */
+const only = process.env.PROFILE_ONLY ? new Set(process.env.PROFILE_ONLY.split(',')) : undefined;
 
 function where(url: string): string {
   if (!url) return '(native / idle / gc)';
@@ -59,10 +61,11 @@ function summarise(file: string): { frames: [string, number][]; packages: [strin
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
       .map(([k, v]) => [k, (100 * v) / total] as [string, number]);
-  return { frames: top(frames, 12), packages: top(packages, 8) };
+  return { frames: top(frames, Number(process.env.PROFILE_FRAMES ?? 12)), packages: top(packages, 8) };
 }
 
 async function profileOne(name: string, drive: (baseUrl: string) => Promise<unknown>): Promise<void> {
+  if (only && !only.has(name)) return;
   const dir = path.join(OUT, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
