@@ -3,6 +3,7 @@
  * order (missing_debtor, missing_external_account_id, currency, invalid_principal, then debtor_not_found, which
  * needs the database), and the `debt.created` event in the same transaction as the debt.
  */
+import { prepared } from '../platform/prepared';
 import type { Trx } from '../platform/db';
 import {
   existingDebtorCte,
@@ -140,25 +141,28 @@ async function insertInOneStatement(
     { sql: `('{"debt":' || ${debtJsonSql('debt')} || '}')::json`, bindings: [] },
     'debt',
   );
-  const { rows } = await trx.raw<{ rows: DebtRow[] }>(
-    `with ${debtor.sql}, debt as (
+  // Prepared once per connection: planning this statement cost about as much as running it.
+  const { rows } = await prepared(
+    trx.raw<{ rows: DebtRow[] }>(
+      `with ${debtor.sql}, debt as (
        insert into debts (id, organization_id, debtor_id, external_account_id, client_reference, original_principal,
                           outstanding_principal, currency, status)
        select ?, ?, debtor.id, ?, ?, ?, ?, ?, 'PendingAssignment' from debtor
        returning *
      ), ${event.sql}
      select ${debtSelectSql('debt')} from debt`,
-    [
-      ...debtor.bindings,
-      newId(),
-      organizationId,
-      debt.externalAccountId,
-      debt.clientReference,
-      debt.principal,
-      debt.principal,
-      debt.currency,
-      ...event.bindings,
-    ],
+      [
+        ...debtor.bindings,
+        newId(),
+        organizationId,
+        debt.externalAccountId,
+        debt.clientReference,
+        debt.principal,
+        debt.principal,
+        debt.currency,
+        ...event.bindings,
+      ],
+    ),
   );
   const row = rows[0];
   return row ? toDebt(row) : undefined;

@@ -8,6 +8,7 @@
  * carry a secret minted for the client (`PUT /v1/webhooks` answers the `whsec_` secret once), and no secret is kept
  * in plain text at rest. Headers (Location, Content-Type) stay readable.
  */
+import { prepared } from './prepared';
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db, Trx } from './db';
@@ -139,20 +140,22 @@ export async function saveIdempotencyRecord(
   fingerprint: string,
   response: SavedResponse,
 ): Promise<void> {
-  await trx('idempotency_keys')
-    .insert({
-      organization_id: organizationId,
-      key,
-      fingerprint,
-      response_status: response.status,
-      response_headers: JSON.stringify(response.headers),
-      response_body: sealBody(box, organizationId, key, response.body),
-      request_id: response.requestId,
-      created_at: trx.fn.now(3),
-      expires_at: trx.raw(`now() + interval '${IDEMPOTENCY_TTL_HOURS} hours'`),
-    })
-    .onConflict(['organization_id', 'key'])
-    .merge();
+  await prepared(
+    trx('idempotency_keys')
+      .insert({
+        organization_id: organizationId,
+        key,
+        fingerprint,
+        response_status: response.status,
+        response_headers: JSON.stringify(response.headers),
+        response_body: sealBody(box, organizationId, key, response.body),
+        request_id: response.requestId,
+        created_at: trx.fn.now(3),
+        expires_at: trx.raw(`now() + interval '${IDEMPOTENCY_TTL_HOURS} hours'`),
+      })
+      .onConflict(['organization_id', 'key'])
+      .merge(),
+  );
 }
 
 /**

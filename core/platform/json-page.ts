@@ -7,6 +7,7 @@
  * `JSON.stringify({ data, nextCursor })` wrote before. test/integration/json-page.test.ts compares the two.
  */
 import type { Knex } from 'knex';
+import { prepared } from './prepared';
 
 /** A page whose items are already JSON text; the HTTP layer sends it as `{"data":[…],"nextCursor":…}`. */
 export class JsonPage {
@@ -75,17 +76,19 @@ export async function fetchJsonRows<Position extends object>(
   const numbered = db
     .select('*', db.raw('row_number() over (order by ?? desc, ?? desc) as n', [first, second]))
     .from(page.as('page'));
-  const row = await db
-    .select(
-      db.raw(`'[' || coalesce(string_agg(item, ',' order by n) filter (where n <= ?), '') || ']' as data_json`, [
-        limit,
-      ]),
-      db.raw('(array_agg(??) filter (where n = ?))[1] as ??', [first, limit, first]),
-      db.raw('(array_agg(??) filter (where n = ?))[1] as ??', [second, limit, second]),
-      db.raw('count(*) > ? as has_more', [limit]),
-    )
-    .from(numbered.as('numbered'))
-    .first<Record<string, unknown> & { data_json: string; has_more: boolean }>();
+  const row = await prepared(
+    db
+      .select(
+        db.raw(`'[' || coalesce(string_agg(item, ',' order by n) filter (where n <= ?), '') || ']' as data_json`, [
+          limit,
+        ]),
+        db.raw('(array_agg(??) filter (where n = ?))[1] as ??', [first, limit, first]),
+        db.raw('(array_agg(??) filter (where n = ?))[1] as ??', [second, limit, second]),
+        db.raw('count(*) > ? as has_more', [limit]),
+      )
+      .from(numbered.as('numbered'))
+      .first<Record<string, unknown> & { data_json: string; has_more: boolean }>(),
+  );
   if (!row) throw new Error('an aggregate returned no row');
   const last = row.has_more ? ({ [first]: row[first], [second]: row[second] } as Position) : undefined;
   return { dataJson: row.data_json, last };

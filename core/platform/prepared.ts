@@ -1,0 +1,33 @@
+/**
+ * Named prepared statements for the hot paths' queries (issue 13). node-postgres sends an unnamed statement for every
+ * query, which PostgreSQL parses and plans anew each time; for a list page that planning costs about as much CPU as
+ * running it. A query given a name here is parsed once per connection, and PostgreSQL keeps its plan (a generic one
+ * once it is no worse than the custom ones). The name is derived from the SQL text, so two different texts never
+ * share a name (pg refuses that), and the values stay bound parameters.
+ *
+ * Only for queries whose text takes a few shapes (ids and limits bound, never inlined): every distinct text is one
+ * more statement kept on each connection. A transaction-pooling proxy between the API and PostgreSQL (PgBouncer before
+ * 1.21) would need its prepared-statement support turned on (docs/scaling.md).
+ */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+
+/** The texts seen so far and their names; bounded, in case a caller passes a query of unbounded shapes after all. */
+const names = new Map<string, string>();
+const MAX_NAMES = 1_000;
+
+export function statementName(sql: string): string {
+  let name = names.get(sql);
+  if (!name) {
+    if (names.size >= MAX_NAMES) names.clear();
+    name = `q_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+    names.set(sql, name);
+  }
+  return name;
+}
+
+/** The same query, to run as a named prepared statement. */
+export function prepared<Query extends Knex.QueryBuilder | Knex.Raw>(query: Query): Query {
+  const { sql } = query.toSQL().toNative();
+  return query.options({ name: statementName(sql) }) as Query;
+}

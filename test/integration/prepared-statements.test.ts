@@ -1,0 +1,49 @@
+/**
+ * The hot paths' queries run as named prepared statements (core/platform/prepared.ts): parsed and planned once per
+ * connection, not once per request. Checked on PostgreSQL's own list of a connection's prepared statements.
+ */
+import { expect } from 'chai';
+import { listEvents } from '../../core/events/event-list';
+import type { Trx } from '../../core/platform/db';
+import { prepared, statementName } from '../../core/platform/prepared';
+import { testDb } from '../support/resources';
+import { createTestTenant } from '../support/tenants';
+import { raiseEvent } from '../support/webhooks';
+
+/** The names of the prepared statements of the connection `trx` holds. */
+async function preparedOn(trx: Trx): Promise<string[]> {
+  const { rows } = await trx.raw<{ rows: { name: string }[] }>('select name from pg_prepared_statements');
+  return rows.map((r) => r.name);
+}
+
+describe('prepared statements', () => {
+  it('names a query after its text: one text, one name; another text, another name', () => {
+    expect(statementName('select 1')).to.equal(statementName('select 1'));
+    expect(statementName('select 1')).to.not.equal(statementName('select 2'));
+    expect(statementName('select 1')).to.match(/^q_[0-9a-f]{24}$/);
+  });
+
+  it('runs a named query as a prepared statement of its connection, with its values still bound', async () => {
+    await testDb().transaction(async (trx) => {
+      const query = () => trx.raw<{ rows: { n: number }[] }>('select ?::int + 1 as n', [41]);
+      const name = statementName(query().toSQL().toNative().sql);
+      expect(await preparedOn(trx)).to.not.include(name);
+      const first = await prepared(query());
+      const again = await prepared(trx.raw<{ rows: { n: number }[] }>('select ?::int + 1 as n', [1]));
+      expect(first.rows[0]!.n).to.equal(42);
+      expect(again.rows[0]!.n).to.equal(2);
+      expect((await preparedOn(trx)).filter((n) => n === name)).to.have.length(1);
+    });
+  });
+
+  it('reads a list page through a prepared statement', async () => {
+    const tenant = await createTestTenant();
+    const eventId = await raiseEvent(tenant.organization.id);
+    await testDb().transaction(async (trx) => {
+      const before = await preparedOn(trx);
+      const page = await listEvents(trx, tenant.organization.id, undefined, { limit: 10 });
+      expect(page.toText()).to.include(eventId);
+      expect((await preparedOn(trx)).filter((n) => !before.includes(n))).to.have.length(1);
+    });
+  });
+});
