@@ -27,7 +27,14 @@ export interface DbOptions {
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const db = knexFactory({
     client: 'pg',
-    connection: { connectionString: databaseUrl, application_name: 'client-public-api' },
+    connection: {
+      connectionString: databaseUrl,
+      application_name: 'client-public-api',
+      // Only named statements (core/platform/prepared.ts) have cached plans: plan each once per connection, on the
+      // tenant-scoped indexes. A plan made for one tenant's values can be wrong for another: for the largest
+      // tenant's events the planner walks the outbox's (txid, seq) index past other tenants' rows instead.
+      options: '-c plan_cache_mode=force_generic_plan',
+    },
     pool: options.pool ?? { min: 0, max: 10 },
     acquireConnectionTimeout: 10_000,
   });

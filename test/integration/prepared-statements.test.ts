@@ -36,6 +36,11 @@ describe('prepared statements', () => {
     });
   });
 
+  it('plans a prepared statement once per connection, for every tenant alike', async () => {
+    const { rows } = await testDb().raw<{ rows: { plan_cache_mode: string }[] }>('show plan_cache_mode');
+    expect(rows[0]!.plan_cache_mode).to.equal('force_generic_plan');
+  });
+
   it('reads a list page through a prepared statement', async () => {
     const tenant = await createTestTenant();
     const eventId = await raiseEvent(tenant.organization.id);
