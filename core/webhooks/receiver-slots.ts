@@ -4,7 +4,10 @@
  * would hold an activity slot, the very thing a hanging receiver must not take): it answers `busy` at once with how
  * long to wait, and the workflow waits that long on a durable timer before trying again.
  *
- * The wait is the receiver's queue drained at its pace: (attempts waiting ÷ its slots) × its recent attempt duration.
+ * The wait is the receiver's queue drained at its pace: (attempts waiting ÷ its slots) × its recent attempt duration,
+ * or the age of its oldest attempt in flight when that is longer: before a hanging receiver's first attempts time out,
+ * their age is all that says it is slow, and waits cut from the first estimate alone would bring a burst's waiters
+ * back several times in those first seconds.
  * A short fixed back-off would have 1,000 deliveries queued behind a hanging receiver come back every few seconds, and
  * those busy round trips (a workflow task, an activity task, a workflow task each) would crowd every other tenant's
  * deliveries out of the task queues; paced this way they come back about as fast as the receiver frees slots.
@@ -40,6 +43,8 @@ export interface ReceiverSlots {
 
 interface ReceiverState {
   inFlight: number;
+  /** When each attempt in flight started (at most `perReceiver` of them). */
+  startedAt: Set<{ at: number }>;
   averageAttemptMs: number;
   /** Deliveries refused a slot, with when their entry lapses (they took a slot, or stopped asking). */
   waiting: Map<string, number>;
@@ -53,7 +58,12 @@ export function createReceiverSlots(perReceiver = RECEIVER_CONCURRENCY, now: () 
     if (!state)
       receivers.set(
         receiver,
-        (state = { inFlight: 0, averageAttemptMs: FIRST_ATTEMPT_ESTIMATE_MS, waiting: new Map() }),
+        (state = {
+          inFlight: 0,
+          startedAt: new Set(),
+          averageAttemptMs: FIRST_ATTEMPT_ESTIMATE_MS,
+          waiting: new Map(),
+        }),
       );
     return state;
   };
@@ -63,13 +73,15 @@ export function createReceiverSlots(perReceiver = RECEIVER_CONCURRENCY, now: () 
       if (state.inFlight >= perReceiver) return undefined;
       state.inFlight++;
       if (waiter) state.waiting.delete(waiter);
-      const startedAt = now();
+      const attempt = { at: now() };
+      state.startedAt.add(attempt);
       let released = false;
       return () => {
         if (released) return;
         released = true;
         state.inFlight--;
-        state.averageAttemptMs += AVERAGE_WEIGHT * (now() - startedAt - state.averageAttemptMs);
+        state.startedAt.delete(attempt);
+        state.averageAttemptMs += AVERAGE_WEIGHT * (now() - attempt.at - state.averageAttemptMs);
       };
     },
     inFlight: (receiver) => receivers.get(receiver)?.inFlight ?? 0,
@@ -79,10 +91,9 @@ export function createReceiverSlots(perReceiver = RECEIVER_CONCURRENCY, now: () 
       for (const [id, lapsesAt] of state.waiting) if (lapsesAt <= at) state.waiting.delete(id);
       state.waiting.delete(waiter); // counted once, however often it asks
       const ahead = state.waiting.size + 1;
-      const wait = Math.min(
-        MAX_BUSY_WAIT_MS,
-        Math.max(MIN_BUSY_WAIT_MS, (ahead / perReceiver) * state.averageAttemptMs),
-      );
+      let pace = state.averageAttemptMs;
+      for (const attempt of state.startedAt) pace = Math.max(pace, at - attempt.at);
+      const wait = Math.min(MAX_BUSY_WAIT_MS, Math.max(MIN_BUSY_WAIT_MS, (ahead / perReceiver) * pace));
       // A waiter asks again within 1.5 × its wait (the workflow's jitter); a little beyond, it has stopped asking.
       state.waiting.set(waiter, at + 2 * wait + MIN_BUSY_WAIT_MS);
       return Math.round(wait);

@@ -176,6 +176,7 @@ async function startRig(): Promise<RunningRig> {
     namespace: temporal.namespace,
     taskQueue,
     maxConcurrentActivityTaskExecutions: WEBHOOKS_ACTIVITY_SLOTS, // as workers/webhooks.ts
+    ...(process.env.WF_SLOTS && { maxConcurrentWorkflowTaskExecutions: Number(process.env.WF_SLOTS) }),
     workflowBundle: await bundleWorkflows(require.resolve('../../workflows/bundles/webhooks')),
     activities: createWebhookDeliveryActivities({
       db,

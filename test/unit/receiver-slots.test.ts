@@ -45,10 +45,27 @@ describe('receiver slots: a cap per receiver, and busy waits paced by its queue'
     clock += 1_000;
     forC();
     expect(slots.inFlight('org')).to.equal(0);
-    slots.tryAcquire('org');
+    const forD = slots.tryAcquire('org')!;
     expect(slots.busyWaitMs('org', 'd'), 'a, b and d wait; c has had its slot').to.equal(3 * MIN_BUSY_WAIT_MS);
+    forD();
     clock += 3 * wait + MIN_BUSY_WAIT_MS; // a, b and d asked long ago and never again
     expect(slots.busyWaitMs('org', 'e')).to.equal(MIN_BUSY_WAIT_MS);
+  });
+
+  it('paces a receiver by its oldest attempt in flight while that is longer than its recent attempts', () => {
+    const slots = createReceiverSlots(2, now);
+    slots.tryAcquire('tarpit');
+    expect(slots.busyWaitMs('tarpit', 'first'), 'the first estimate: 1 s an attempt').to.equal(MIN_BUSY_WAIT_MS);
+    clock += 6_000; // the attempt hangs: none has finished, and it is 6 s old
+    slots.tryAcquire('tarpit');
+    // 'first' has stopped asking (its entry lapsed): 'second' is alone in the queue, at the hanging attempt's pace.
+    expect(slots.busyWaitMs('tarpit', 'second')).to.equal(Math.round((1 / 2) * 6_000));
+    const healthy = slots.tryAcquire('healthy')!;
+    clock += 50;
+    healthy();
+    slots.tryAcquire('healthy');
+    slots.tryAcquire('healthy');
+    expect(slots.busyWaitMs('healthy', 'next'), 'a quick receiver keeps short waits').to.equal(MIN_BUSY_WAIT_MS);
   });
 
   it('keeps every wait between its bounds', () => {
