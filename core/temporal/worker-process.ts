@@ -52,6 +52,8 @@ export interface RunWorkerOptions {
    * it, so an activity never waits for a connection behind its siblings.
    */
   activitySlots?: number;
+  /** Workflow tasks run at once per mode (`maxConcurrentWorkflowTaskExecutions`); the SDK's default when unset. */
+  workflowTaskSlots?: number;
   /**
    * Workflow runs kept in memory per mode (`maxCachedWorkflows`); the SDK's default scales with the machine's memory.
    * A queue whose runs mostly sleep for days (debt lifecycles) caps it: an evicted run is replayed from its short
@@ -123,6 +125,9 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
           activities: options.createActivities(deps),
           maxConcurrentActivityTaskExecutions: activitySlots,
           ...(options.cachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.cachedWorkflows }),
+          ...(options.workflowTaskSlots === undefined
+            ? {}
+            : { maxConcurrentWorkflowTaskExecutions: options.workflowTaskSlots }),
           shutdownGraceTime: SHUTDOWN_GRACE_TIME,
           shutdownForceTime: SHUTDOWN_FORCE_TIME,
         }),

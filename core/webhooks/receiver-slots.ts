@@ -19,6 +19,16 @@
  */
 export const WEBHOOKS_ACTIVITY_SLOTS = 30;
 
+/**
+ * Workflow tasks a webhooks worker runs at once per mode (the SDK's default is 40). Fairness between tenants is the
+ * server's (core/temporal/fairness.ts): it orders the tasks it hands out, but a worker that has taken 40 tasks runs
+ * them in its own order, so behind a burst another tenant's task waited behind up to 40 of the burst's inside the
+ * worker. A delivery's workflow tasks are short (a few milliseconds of CPU each), so a handful at once keeps the worker
+ * busy while the queue, and its fair order, stays on the server: with 1,000 deliveries queued behind a hanging
+ * receiver, another tenant's p99 went from 5.1 s to 0.5 s at the same throughput (docs/performance.md).
+ */
+export const WEBHOOKS_WORKFLOW_TASK_SLOTS = 6;
+
 /** Attempts in flight to one receiver, per worker process. */
 export const RECEIVER_CONCURRENCY = 4;
 

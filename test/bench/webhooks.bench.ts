@@ -25,7 +25,7 @@ import { createTestTenant, type TestTenant } from '../support/tenants';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { configureReceiver, localWebhookConfig, localWebhookEnv } from '../support/webhooks';
 import { createGate } from '../support/wait';
-import { WEBHOOKS_ACTIVITY_SLOTS } from '../../core/webhooks/receiver-slots';
+import { WEBHOOKS_ACTIVITY_SLOTS, WEBHOOKS_WORKFLOW_TASK_SLOTS } from '../../core/webhooks/receiver-slots';
 import { check, compare, recordMemory, type BenchReport } from './report';
 import { childPids, peakMemoryMiB, startApiProcess, type ApiProcess } from './support';
 
@@ -176,7 +176,7 @@ async function startRig(): Promise<RunningRig> {
     namespace: temporal.namespace,
     taskQueue,
     maxConcurrentActivityTaskExecutions: WEBHOOKS_ACTIVITY_SLOTS, // as workers/webhooks.ts
-    ...(process.env.WF_SLOTS && { maxConcurrentWorkflowTaskExecutions: Number(process.env.WF_SLOTS) }),
+    maxConcurrentWorkflowTaskExecutions: WEBHOOKS_WORKFLOW_TASK_SLOTS,
     workflowBundle: await bundleWorkflows(require.resolve('../../workflows/bundles/webhooks')),
     activities: createWebhookDeliveryActivities({
       db,

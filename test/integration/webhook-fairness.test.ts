@@ -1,7 +1,11 @@
 import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ATTEMPT_TIMEOUT_MS } from '../../core/webhooks/http-sender';
-import { RECEIVER_CONCURRENCY, WEBHOOKS_ACTIVITY_SLOTS } from '../../core/webhooks/receiver-slots';
+import {
+  RECEIVER_CONCURRENCY,
+  WEBHOOKS_ACTIVITY_SLOTS,
+  WEBHOOKS_WORKFLOW_TASK_SLOTS,
+} from '../../core/webhooks/receiver-slots';
 import { workflowIds } from '../../core/temporal/names';
 import { testDb } from '../support/resources';
 import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack';
@@ -32,7 +36,10 @@ describe('fairness: a receiver that hangs does not slow other tenants', function
     tarpit.respondWith(() => released.opened.then(() => ({ status: 200 }))); // accepts, never answers in time
     healthy = await startWebhookReceiver();
     stack = await startDeliveryStack(temporal, {
-      worker: { maxConcurrentActivityTaskExecutions: WEBHOOKS_ACTIVITY_SLOTS },
+      worker: {
+        maxConcurrentActivityTaskExecutions: WEBHOOKS_ACTIVITY_SLOTS,
+        maxConcurrentWorkflowTaskExecutions: WEBHOOKS_WORKFLOW_TASK_SLOTS, // as workers/webhooks.ts
+      },
     });
   });
   after(async () => {
