@@ -72,11 +72,24 @@ export async function startDevServer(): Promise<TestWorkflowEnvironment> {
   });
 }
 
+/**
+ * `TestWorkflowEnvironment.createTimeSkipping` with connection options, which it does not pass on: the SDK's own
+ * `create` (private in its types, the one the public factories call) takes them.
+ */
+const createWithConnectionOptions = (
+  TestWorkflowEnvironment as unknown as { create(options: object): Promise<TestWorkflowEnvironment> }
+).create.bind(TestWorkflowEnvironment);
+
 /** The time-skipping test server (namespace `default`), with our search attributes added: it only has Custom*. */
 export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
   quietSdkLogs();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: testServerPath() } },
+  const env = await createWithConnectionOptions({
+    server: { type: 'time-skipping', executable: { type: 'existing-path', path: testServerPath() } },
+    supportsTimeSkipping: true,
+    // The test server (Java gRPC) allows a client ping every 5 minutes; the client's default of one every 30 s earns
+    // a GOAWAY ("too many pings") once an environment has lived a minute or two, and a call cut off by it could
+    // leave time skipping locked and the test waiting for a timer that never fires.
+    connectionOptions: { channelArgs: { 'grpc.keepalive_time_ms': 6 * 60_000 } },
   });
   try {
     const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
