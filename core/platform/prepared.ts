@@ -1,9 +1,9 @@
 /**
  * Named prepared statements for the hot paths' queries (issue 13). node-postgres sends an unnamed statement for every
  * query, which PostgreSQL parses and plans anew each time; for a list page that planning costs about as much CPU as
- * running it. A query given a name here is parsed once per connection, and PostgreSQL keeps its plan (a generic one
- * once it is no worse than the custom ones). The name is derived from the SQL text, so two different texts never
- * share a name (pg refuses that), and the values stay bound parameters.
+ * running it. A query given a name here is parsed once per connection and planned once, generically
+ * (`plan_cache_mode`, set on every connection by core/platform/db.ts). The name is derived from the SQL text, so two
+ * different texts never share a name (pg refuses that), and the values stay bound parameters.
  *
  * Only for queries whose text takes a few shapes (ids and limits bound, never inlined): every distinct text is one
  * more statement kept on each connection. A transaction-pooling proxy between the API and PostgreSQL (PgBouncer before
@@ -26,7 +26,11 @@ export function statementName(sql: string): string {
   return name;
 }
 
-/** The same query, to run as a named prepared statement. */
+/**
+ * The same query, to run as a named prepared statement. Naming it compiles it once more than running it does: cheap
+ * for a raw statement or a small insert; a hot query built from several knex builders names its own SQL text instead
+ * (core/platform/json-page.ts).
+ */
 export function prepared<Query extends Knex.QueryBuilder | Knex.Raw>(query: Query): Query {
   const { sql } = query.toSQL().toNative();
   return query.options({ name: statementName(sql) }) as Query;

@@ -52,9 +52,8 @@ export interface ReceiverSlots {
 }
 
 interface ReceiverState {
-  inFlight: number;
-  /** When each attempt in flight started (at most `perReceiver` of them). */
-  startedAt: Set<{ at: number }>;
+  /** The attempts in flight and when each started (at most `perReceiver` of them). */
+  inFlight: Set<{ startedAt: number }>;
   averageAttemptMs: number;
   /** Deliveries refused a slot, with when their entry lapses (they took a slot, or stopped asking). */
   waiting: Map<string, number>;
@@ -68,33 +67,26 @@ export function createReceiverSlots(perReceiver = RECEIVER_CONCURRENCY, now: () 
     if (!state)
       receivers.set(
         receiver,
-        (state = {
-          inFlight: 0,
-          startedAt: new Set(),
-          averageAttemptMs: FIRST_ATTEMPT_ESTIMATE_MS,
-          waiting: new Map(),
-        }),
+        (state = { inFlight: new Set(), averageAttemptMs: FIRST_ATTEMPT_ESTIMATE_MS, waiting: new Map() }),
       );
     return state;
   };
   return {
     tryAcquire(receiver, waiter) {
       const state = stateOf(receiver);
-      if (state.inFlight >= perReceiver) return undefined;
-      state.inFlight++;
+      if (state.inFlight.size >= perReceiver) return undefined;
       if (waiter) state.waiting.delete(waiter);
-      const attempt = { at: now() };
-      state.startedAt.add(attempt);
+      const attempt = { startedAt: now() };
+      state.inFlight.add(attempt);
       let released = false;
       return () => {
         if (released) return;
         released = true;
-        state.inFlight--;
-        state.startedAt.delete(attempt);
-        state.averageAttemptMs += AVERAGE_WEIGHT * (now() - attempt.at - state.averageAttemptMs);
+        state.inFlight.delete(attempt);
+        state.averageAttemptMs += AVERAGE_WEIGHT * (now() - attempt.startedAt - state.averageAttemptMs);
       };
     },
-    inFlight: (receiver) => receivers.get(receiver)?.inFlight ?? 0,
+    inFlight: (receiver) => receivers.get(receiver)?.inFlight.size ?? 0,
     busyWaitMs(receiver, waiter) {
       const state = stateOf(receiver);
       const at = now();
@@ -102,7 +94,7 @@ export function createReceiverSlots(perReceiver = RECEIVER_CONCURRENCY, now: () 
       state.waiting.delete(waiter); // counted once, however often it asks
       const ahead = state.waiting.size + 1;
       let pace = state.averageAttemptMs;
-      for (const attempt of state.startedAt) pace = Math.max(pace, at - attempt.at);
+      for (const attempt of state.inFlight) pace = Math.max(pace, at - attempt.startedAt);
       const wait = Math.min(MAX_BUSY_WAIT_MS, Math.max(MIN_BUSY_WAIT_MS, (ahead / perReceiver) * pace));
       // A waiter asks again within 1.5 × its wait (the workflow's jitter); a little beyond, it has stopped asking.
       state.waiting.set(waiter, at + 2 * wait + MIN_BUSY_WAIT_MS);
