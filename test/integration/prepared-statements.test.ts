@@ -4,8 +4,9 @@
  */
 import { expect } from 'chai';
 import { listEvents } from '../../core/events/event-list';
-import type { Trx } from '../../core/platform/db';
+import { createDb, type Trx } from '../../core/platform/db';
 import { prepared, statementName } from '../../core/platform/prepared';
+import { testEnv } from '../support/env';
 import { testDb } from '../support/resources';
 import { createTestTenant } from '../support/tenants';
 import { raiseEvent } from '../support/webhooks';
@@ -44,11 +45,17 @@ describe('prepared statements', () => {
   it('reads a list page through a prepared statement', async () => {
     const tenant = await createTestTenant();
     const eventId = await raiseEvent(tenant.organization.id);
-    await testDb().transaction(async (trx) => {
-      const before = await preparedOn(trx);
-      const page = await listEvents(trx, tenant.organization.id, undefined, { limit: 10 });
-      expect(page.toText()).to.include(eventId);
-      expect((await preparedOn(trx)).filter((n) => !before.includes(n))).to.have.length(1);
-    });
+    // A pool of its own: a connection of the shared pool may have prepared the page's statement in another test.
+    const db = createDb(testEnv.databaseUrl, { pool: { min: 1, max: 1 } });
+    try {
+      await db.transaction(async (trx) => {
+        expect(await preparedOn(trx)).to.deep.equal([]);
+        const page = await listEvents(trx, tenant.organization.id, undefined, { limit: 10 });
+        expect(page.toText()).to.include(eventId);
+        expect(await preparedOn(trx)).to.have.length(1);
+      });
+    } finally {
+      await db.destroy();
+    }
   });
 });
