@@ -5,6 +5,7 @@
  * shaped in Node (`toDebt`, `toEventEnvelope` with the request id, `toDeliveryView`) wrote, cursors included.
  */
 import { expect } from 'chai';
+import type { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
 import { DEBT_STATUSES, PLAN_FREQUENCIES, PLAN_STATUSES } from '../../core/debts/debt-status';
 import { debtColumns, listDebts, toDebt, type DebtRow } from '../../core/debts/debts';
@@ -52,6 +53,38 @@ function pageOf<Row>(rows: Row[], limit: number): { items: Row[]; hasMore: boole
   return { items: rows.slice(0, limit), hasMore: rows.length > limit };
 }
 
+/**
+ * The old serialiser of a list in created-at order (debts, deliveries): the keyset page read row by row, each row
+ * shaped in Node by `toItem`, the page written by JSON.stringify.
+ */
+function oldCreatedAtPage<Row extends { created_at: Date; id: string }>(options: {
+  table: string;
+  list: string;
+  organizationId: string;
+  columns: (string | Knex.Raw)[];
+  toItem: (row: Row) => unknown;
+}): (page: PageRequest) => Promise<string> {
+  const { table, list, organizationId, columns, toItem } = options;
+  return async (page) => {
+    const db = testDb();
+    const after = page.cursor ? decodeCursor(list, page.cursor) : undefined;
+    // knex's types cannot carry a selection through these clauses (core/platform/pagination.ts does the same).
+    const found = (await db(table)
+      .select(...columns)
+      .where({ organization_id: organizationId })
+      .whereRaw(after ? '(created_at, id) < (?, ?)' : 'true', after ? [after.createdAt, after.id] : [])
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(page.limit + 1)) as Row[];
+    const { items, hasMore } = pageOf(found, page.limit);
+    const last = items.at(-1);
+    const nextCursor = hasMore && last ? encodeCursor(list, { createdAt: last.created_at, id: last.id }) : null;
+    return JSON.stringify({ data: items.map(toItem), nextCursor });
+  };
+}
+
 describe('List pages written by PostgreSQL match the Node serialiser byte for byte', () => {
   it('debts: nulls, plans, decimals with trailing zeros, currencies, unicode, every status', async () => {
     const db = testDb();
@@ -92,22 +125,13 @@ describe('List pages written by PostgreSQL match the Node serialiser byte for by
       }),
     );
     await db('debts').insert(rows);
-    const oldPage = async (page: PageRequest) => {
-      const after = page.cursor ? decodeCursor('debts', page.cursor) : undefined;
-      const found: DebtRow[] = await db('debts')
-        .select<DebtRow[]>(debtColumns(db))
-        .where({ organization_id: organization.id })
-        .whereRaw(after ? '(created_at, id) < (?, ?)' : 'true', after ? [after.createdAt, after.id] : [])
-        .orderBy([
-          { column: 'created_at', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ])
-        .limit(page.limit + 1);
-      const { items, hasMore } = pageOf(found, page.limit);
-      const last = items.at(-1);
-      const nextCursor = hasMore && last ? encodeCursor('debts', { createdAt: last.created_at, id: last.id }) : null;
-      return JSON.stringify({ data: items.map(toDebt), nextCursor });
-    };
+    const oldPage = oldCreatedAtPage<DebtRow>({
+      table: 'debts',
+      list: 'debts',
+      organizationId: organization.id,
+      columns: debtColumns(db),
+      toItem: toDebt,
+    });
     const pages = await comparePages((page) => listDebts(db, organization.id, { page }), oldPage, 7);
     expect(pages).to.equal(Math.ceil(rows.length / 7) + (rows.length % 7 === 0 ? 1 : 0));
   });
@@ -188,23 +212,13 @@ describe('List pages written by PostgreSQL match the Node serialiser byte for by
         request_id: i % 2 ? null : `req_${randomUUID().replace(/-/g, '')}`,
       });
     }
-    const oldPage = async (page: PageRequest) => {
-      const after = page.cursor ? decodeCursor('webhook-deliveries', page.cursor) : undefined;
-      const found: DeliveryRow[] = await db('webhook_deliveries')
-        .select<DeliveryRow[]>('*')
-        .where({ organization_id: organization.id })
-        .whereRaw(after ? '(created_at, id) < (?, ?)' : 'true', after ? [after.createdAt, after.id] : [])
-        .orderBy([
-          { column: 'created_at', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ])
-        .limit(page.limit + 1);
-      const { items, hasMore } = pageOf(found, page.limit);
-      const last = items.at(-1);
-      const position = last && { createdAt: last.created_at, id: last.id };
-      const nextCursor = hasMore && position ? encodeCursor('webhook-deliveries', position) : null;
-      return JSON.stringify({ data: items.map(toDeliveryView), nextCursor });
-    };
+    const oldPage = oldCreatedAtPage<DeliveryRow>({
+      table: 'webhook_deliveries',
+      list: 'webhook-deliveries',
+      organizationId: organization.id,
+      columns: ['*'],
+      toItem: toDeliveryView,
+    });
     const newPage = (page: PageRequest) => listDeliveries(db, organization.id, {}, page);
     expect(await comparePages(newPage, oldPage, 4)).to.equal(3);
   });
