@@ -2,7 +2,7 @@
  * API keys: `ak_live_…` (production) or `ak_test_…` (sandbox) followed by 40 random base62 characters.
  * Only the SHA-256 of a key is stored, with its first 16 characters for display (DECISIONS.md §1).
  */
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import type { Mode } from '../platform/config';
 import type { Db } from '../platform/db';
 import { newId } from '../platform/ids';
@@ -90,7 +90,7 @@ export function generateKeySecret(mode: Mode): string {
 }
 
 export function hashKeySecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex'); // one-shot: it runs on every request's authentication
 }
 
 /** The mode a key belongs to by its form, or `undefined` when it is of no known form. */

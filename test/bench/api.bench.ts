@@ -6,7 +6,7 @@
 import os from 'node:os';
 import { compare, figure, recordMemory } from './report';
 import type { BenchContext } from './context';
-import { benchTenant, childPids, load, peakMemoryMiB, startApiProcess } from './support';
+import { COMPILED_API, benchTenant, childPids, interleaved, load, peakMemoryMiB, startApiProcess } from './support';
 
 export async function benchApiContract(ctx: BenchContext): Promise<void> {
   const { api, bare, db, duration, warmUp } = ctx;
@@ -17,17 +17,26 @@ export async function benchApiContract(ctx: BenchContext): Promise<void> {
   console.log('\nGET /v1/organization');
   await organization(api.baseUrl, 'warm-up', warmUp); // JIT, pools, key cache
   await load('warm-up', { url: `${bare.baseUrl}/`, duration: warmUp });
-  const trivial = await load('bare: trivial Koa route GET /', { url: `${bare.baseUrl}/`, duration });
-  const single = await organization(api.baseUrl, 'ours, 1 process (key auth + rate limit)');
+  const { trivial, single } = await interleaved(
+    {
+      trivial: (seconds) => load('bare: trivial Koa route GET /', { url: `${bare.baseUrl}/`, duration: seconds }),
+      single: (seconds) => organization(api.baseUrl, 'ours, 1 process (key auth + rate limit)', seconds),
+    },
+    duration,
+  );
   compare(ctx.report, 'GET /v1/organization', figure(single), figure(trivial), 0.7);
 
   const processes = os.availableParallelism();
-  const all = await startApiProcess({
-    API_MODE: 'production',
-    DATABASE_URL: ctx.databaseUrl,
-    REDIS_URL: ctx.redisUrl,
-    API_PROCESSES: String(processes),
-  });
+  const all = await startApiProcess(
+    {
+      API_MODE: 'production',
+      DATABASE_URL: ctx.databaseUrl,
+      REDIS_URL: ctx.redisUrl,
+      API_PROCESSES: String(processes),
+    },
+    [],
+    COMPILED_API,
+  );
   try {
     // Every worker warms up on its own (JIT, pool, key cache) and each gets only part of the warm-up's requests.
     await organization(all.baseUrl, 'warm-up', duration);

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type autocannon from 'autocannon';
 import { compare, figure } from './report';
 import type { BenchContext } from './context';
-import { benchTenant, load, type LoadResult } from './support';
+import { benchTenant, interleaved, load } from './support';
 
 /** One request per call, with its own key and account: the same body for ours and the bare route. */
 export function creating(headers: Record<string, string>): autocannon.Request[] {
@@ -32,21 +32,6 @@ export function creating(headers: Record<string, string>): autocannon.Request[] 
   ];
 }
 
-const SLICES = 3;
-
-/** One figure from a load's slices: the mean rate and medians, the worst p99. */
-function combine(slices: LoadResult[]): LoadResult {
-  const mean = (f: (r: LoadResult) => number) => slices.reduce((sum, r) => sum + f(r), 0) / slices.length;
-  return {
-    name: slices[0]!.name,
-    requestsPerSecond: mean((r) => r.requestsPerSecond),
-    p50: mean((r) => r.p50),
-    p99: Math.max(...slices.map((r) => r.p99)),
-    non2xx: slices.reduce((sum, r) => sum + r.non2xx, 0),
-    errors: slices.reduce((sum, r) => sum + r.errors, 0),
-  };
-}
-
 export async function benchDebtCreation(ctx: BenchContext): Promise<void> {
   const { api, bare, db, duration, warmUp } = ctx;
   const tenant = await benchTenant(db, 'Bench POST');
@@ -66,15 +51,15 @@ export async function benchDebtCreation(ctx: BenchContext): Promise<void> {
     console.log('\nPOST /v1/debts with Idempotency-Key');
     await ours('warm-up', warmUp);
     await bareRoute('bare warm-up', warmUp); // the same warm-up as ours: connections, JIT
-    // Alternating slices: every insert-heavy load grows the tables and the WAL, and a checkpoint lands on whichever
-    // load runs when it comes; run back to back, the two figures swung between 0.4× and 1.9× from run to run.
-    const slices: { ours: LoadResult[]; bare: LoadResult[] } = { ours: [], bare: [] };
-    for (let i = 0; i < SLICES; i++) {
-      slices.ours.push(await ours('ours: POST /v1/debts, a fresh Idempotency-Key each', duration / SLICES));
-      slices.bare.push(await bareRoute('bare: the same inserts in one transaction', duration / SLICES));
-    }
-    const created = combine(slices.ours);
-    const bareCreated = combine(slices.bare);
+    // Interleaved: every insert-heavy load grows the tables and the WAL, and a checkpoint lands on whichever load
+    // runs when it comes; run back to back, the two figures swung between 0.4× and 1.9× from run to run.
+    const { created, bareCreated } = await interleaved(
+      {
+        created: (seconds) => ours('ours: POST /v1/debts, a fresh Idempotency-Key each', seconds),
+        bareCreated: (seconds) => bareRoute('bare: the same inserts in one transaction', seconds),
+      },
+      duration,
+    );
     compare(ctx.report, 'POST /v1/debts with Idempotency-Key', figure(created), figure(bareCreated), 0.6);
   } finally {
     await db('organizations').where({ id: tenant.organizationId }).delete();

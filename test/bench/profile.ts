@@ -5,14 +5,13 @@
  * but small next to the load. `APP_ENV=test npx tsx test/bench/profile.ts` after `npm run bench` has seeded the bench
  * database; the raw .cpuprofile files stay in bench-results/profiles/ (Chrome DevTools or speedscope open them).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
 import { creating } from './debts.bench';
 import { listTenant } from './seed-lists';
-import { ROOT, benchTenant, load, startApiProcess, type BenchTenant } from './support';
+import { COMPILED_API, ROOT, benchTenant, buildCompiled, load, startApiProcess, type BenchTenant } from './support';
 
 interface ProfileNode {
   id: number;
@@ -72,7 +71,7 @@ async function profileOne(name: string, drive: (baseUrl: string) => Promise<unkn
   const api = await startApiProcess(
     { API_MODE: 'production', DATABASE_URL: databaseUrl, REDIS_URL: process.env.BENCH_REDIS_URL ?? testEnv.redisUrl },
     ['--cpu-prof', `--cpu-prof-dir=${dir}`],
-    'dist/api/server.js',
+    COMPILED_API,
   );
   try {
     await drive(api.baseUrl);
@@ -93,7 +92,7 @@ function get(path_: string, tenant: BenchTenant) {
 }
 
 async function main(): Promise<void> {
-  execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT });
+  buildCompiled();
   const db = createDb(databaseUrl, { pool: { min: 0, max: 2 } });
   try {
     const org = await benchTenant(db, 'Bench profile');

@@ -21,7 +21,7 @@ import { benchLists } from './lists.bench';
 import { benchOutboxCommits } from './outbox-commits.bench';
 import { check, finish, newReport, recordMemory, type BenchReport } from './report';
 import { benchWebhooks } from './webhooks.bench';
-import { ROOT, peakMemoryMiB, startApiProcess, startBenchProcess } from './support';
+import { COMPILED_API, ROOT, buildCompiled, peakMemoryMiB, startApiProcess, startBenchProcess } from './support';
 
 const quick = process.env.BENCH_QUICK === '1';
 const duration = Number(process.env.BENCH_DURATION ?? (quick ? 2 : 10));
@@ -32,7 +32,7 @@ const redisUrl = process.env.BENCH_REDIS_URL ?? testEnv.redisUrl;
 
 async function httpScenarios(ctx: Omit<BenchContext, 'api' | 'bare'>): Promise<void> {
   const env = { API_MODE: 'production', DATABASE_URL: databaseUrl, REDIS_URL: redisUrl } as const;
-  const api = await startApiProcess(env);
+  const api = await startApiProcess(env, [], COMPILED_API);
   const bare = await startBenchProcess('test/bench/bare-server.ts', { DATABASE_URL: databaseUrl });
   const full = { ...ctx, api, bare };
   try {
@@ -59,6 +59,7 @@ async function attempt(report: BenchReport, name: string, scenario: () => Promis
 
 async function main(): Promise<void> {
   const report = newReport({ quick, secondsPerLoad: duration, connections: 20 });
+  buildCompiled(); // the API under test runs as production runs it, from dist/
   const db = createDb(databaseUrl, { pool: { min: 0, max: 4 } });
   console.log(
     `bench: ${duration}s per load, 20 connections${quick ? ' (QUICK: small data, figures mean nothing)' : ''}`,

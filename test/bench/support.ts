@@ -2,7 +2,7 @@
  * Benchmark plumbing: run the real API as its own OS process, drive it with autocannon, and read each process's
  * peak memory (VmHWM) so the report can show it. Nothing here asserts timings: benchmarks print, tests assert.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -13,6 +13,14 @@ import { createOrganization } from '../../core/access/organizations';
 import { SCOPES } from '../../core/access/scopes';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
+
+/** The API's entry point as production runs it: compiled, no TypeScript loader (`buildCompiled` writes it). */
+export const COMPILED_API = 'dist/api/server.js';
+
+/** `npm run build`: tsc's incremental build into dist/, a few seconds when little changed. */
+export function buildCompiled(): void {
+  execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT });
+}
 
 export interface LoadResult {
   name: string;
@@ -116,6 +124,37 @@ export async function load(
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+  };
+}
+
+/**
+ * Runs the loads in turn, `slices` rounds of `duration / slices` seconds each, and combines each load's slices (mean
+ * rate and p50, worst p99). A small VM's speed drifts within a run (a checkpoint, a neighbour): measured back to back,
+ * a whole load lands on one side of a drift and the ratio moves with it; interleaved, every side gets its share.
+ */
+export async function interleaved<Name extends string>(
+  loads: Record<Name, (seconds: number) => Promise<LoadResult>>,
+  duration: number,
+  slices = 3,
+): Promise<Record<Name, LoadResult>> {
+  const names = Object.keys(loads) as Name[];
+  const results = new Map<Name, LoadResult[]>(names.map((name) => [name, []]));
+  for (let i = 0; i < slices; i++) {
+    for (const name of names) results.get(name)!.push(await loads[name](duration / slices));
+  }
+  return Object.fromEntries(names.map((name) => [name, combine(results.get(name)!)])) as Record<Name, LoadResult>;
+}
+
+/** One figure from a load's slices: the mean rate and p50, the worst p99. */
+function combine(slices: LoadResult[]): LoadResult {
+  const mean = (f: (r: LoadResult) => number) => slices.reduce((sum, r) => sum + f(r), 0) / slices.length;
+  return {
+    name: slices[0]!.name,
+    requestsPerSecond: mean((r) => r.requestsPerSecond),
+    p50: mean((r) => r.p50),
+    p99: Math.max(...slices.map((r) => r.p99)),
+    non2xx: slices.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: slices.reduce((sum, r) => sum + r.errors, 0),
   };
 }
 

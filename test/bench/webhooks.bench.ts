@@ -27,7 +27,7 @@ import { configureReceiver, localWebhookConfig, localWebhookEnv } from '../suppo
 import { createGate } from '../support/wait';
 import { WEBHOOKS_ACTIVITY_SLOTS, WEBHOOKS_WORKFLOW_TASK_SLOTS } from '../../core/webhooks/receiver-slots';
 import { check, compare, recordMemory, type BenchReport } from './report';
-import { childPids, peakMemoryMiB, startApiProcess, type ApiProcess } from './support';
+import { COMPILED_API, buildCompiled, childPids, peakMemoryMiB, startApiProcess, type ApiProcess } from './support';
 
 export interface WebhooksBenchResult {
   events: number;
@@ -163,13 +163,17 @@ async function startRig(): Promise<RunningRig> {
   const temporal = await startDevServer();
   const db = createDb(testEnv.databaseUrl, { pool: { min: 0, max: 20 } });
   const receiver = await startWebhookReceiver();
-  const api = await startApiProcess({
-    API_MODE: 'production',
-    DATABASE_URL: testEnv.databaseUrl,
-    REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14',
-    LOG_LEVEL: 'warn',
-    ...localWebhookEnv(webhooks),
-  });
+  const api = await startApiProcess(
+    {
+      API_MODE: 'production',
+      DATABASE_URL: testEnv.databaseUrl,
+      REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14',
+      LOG_LEVEL: 'warn',
+      ...localWebhookEnv(webhooks),
+    },
+    [],
+    COMPILED_API,
+  );
   const taskQueue = uniqueTaskQueue('bench-webhooks');
   const worker = await Worker.create({
     connection: temporal.nativeConnection,
@@ -295,6 +299,7 @@ function printResult(r: WebhooksBenchResult): void {
 }
 
 if (require.main === module) {
+  buildCompiled(); // `npm run bench` builds before its scenarios; run on its own, this one does
   benchWebhooks()
     .then(() => closeSharedResources())
     .catch((err: unknown) => {
