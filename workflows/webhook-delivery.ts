@@ -13,6 +13,7 @@ import {
   type RetryPolicy,
   sleep,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type {
   DeliverAttemptResult,
@@ -90,11 +91,16 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     nextAttemptAt: null,
   };
   setHandler(webhookDeliveryStatusQuery, () => status);
-  upsertSearchAttributes([
-    { key: ORGANIZATION_ID, value: input.organizationId },
-    { key: EVENT_TYPE, value: input.eventType },
-    { key: DELIVERY_STATUS, value: 'Pending' },
-  ]);
+  // The delivery starter sets these at the start (deliveryStartOptions), so a run waiting in a backlog is already
+  // found by them. A run started without them (by a starter from before that, or by hand) sets them here. The branch
+  // follows the start event, which replay reads the same way, so both kinds of history replay.
+  if (workflowInfo().typedSearchAttributes.get(ORGANIZATION_ID) === undefined) {
+    upsertSearchAttributes([
+      { key: ORGANIZATION_ID, value: input.organizationId },
+      { key: EVENT_TYPE, value: input.eventType },
+      { key: DELIVERY_STATUS, value: 'Pending' },
+    ]);
+  }
 
   for (let attempt = 1; attempt <= RETRY_DELAYS_MS.length + 1; attempt++) {
     const retryDelayMs = RETRY_DELAYS_MS[attempt - 1] ?? null;

@@ -3,13 +3,44 @@
  * generation, see `workflowIds.webhookDelivery`), so starting a run again is a no-op while starting a newer
  * generation always makes a new run, even while the previous run is still closing.
  */
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import type { Db } from '../platform/db';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, WORKFLOW_TYPES, workflowIds } from '../temporal/names';
 import { tenantPriority } from '../temporal/fairness';
 import { markWorkflowsStarted, type DeliveryRef } from './dispatch';
 
 const START_CONCURRENCY = 100;
+
+const {
+  organizationId: ORGANIZATION_ID,
+  eventType: EVENT_TYPE,
+  deliveryStatus: DELIVERY_STATUS,
+  requestId: REQUEST_ID,
+} = SEARCH_ATTRIBUTE_KEYS;
+
+/**
+ * How a delivery run starts: its id, its queue, its tenant's fairness key, and the search attributes an operator finds
+ * it by. They are set at the start, so a run still waiting in a backlog is already found by organisation, event type,
+ * status and request (`RequestId = "req_…"`: every delivery a request caused; docs/operations.md); the workflow only
+ * updates the status. Tests start runs with these options too.
+ */
+export function deliveryStartOptions(ref: DeliveryRef, taskQueue: string) {
+  const { requestId, ...input } = ref;
+  const searchAttributes: SearchAttributePair[] = [
+    { key: ORGANIZATION_ID, value: ref.organizationId },
+    { key: EVENT_TYPE, value: ref.eventType },
+    { key: DELIVERY_STATUS, value: 'Pending' },
+    ...(requestId ? [{ key: REQUEST_ID, value: requestId }] : []),
+  ];
+  return {
+    taskQueue,
+    workflowId: workflowIds.webhookDelivery(ref.deliveryId, ref.generation),
+    args: [input] as [Omit<DeliveryRef, 'requestId'>],
+    priority: tenantPriority(ref.organizationId), // one tenant's backlog does not hold up another's
+    typedSearchAttributes: searchAttributes,
+  } satisfies WorkflowStartOptions;
+}
 
 export interface DeliveryStarter {
   /** Starts each run, marks the ones that started, and throws if any did not (the caller's next pass retries them). */
@@ -22,15 +53,7 @@ export function createDeliveryStarter(options: { db: Db; client: Client; taskQue
 
   async function start(ref: DeliveryRef): Promise<void> {
     try {
-      const { requestId, ...input } = ref;
-      await client.workflow.start(WORKFLOW_TYPES.webhookDelivery, {
-        taskQueue,
-        workflowId: workflowIds.webhookDelivery(ref.deliveryId, ref.generation),
-        args: [input],
-        priority: tenantPriority(ref.organizationId), // one tenant's backlog does not hold up another's
-        // `RequestId = "req_…"` finds the runs of every delivery a request caused (docs/operations.md).
-        ...(requestId && { typedSearchAttributes: [{ key: SEARCH_ATTRIBUTE_KEYS.requestId, value: requestId }] }),
-      });
+      await client.workflow.start(WORKFLOW_TYPES.webhookDelivery, deliveryStartOptions(ref, taskQueue));
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // this run exists: that is the point
     }

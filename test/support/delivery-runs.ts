@@ -4,8 +4,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createWebhookDeliveryActivities, type WebhookDeliveryActivities } from '../../activities/webhook-delivery';
 import type { WebhookConfig } from '../../core/platform/config';
-import { workflowIds } from '../../core/temporal/names';
 import type { DeliveryRef } from '../../core/webhooks/dispatch';
+import { deliveryStartOptions } from '../../core/webhooks/delivery-starter';
 import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { testDb } from './resources';
 import { bundleWorkflows } from './temporal';
@@ -54,10 +54,7 @@ export async function runDeliveryWorker<T>(
   return worker.runUntil(work);
 }
 
+/** Starts `ref`'s run as the relay's delivery starter does (same id, fairness key and search attributes). */
 export function startDelivery(env: TestWorkflowEnvironment, taskQueue: string, ref: DeliveryRef) {
-  return env.client.workflow.start(webhookDeliveryWorkflow, {
-    taskQueue,
-    workflowId: workflowIds.webhookDelivery(ref.deliveryId),
-    args: [ref],
-  });
+  return env.client.workflow.start(webhookDeliveryWorkflow, deliveryStartOptions(ref, taskQueue));
 }

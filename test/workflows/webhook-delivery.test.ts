@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { tsToMs } from '@temporalio/common/lib/time';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createWebhookDeliveryActivities } from '../../activities/webhook-delivery';
@@ -11,7 +12,7 @@ import type { DeliveryRef } from '../../core/webhooks/dispatch';
 import { retryDelivery } from '../../core/webhooks/deliveries';
 import { clearWebhookConfig, rotateWebhookSecret } from '../../core/webhooks/receiver-config';
 import { webhookDeliveryStatusQuery, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
-import { newDelivery as newDeliveryFor } from '../support/delivery-runs';
+import { newDelivery as newDeliveryFor, startDelivery } from '../support/delivery-runs';
 import { testDb } from '../support/resources';
 import { bundleWorkflows, startTimeSkipping, uniqueTaskQueue } from '../support/temporal';
 import { startWebhookReceiver, verifySignature, type WebhookReceiver } from '../support/webhook-receiver';
@@ -34,6 +35,7 @@ const {
   deliveryStatus: DELIVERY_STATUS,
   organizationId: ORGANIZATION_ID,
   eventType: EVENT_TYPE,
+  requestId: REQUEST_ID,
 } = SEARCH_ATTRIBUTE_KEYS;
 
 describe('webhookDeliveryWorkflow on the time-skipping server (real durations)', function () {
@@ -70,13 +72,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
     },
   };
 
-  function start(ref: DeliveryRef) {
-    return env.client.workflow.start(webhookDeliveryWorkflow, {
-      taskQueue,
-      workflowId: workflowIds.webhookDelivery(ref.deliveryId),
-      args: [ref],
-    });
-  }
+  const start = (ref: DeliveryRef) => startDelivery(env, taskQueue, ref);
 
   const requestsFor = (deliveryId: string) => receiver.requests.filter((r) => r.deliveryId === deliveryId);
 
@@ -140,6 +136,44 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
     expect((await handle.describe()).typedSearchAttributes.get(DELIVERY_STATUS)).to.equal('Succeeded');
   });
 
+  /** The search attribute upserts a run's history records, in order. */
+  const upsertsIn = async (handle: WorkflowHandle) =>
+    ((await handle.fetchHistory()).events ?? []).flatMap((e) =>
+      e.upsertWorkflowSearchAttributesEventAttributes ? [e.upsertWorkflowSearchAttributesEventAttributes] : [],
+    );
+
+  it('a run is found by organisation, event type, status and request from its start, before any worker runs it', async () => {
+    const { ref } = await newDelivery();
+    const requestId = `req_${ref.deliveryId.replace(/-/g, '')}`;
+    const handle = await start({ ...ref, requestId });
+    const waiting = (await handle.describe()).typedSearchAttributes; // no worker yet: a run waiting in a backlog
+    expect(waiting.get(ORGANIZATION_ID)).to.equal(ref.organizationId);
+    expect(waiting.get(EVENT_TYPE)).to.equal('debt.created');
+    expect(waiting.get(DELIVERY_STATUS)).to.equal('Pending');
+    expect(waiting.get(REQUEST_ID)).to.equal(requestId);
+    expect((await worker.runUntil(handle.result())).deliveryStatus).to.equal('Succeeded');
+    expect((await handle.describe()).typedSearchAttributes.get(DELIVERY_STATUS)).to.equal('Succeeded');
+    expect(await upsertsIn(handle), 'only the final status is upserted').to.have.length(1);
+  });
+
+  it('a run started without search attributes (by an older starter, or by hand) sets them itself', async () => {
+    const { ref } = await newDelivery();
+    const { requestId: _, ...input } = ref;
+    const handle = await env.client.workflow.start(webhookDeliveryWorkflow, {
+      taskQueue,
+      workflowId: workflowIds.webhookDelivery(ref.deliveryId),
+      args: [input],
+    });
+    expect((await worker.runUntil(handle.result())).deliveryStatus).to.equal('Succeeded');
+    const found = (await handle.describe()).typedSearchAttributes;
+    expect([found.get(ORGANIZATION_ID), found.get(EVENT_TYPE), found.get(DELIVERY_STATUS)]).to.deep.equal([
+      ref.organizationId,
+      'debt.created',
+      'Succeeded',
+    ]);
+    expect(await upsertsIn(handle), 'the attributes at the first task, then the final status').to.have.length(2);
+  });
+
   it('a manual retry of a Failed delivery runs the schedule again under the same id, numbering attempts on from 8', async () => {
     const { ref, tenant } = await newDelivery();
     receiver.respondWith((r) => {
@@ -149,7 +183,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
     expect((await worker.runUntil(start(ref).then((h) => h.result()))).deliveryStatus).to.equal('Failed');
     const retried = await testDb().transaction((trx) => retryDelivery(trx, tenant.organization.id, ref.deliveryId));
     expect(retried.status).to.equal('Pending');
-    const handle = await start({ ...ref, generation: 1 }); // what the relay starts: the same workflow id, a new run
+    const handle = await start({ ...ref, generation: 1 }); // what the relay starts: a new run (`-g1`), the same delivery
     expect((await worker.runUntil(handle.result())).deliveryStatus).to.equal('Succeeded');
     expect((await attemptsOf(ref.deliveryId)).map((a) => [a.number, a.http_status])).to.deep.equal([
       ...[1, 2, 3, 4, 5, 6, 7].map((n) => [n, 500]),
