@@ -8,6 +8,7 @@ import { ApiError, errors } from '../platform/errors';
 import { isUuid } from '../platform/ids';
 import { fetchJsonPage, type PageRequest } from '../platform/pagination';
 import { jsonObject, jsonTime, jsonValue, type JsonPage } from '../platform/json-page';
+import { prepared } from '../platform/prepared';
 import type { SealedSecret } from '../platform/secret-box';
 import type { EventRow } from '../events/outbox';
 import { wakeRelays } from '../events/wake-up';
@@ -196,14 +197,40 @@ export async function retryDelivery(trx: Trx, organizationId: string, id: string
 }
 
 /** For the delivery activity: the delivery with its event, whatever the organisation. */
+/** The event columns an attempt sends, read with the delivery in one round trip (prefixed so they cannot collide). */
+const EVENT_COLUMNS = {
+  event_row_id: 'e.id',
+  event_row_type: 'e.type',
+  event_row_data: 'e.data',
+  event_row_created_at: 'e.created_at',
+};
+
+type DeliveryWithEventRow = DeliveryRow & {
+  event_row_id: string | null;
+  event_row_type: EventRow['type'];
+  event_row_data: EventRow['data'];
+  event_row_created_at: Date;
+};
+
 export async function loadDeliveryWithEvent(
   db: Db,
   deliveryId: string,
 ): Promise<{ delivery: DeliveryRow; event: Pick<EventRow, 'id' | 'type' | 'data' | 'created_at'> } | undefined> {
-  const delivery = await db('webhook_deliveries').where({ id: deliveryId }).first();
-  if (!delivery) return undefined;
-  const event = await db('events').where({ id: delivery.event_id }).first('id', 'type', 'data', 'created_at');
-  return event ? { delivery, event } : undefined;
+  const row: unknown = await prepared(
+    db('webhook_deliveries as d')
+      .leftJoin('events as e', 'e.id', 'd.event_id')
+      .where('d.id', deliveryId)
+      .first('d.*', EVENT_COLUMNS),
+  );
+  if (!row) return undefined;
+  const {
+    event_row_id: id,
+    event_row_type: type,
+    event_row_data: data,
+    event_row_created_at: created_at,
+    ...delivery
+  } = row as DeliveryWithEventRow;
+  return id === null ? undefined : { delivery, event: { id, type, data, created_at } };
 }
 
 export interface AttemptRecord {
@@ -228,29 +255,40 @@ export interface AttemptRecord {
  * Owns its transaction: the activity calls it with the pool.
  */
 export async function recordAttempt(db: Db, a: AttemptRecord): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    const moved = await trx('webhook_deliveries')
-      .where({ id: a.deliveryId, generation: a.generation, status: 'Pending' })
-      .update({
-        status: a.status,
-        attempt_count: trx.raw('greatest(attempt_count, ?)', [a.number]),
-        last_attempt_at: a.startedAt,
-        next_attempt_at: a.nextAttemptAt,
-        updated_at: trx.fn.now(3),
-      });
-    if (moved === 0) return false;
-    const row = {
-      delivery_id: a.deliveryId,
-      number: a.number,
-      url: a.url,
-      started_at: a.startedAt,
-      succeeded: a.succeeded,
-      http_status: a.httpStatus,
-      latency_ms: a.latencyMs,
-      error: a.error,
-      response_body: a.responseBody,
-    };
-    await trx('webhook_delivery_attempts').insert(row).onConflict(['delivery_id', 'number']).merge();
-    return true;
-  });
+  // One statement, so one round trip and atomic without a transaction: the delivery moves only if this run still owns
+  // it and it is still Pending, and the attempt is logged only if it moved (a retried activity rewrites its own row).
+  const { rows } = await prepared(
+    db.raw<{ rows: unknown[] }>(
+      `with moved as (
+       update webhook_deliveries
+          set status = ?, attempt_count = greatest(attempt_count, ?), last_attempt_at = ?, next_attempt_at = ?,
+              updated_at = current_timestamp(3)
+        where id = ? and generation = ? and status = 'Pending'
+        returning id)
+     insert into webhook_delivery_attempts
+       (delivery_id, number, url, started_at, succeeded, http_status, latency_ms, error, response_body)
+     select id, ?::integer, ?::text, ?::timestamptz, ?::boolean, ?::integer, ?::integer, ?::text, ?::text from moved
+     on conflict (delivery_id, number) do update set url = excluded.url, started_at = excluded.started_at,
+       succeeded = excluded.succeeded, http_status = excluded.http_status, latency_ms = excluded.latency_ms,
+       error = excluded.error, response_body = excluded.response_body
+     returning delivery_id`,
+      [
+        a.status,
+        a.number,
+        a.startedAt,
+        a.nextAttemptAt,
+        a.deliveryId,
+        a.generation,
+        a.number,
+        a.url,
+        a.startedAt,
+        a.succeeded,
+        a.httpStatus,
+        a.latencyMs,
+        a.error,
+        a.responseBody,
+      ],
+    ),
+  );
+  return rows.length === 1;
 }
