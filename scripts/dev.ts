@@ -3,7 +3,8 @@
  * PostgreSQL and Redis must already answer (scripts/bootstrap.sh starts them). This starts the Temporal dev server
  * unless one answers, makes sure the namespaces and search attributes exist, then runs both APIs and the three
  * workers, each its own OS process, with prefixed output. Ctrl-C / SIGTERM stops, in order: the apps (workers
- * drain), Temporal (only if started here), then the services this run's bootstrap started.
+ * drain), Temporal (only if started here), then the services this run's bootstrap started. So does the end of the
+ * process that started it (stop-when-orphaned.ts): `timeout npm start` stops the stack too.
  */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,6 +25,7 @@ import { createDb, pingDb } from '../core/platform/db';
 import { PROJECT_ROOT } from '../core/platform/project-root';
 import { fairnessDevServerArgs } from '../core/temporal/fairness';
 import { SEARCH_ATTRIBUTES, TASK_QUEUES } from '../core/temporal/names';
+import { stopWhenOrphaned } from './stop-when-orphaned';
 
 const ROOT = PROJECT_ROOT;
 const CACHE = process.env.CLIENT_API_CACHE ?? path.join(os.homedir(), '.cache', 'client-public-api');
@@ -244,6 +246,10 @@ async function ensureTemporal(address: string, uiUrl: string, namespaces: string
 
 async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
+  stopWhenOrphaned((parent) => {
+    print('dev', `the process that started the stack (pid ${parent}) is gone: stopping`);
+    void shutdown(0);
+  });
   const { base, workers, apis, uiUrl, address } = plan();
   await checkServices(workers);
   await ensureTemporal(

@@ -21,6 +21,7 @@ interface Service {
   command?: string | string[];
   environment?: Record<string, string | number | boolean | null> | string[];
   volumes?: string[];
+  depends_on?: Record<string, unknown>;
 }
 
 const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service> };
@@ -115,11 +116,17 @@ describe('docker-compose.yml', function () {
   });
 
   it('has every service of the production-like topology', function () {
-    const infrastructure = ['postgres', 'redis', 'temporal', 'temporal-ui', 'temporal-setup'];
+    const infrastructure = ['postgres', 'redis', 'temporal-schema', 'temporal', 'temporal-ui', 'temporal-setup'];
     expect(Object.keys(compose.services)).to.include.members([...infrastructure, ...APP_SERVICES]);
-    expect(compose.services.temporal?.image).to.match(/^temporalio\/(auto-setup|server):/);
     expect(environment(compose.services.temporal ?? {}).DB).to.equal('postgres12');
-    expect(compose.services['temporal-setup']?.image).to.match(/^temporalio\/admin-tools:/);
+  });
+
+  it('runs the Temporal server (not the retired auto-setup image) with the schema tool of the same version', function () {
+    const [, version] = /^temporalio\/server:(\d+\.\d+\.\d+)$/.exec(compose.services.temporal?.image ?? '') ?? [];
+    expect(version, 'temporalio/server:<version>').to.be.a('string');
+    expect(compose.services['temporal-schema']?.image).to.equal(`temporalio/admin-tools:${version}`);
+    expect(compose.services['temporal-setup']?.image).to.equal(`temporalio/admin-tools:${version}`);
+    expect(compose.services.temporal?.depends_on).to.have.property('temporal-schema');
   });
 
   it('runs compiled app commands whose sources exist and that a package.json script also runs', function () {
