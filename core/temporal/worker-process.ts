@@ -75,6 +75,11 @@ const SHUTDOWN_GRACE_TIME = '15s';
 const DEFAULT_ACTIVITY_SLOTS = 20;
 /** Connections beyond the activity slots: the sidecar's batch transaction and sweep, the diagnostic probe's margin. */
 const SIDECAR_CONNECTIONS = 5;
+
+/** A worker process's database pool per mode: one connection per activity slot, plus the sidecars'. */
+export function workerPool(activitySlots: number): { min: number; max: number } {
+  return { min: 0, max: activitySlots + SIDECAR_CONNECTIONS };
+}
 /** After this the SDK gives up on a graceful stop and the process exits non-zero. */
 const SHUTDOWN_FORCE_TIME = '30s';
 
@@ -106,7 +111,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   const secretBox = createSecretBox(config.webhooks.secretKeys);
   const shared = { webhooks: config.webhooks, secretBox, logger };
   const activitySlots = options.activitySlots ?? DEFAULT_ACTIVITY_SLOTS;
-  const pool = { min: 0, max: activitySlots + SIDECAR_CONNECTIONS };
+  const pool = workerPool(activitySlots);
   const modes = config.modes.map((modeConfig) => ({
     ...modeConfig,
     ...shared,

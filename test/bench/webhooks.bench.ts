@@ -17,6 +17,7 @@ import { createDb, type Db } from '../../core/platform/db';
 import { createLogger } from '../../core/platform/logger';
 import { startOutboxRelay } from '../../core/events/relay';
 import { createWebhookDeliveryConsumer } from '../../core/webhooks/delivery-consumer';
+import { workerPool } from '../../core/temporal/worker-process';
 import { testEnv } from '../support/env';
 import { closeSharedResources } from '../support/resources';
 import { inParallel, noopWorkflowFloor } from './workflow-floor';
@@ -161,7 +162,7 @@ interface RunningRig extends Rig {
 async function startRig(): Promise<RunningRig> {
   const webhooks = localWebhookConfig();
   const temporal = await startDevServer();
-  const db = createDb(testEnv.databaseUrl, { pool: { min: 0, max: 20 } });
+  const db = createDb(testEnv.databaseUrl, { pool: workerPool(WEBHOOKS_ACTIVITY_SLOTS) }); // as the worker sizes it
   const receiver = await startWebhookReceiver();
   const api = await startApiProcess(
     {
