@@ -6,21 +6,28 @@
 import os from 'node:os';
 import { compare, figure, recordMemory } from './report';
 import type { BenchContext } from './context';
+import { sharedProcesses, type ProcessSet } from './cpu';
 import { COMPILED_API, benchTenant, childPids, interleaved, load, peakMemoryMiB, startApiProcess } from './support';
 
 export async function benchApiContract(ctx: BenchContext): Promise<void> {
   const { api, bare, db, duration, warmUp } = ctx;
   const { authorization } = await benchTenant(db, 'Bench Org');
-  const organization = (url: string, label: string, seconds = duration) =>
-    load(label, { url: `${url}/v1/organization`, headers: { authorization }, duration: seconds });
+  const ourCpu = { api: () => [api.pid], ...sharedProcesses() };
+  const organization = (url: string, label: string, seconds = duration, cpu?: ProcessSet) =>
+    load(label, { url: `${url}/v1/organization`, headers: { authorization }, duration: seconds, cpu });
 
   console.log('\nGET /v1/organization');
   await organization(api.baseUrl, 'warm-up', warmUp); // JIT, pools, key cache
   await load('warm-up', { url: `${bare.baseUrl}/`, duration: warmUp });
   const { trivial, single } = await interleaved(
     {
-      trivial: (seconds) => load('bare: trivial Koa route GET /', { url: `${bare.baseUrl}/`, duration: seconds }),
-      single: (seconds) => organization(api.baseUrl, 'ours, 1 process (key auth + rate limit)', seconds),
+      trivial: (seconds) =>
+        load('bare: trivial Koa route GET /', {
+          url: `${bare.baseUrl}/`,
+          duration: seconds,
+          cpu: { bare: () => [bare.pid], ...sharedProcesses() },
+        }),
+      single: (seconds) => organization(api.baseUrl, 'ours, 1 process (key auth + rate limit)', seconds, ourCpu),
     },
     duration,
   );

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type autocannon from 'autocannon';
 import { compare, figure } from './report';
 import type { BenchContext } from './context';
+import { sharedProcesses } from './cpu';
 import { benchTenant, interleaved, load } from './support';
 
 /** One request per call, with its own key and account: the same body for ours and the bare route. */
@@ -41,12 +42,14 @@ export async function benchDebtCreation(ctx: BenchContext): Promise<void> {
         url: `${api.baseUrl}/v1/debts`,
         duration: seconds,
         requests: creating({ authorization: tenant.authorization }),
+        cpu: { api: () => [api.pid], ...sharedProcesses() },
       });
     const bareRoute = (label: string, seconds = duration) =>
       load(label, {
         url: `${bare.baseUrl}/debts`,
         duration: seconds,
         requests: creating({ 'x-org': tenant.organizationId }),
+        cpu: { bare: () => [bare.pid], ...sharedProcesses() },
       });
     console.log('\nPOST /v1/debts with Idempotency-Key');
     await ours('warm-up', warmUp);

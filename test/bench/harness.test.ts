@@ -74,6 +74,21 @@ describe('bench harness (quick mode)', function () {
     }
   });
 
+  it('reports where the CPU went, by process, for both sides of every targeted comparison', () => {
+    for (const c of report.comparisons.filter((comparison) => comparison.target !== undefined)) {
+      for (const side of [c.ours, c.ceiling]) {
+        const cpu = side.cpuUsPerItem ?? {};
+        expect(Object.keys(cpu), `${c.scenario}: ${side.label}`).to.include('postgres');
+        for (const [name, us] of Object.entries(cpu)) {
+          expect(us, `${c.scenario}: ${side.label}: ${name}`).to.be.a('number').and.satisfy(Number.isFinite);
+        }
+      }
+      // The process under test did the work: its own CPU per item is above zero.
+      const underTest = c.ours.cpuUsPerItem?.api ?? c.ours.cpuUsPerItem?.temporal;
+      expect(underTest, `${c.scenario}: the process under test`).to.be.above(0);
+    }
+  });
+
   it("reports each process's peak memory: API (single and cluster), bare, Temporal, bench client", () => {
     const names = report.memory.map((m) => m.process).join('\n');
     for (const name of ['api process (1 process)', 'api cluster worker', 'bare process', 'Temporal dev server']) {

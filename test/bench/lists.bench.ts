@@ -7,6 +7,7 @@ import { compare, check, figure } from './report';
 import { listTenant, type ListKind } from './seed-lists';
 import { interleaved, load, type BenchTenant } from './support';
 import type { BenchContext } from './context';
+import { sharedProcesses } from './cpu';
 
 interface ListRoute {
   scenario: string;
@@ -61,9 +62,14 @@ async function benchList(
       url: `${api.baseUrl}${route.path}`,
       headers: { authorization: tenant.authorization },
       duration: seconds,
+      cpu: { api: () => [api.pid], ...sharedProcesses() },
     });
   const bareList = (how: 'node' | 'pg', label: string) => (seconds: number) =>
-    load(label, { url: `${bare.baseUrl}/${route.bare}/${how}?org=${large.organizationId}`, duration: seconds });
+    load(label, {
+      url: `${bare.baseUrl}/${route.bare}/${how}?org=${large.organizationId}`,
+      duration: seconds,
+      cpu: { bare: () => [bare.pid], ...sharedProcesses() },
+    });
 
   console.log(`\n${route.scenario}`);
   await ours(large, 'warm-up')(ctx.warmUp);

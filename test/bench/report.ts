@@ -15,6 +15,8 @@ export interface Figure {
   p99Ms: number;
   non2xx?: number;
   errors?: number;
+  /** µs of CPU (user + system) per request or delivery, by process (cpu.ts). */
+  cpuUsPerItem?: Record<string, number>;
 }
 
 export interface Comparison {
@@ -60,8 +62,16 @@ export interface BenchReport {
 }
 
 export function figure(result: LoadResult): Figure {
-  const { name, requestsPerSecond, p50, p99, non2xx, errors } = result;
-  return { label: name, perSecond: requestsPerSecond, p50Ms: p50, p99Ms: p99, non2xx, errors };
+  const { name, requestsPerSecond, p50, p99, non2xx, errors, cpuUsPerRequest } = result;
+  return {
+    label: name,
+    perSecond: requestsPerSecond,
+    p50Ms: p50,
+    p99Ms: p99,
+    non2xx,
+    errors,
+    cpuUsPerItem: cpuUsPerRequest,
+  };
 }
 
 export function newReport(options: { quick: boolean; secondsPerLoad: number; connections: number }): BenchReport {
@@ -107,6 +117,25 @@ export function recordMemory(report: BenchReport, processName: string, pid: numb
   report.memory.push({ process: processName, pid, peakMiB });
 }
 
+/** Each figure's CPU per request or delivery by process, once per figure (a figure may be in several comparisons). */
+function printCpu(report: BenchReport): void {
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const c of report.comparisons) {
+    for (const side of [c.ours, c.ceiling]) {
+      const key = `${c.scenario}|${side.label}`;
+      if (!side.cpuUsPerItem || seen.has(key)) continue;
+      seen.add(key);
+      const shares = Object.entries(side.cpuUsPerItem).map(([name, us]) => `${name} ${us.toFixed(0)}`);
+      lines.push(`| ${c.scenario} | ${side.label} | ${shares.join(' · ')} |`);
+    }
+  }
+  if (lines.length === 0) return;
+  console.log('\nCPU per request or delivery (µs of user + system time, by process):\n');
+  console.log('| scenario | figure | µs per item |\n|---|---|---|');
+  for (const line of lines) console.log(line);
+}
+
 /** The summary table (also what docs/performance.md holds) and the JSON files; returns the JSON path. */
 export function finish(report: BenchReport, root: string): string {
   report.finishedAt = new Date().toISOString();
@@ -124,6 +153,7 @@ export function finish(report: BenchReport, root: string): string {
     const bound = c.bound.atMost !== undefined ? `≤ ${c.bound.atMost}` : `≥ ${c.bound.atLeast}`;
     console.log(`| ${c.scenario} | ${c.name}: ${c.value.toFixed(2)} ${c.unit} | | | ${bound} ${c.verdict} | |`);
   }
+  printCpu(report);
   console.log('\npeak memory (VmHWM):');
   for (const m of report.memory)
     console.log(`  ${m.process.padEnd(44)} pid ${String(m.pid).padEnd(8)} ${m.peakMiB} MiB`);

@@ -11,6 +11,7 @@ import { mintApiKey } from '../../core/access/api-keys';
 import type { Db } from '../../core/platform/db';
 import { createOrganization } from '../../core/access/organizations';
 import { SCOPES } from '../../core/access/scopes';
+import { cpuPerItem, type ProcessSet } from './cpu';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -29,6 +30,8 @@ export interface LoadResult {
   p99: number;
   non2xx: number;
   errors: number;
+  /** µs of CPU per request, by process (cpu.ts), when the load was given processes to account for. */
+  cpuUsPerRequest?: Record<string, number>;
 }
 
 export async function freePort(): Promise<number> {
@@ -106,17 +109,21 @@ export async function load(
     connections?: number;
     duration?: number;
     requests?: autocannon.Request[];
+    /** Processes whose CPU per request to report (cpu.ts). */
+    cpu?: ProcessSet;
   },
 ): Promise<LoadResult> {
-  const result = await autocannon({
-    url: options.url,
-    method: options.method ?? 'GET',
-    headers: options.headers,
-    body: options.body,
-    connections: options.connections ?? 20,
-    duration: options.duration ?? 10,
-    requests: options.requests,
-  });
+  const run = () =>
+    autocannon({
+      url: options.url,
+      method: options.method ?? 'GET',
+      headers: options.headers,
+      body: options.body,
+      connections: options.connections ?? 20,
+      duration: options.duration ?? 10,
+      requests: options.requests,
+    });
+  const { result, perItemUs } = await cpuPerItem(options.cpu ?? {}, run, (r) => r.requests.total);
   return {
     name,
     requestsPerSecond: result.requests.average,
@@ -124,6 +131,7 @@ export async function load(
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    ...(options.cpu && { cpuUsPerRequest: perItemUs }),
   };
 }
 
@@ -145,7 +153,7 @@ export async function interleaved<Name extends string>(
   return Object.fromEntries(names.map((name) => [name, combine(results.get(name)!)])) as Record<Name, LoadResult>;
 }
 
-/** One figure from a load's slices: the mean rate and p50, the worst p99. */
+/** One figure from a load's slices: the mean rate, p50 and CPU per request, the worst p99. */
 function combine(slices: LoadResult[]): LoadResult {
   const mean = (f: (r: LoadResult) => number) => slices.reduce((sum, r) => sum + f(r), 0) / slices.length;
   return {
@@ -155,6 +163,11 @@ function combine(slices: LoadResult[]): LoadResult {
     p99: Math.max(...slices.map((r) => r.p99)),
     non2xx: slices.reduce((sum, r) => sum + r.non2xx, 0),
     errors: slices.reduce((sum, r) => sum + r.errors, 0),
+    ...(slices[0]!.cpuUsPerRequest && {
+      cpuUsPerRequest: Object.fromEntries(
+        Object.keys(slices[0]!.cpuUsPerRequest).map((name) => [name, mean((r) => r.cpuUsPerRequest?.[name] ?? 0)]),
+      ),
+    }),
   };
 }
 

@@ -28,6 +28,9 @@ import { configureReceiver, localWebhookConfig, localWebhookEnv } from '../suppo
 import { createGate } from '../support/wait';
 import { WEBHOOKS_ACTIVITY_SLOTS, WEBHOOKS_WORKFLOW_TASK_SLOTS } from '../../core/webhooks/receiver-slots';
 import { check, compare, recordMemory, type BenchReport } from './report';
+import { cpuPerItem, pidsNamed, type ProcessSet } from './cpu';
+
+type CpuMeasured = Awaited<ReturnType<typeof cpuPerItem<number>>>;
 import { COMPILED_API, buildCompiled, childPids, peakMemoryMiB, startApiProcess, type ApiProcess } from './support';
 
 export interface WebhooksBenchResult {
@@ -43,6 +46,9 @@ export interface WebhooksBenchResult {
   tarpitUndelivered: number;
   floorWorkflowsPerSecond: number;
   ratio: number;
+  /** µs of CPU per delivery (ours) and per workflow (the floor), by process (cpu.ts). */
+  cpuUsPerDelivery: Record<string, number>;
+  cpuUsPerFloorWorkflow: Record<string, number>;
 }
 
 const CONCURRENCY = 32;
@@ -233,14 +239,34 @@ export async function benchWebhooks(
     // Ours and the floor in interleaved slices, as support.ts's `interleaved` does for HTTP loads: the dev server's
     // speed drifts within a run, and back to back the ratio moved by ±0.1 with it. The floor runs while the pipeline
     // is idle, and before the tarpit, whose 1,000 retrying workflows would load the same server.
-    const slices = { ours: [] as number[], floor: [] as number[] };
+    const processes: ProcessSet = {
+      temporal: () => childPids('start-dev'),
+      'bench process (relay, worker, receiver)': () => [process.pid],
+      api: () => [rig.api.pid],
+      postgres: () => pidsNamed('postgres'),
+    };
+    const slices = { ours: [] as CpuMeasured[], floor: [] as CpuMeasured[] };
     for (let i = 0; i < SLICES; i++) {
-      slices.ours.push(await sustained(rig, events));
-      slices.floor.push(await noopWorkflowFloor(rig.temporal, events, CONCURRENCY));
+      slices.ours.push(
+        await cpuPerItem(
+          processes,
+          () => sustained(rig, events),
+          () => events,
+        ),
+      );
+      slices.floor.push(
+        await cpuPerItem(
+          processes,
+          () => noopWorkflowFloor(rig.temporal, events, CONCURRENCY),
+          () => events,
+        ),
+      );
     }
-    const mean = (rates: number[]) => rates.reduce((sum, rate) => sum + rate, 0) / rates.length;
-    const deliveriesPerSecond = mean(slices.ours);
-    const floorWorkflowsPerSecond = mean(slices.floor);
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    const meanCpu = (measured: CpuMeasured[]) =>
+      Object.fromEntries(Object.keys(processes).map((name) => [name, mean(measured.map((m) => m.perItemUs[name]!))]));
+    const deliveriesPerSecond = mean(slices.ours.map((m) => m.result));
+    const floorWorkflowsPerSecond = mean(slices.floor.map((m) => m.result));
     const pacedRate = deliveriesPerSecond / 2;
     const { ms } = await paced(rig, pacedRate, pacedSeconds);
     const behindTarpit = await pacedBehindTarpit(rig, tarpitEvents, pacedRate, pacedSeconds);
@@ -257,6 +283,8 @@ export async function benchWebhooks(
       tarpitUndelivered: behindTarpit.missing,
       floorWorkflowsPerSecond,
       ratio: deliveriesPerSecond / floorWorkflowsPerSecond,
+      cpuUsPerDelivery: meanCpu(slices.ours),
+      cpuUsPerFloorWorkflow: meanCpu(slices.floor),
     };
     printResult(result);
     if (options.report) toReport(options.report, result, rig);
@@ -276,12 +304,14 @@ function toReport(report: BenchReport, r: WebhooksBenchResult, rig: RunningRig):
       perSecond: r.deliveriesPerSecond,
       p50Ms: r.p50Ms,
       p99Ms: r.p99Ms,
+      cpuUsPerItem: r.cpuUsPerDelivery,
     },
     {
       label: 'no-op workflow running one no-op activity (floor)',
       perSecond: r.floorWorkflowsPerSecond,
       p50Ms: NaN,
       p99Ms: NaN,
+      cpuUsPerItem: r.cpuUsPerFloorWorkflow,
     },
     0.9,
   );
@@ -310,6 +340,12 @@ function printResult(r: WebhooksBenchResult): void {
   );
   console.log(`  floor:      ${f(r.floorWorkflowsPerSecond)} no-op workflows (one no-op activity)/s`);
   console.log(`  ratio:      ${r.ratio.toFixed(2)} of the floor (target ≥ 0.9; p99 target < 500 ms)`);
+  const cpu = (perItem: Record<string, number>) =>
+    Object.entries(perItem)
+      .map(([name, us]) => `${name} ${(us / 1000).toFixed(1)}`)
+      .join(' · ');
+  console.log(`  CPU ms per delivery: ${cpu(r.cpuUsPerDelivery)}`);
+  console.log(`  CPU ms per floor workflow: ${cpu(r.cpuUsPerFloorWorkflow)}`);
 }
 
 if (require.main === module) {
