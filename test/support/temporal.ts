@@ -57,19 +57,39 @@ function quietSdkLogs(): void {
   }
 }
 
+/** Start attempts before a server that does not answer in time fails the test. */
+const STARTUP_ATTEMPTS = 3;
+
+/**
+ * The SDK gives a server it starts 5 seconds to answer (a constant in its core), and a busy 2-core machine with a cold
+ * page cache sometimes needs more: such a start is retried (on a new port) instead of failing a test over it.
+ */
+async function withStartupRetries(start: () => Promise<TestWorkflowEnvironment>): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      const timedOut = /did not start within/.test(String((err as Error)?.message ?? err));
+      if (!timedOut || attempt >= STARTUP_ATTEMPTS) throw err;
+    }
+  }
+}
+
 /** A dev server with one namespace per mode and our search attributes registered in each. */
 export async function startDevServer(): Promise<TestWorkflowEnvironment> {
   quietSdkLogs();
   const [namespace, ...others] = DEV_SERVER_NAMESPACES;
-  return TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: temporalCliPath() },
-      namespace,
-      searchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS),
-      log: { format: 'json', level: 'error' },
-      extraArgs: [...others.flatMap((other) => ['--namespace', other]), ...fairnessDevServerArgs()],
-    },
-  });
+  return withStartupRetries(() =>
+    TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'existing-path', path: temporalCliPath() },
+        namespace,
+        searchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS),
+        log: { format: 'json', level: 'error' },
+        extraArgs: [...others.flatMap((other) => ['--namespace', other]), ...fairnessDevServerArgs()],
+      },
+    }),
+  );
 }
 
 /**
@@ -83,14 +103,16 @@ const createWithConnectionOptions = (
 /** The time-skipping test server (namespace `default`), with our search attributes added: it only has Custom*. */
 export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
   quietSdkLogs();
-  const env = await createWithConnectionOptions({
-    server: { type: 'time-skipping', executable: { type: 'existing-path', path: testServerPath() } },
-    supportsTimeSkipping: true,
-    // The test server (Java gRPC) allows a client ping every 5 minutes; the client's default of one every 30 s earns
-    // a GOAWAY ("too many pings") once an environment has lived a minute or two, and a call cut off by it could
-    // leave time skipping locked and the test waiting for a timer that never fires.
-    connectionOptions: { channelArgs: { 'grpc.keepalive_time_ms': 6 * 60_000 } },
-  });
+  const env = await withStartupRetries(() =>
+    createWithConnectionOptions({
+      server: { type: 'time-skipping', executable: { type: 'existing-path', path: testServerPath() } },
+      supportsTimeSkipping: true,
+      // The test server (Java gRPC) allows a client ping every 5 minutes; the client's default of one every 30 s earns
+      // a GOAWAY ("too many pings") once an environment has lived a minute or two, and a call cut off by it could
+      // leave time skipping locked and the test waiting for a timer that never fires.
+      connectionOptions: { channelArgs: { 'grpc.keepalive_time_ms': 6 * 60_000 } },
+    }),
+  );
   try {
     const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
     await env.connection.operatorService.addSearchAttributes({
