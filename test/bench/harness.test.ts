@@ -91,7 +91,8 @@ describe('bench harness (quick mode)', function () {
 
   it("reports each process's peak memory: API (single and cluster), bare, Temporal, bench client", () => {
     const names = report.memory.map((m) => m.process).join('\n');
-    for (const name of ['api process (1 process)', 'api cluster worker', 'bare process', 'Temporal dev server']) {
+    const processes = ['api process (1 process)', 'api cluster worker', 'bare process', 'Temporal dev server'];
+    for (const name of [...processes, 'webhooks worker process']) {
       expect(names).to.contain(name);
     }
     expect(names).to.match(/bench process/);

@@ -1,6 +1,6 @@
 /**
  * Webhooks benchmark (issue 5): events raised through the API (POST /v1/webhooks/test) to deliveries acknowledged by a
- * local receiver, through the real relay, Temporal dev server, worker and signed HTTP. Prints sustained deliveries/s,
+ * local receiver, through the real relay, Temporal dev server, worker process and signed HTTP. Prints deliveries/s,
  * p50/p99 commit→receipt at half that rate, the same again while 1,000 deliveries of another tenant are queued
  * behind one tarpit receiver (accepts, never answers), and the same server's throughput for a no-op workflow running
  * one no-op activity (the engine's floor), as a ratio. Targets (issue 13): ≥ 0.9× the floor, p99 < 500 ms at half
@@ -8,25 +8,19 @@
  * if anything overstated. Standalone: `npx tsx test/bench/webhooks.bench.ts`.
  *   WEBHOOK_BENCH_EVENTS=1000 WEBHOOK_BENCH_PACED_SECONDS=10 WEBHOOK_BENCH_TARPIT_EVENTS=1000
  */
-import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import { createWebhookDeliveryActivities } from '../../activities/webhook-delivery';
-import { createSecretBox } from '../../core/platform/secret-box';
 import { createDb, type Db } from '../../core/platform/db';
-import { createLogger } from '../../core/platform/logger';
-import { startOutboxRelay } from '../../core/events/relay';
-import { createWebhookDeliveryConsumer } from '../../core/webhooks/delivery-consumer';
-import { workerPool } from '../../core/temporal/worker-process';
 import { testEnv } from '../support/env';
 import { closeSharedResources } from '../support/resources';
+import { killGroup } from '../support/processes';
+import { startWebhooksWorker, type ServiceProcess } from '../support/service-processes';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { inParallel, noopWorkflowFloor } from './workflow-floor';
-import { bundleWorkflows, startDevServer, uniqueTaskQueue } from '../support/temporal';
+import { startDevServer } from '../support/temporal';
 import { createTestTenant, type TestTenant } from '../support/tenants';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { configureReceiver, localWebhookConfig, localWebhookEnv } from '../support/webhooks';
 import { createGate } from '../support/wait';
-import { WEBHOOKS_ACTIVITY_SLOTS, WEBHOOKS_WORKFLOW_TASK_SLOTS } from '../../core/webhooks/receiver-slots';
 import { check, compare, recordMemory, type BenchReport } from './report';
 import { cpuPerItem, pidsNamed, type ProcessSet } from './cpu';
 
@@ -46,12 +40,16 @@ export interface WebhooksBenchResult {
   tarpitUndelivered: number;
   floorWorkflowsPerSecond: number;
   ratio: number;
+  /** Peak memory (VmHWM) of the webhooks worker process. */
+  workerPeakMiB: number;
   /** µs of CPU per delivery (ours) and per workflow (the floor), by process (cpu.ts). */
   cpuUsPerDelivery: Record<string, number>;
   cpuUsPerFloorWorkflow: Record<string, number>;
 }
 
 const CONCURRENCY = 32;
+/** How long the worker may drain its attempts when the rig stops (its own grace is 15 s), before it is killed. */
+const WORKER_STOP_MS = 40_000;
 /**
  * Slices of the sustained load and of the floor, taken in turn, each of `events`: a smaller slice would weigh the
  * pipeline's depth (API, relay, start, task, attempt: a fixed latency per slice) more than the floor's.
@@ -163,59 +161,54 @@ async function everyDeliveryStarted(rig: Rig, organizationId: string, count: num
 }
 
 interface RunningRig extends Rig {
+  /** The webhooks worker process: its relay and its Temporal worker. */
+  worker: ServiceProcess;
   temporal: TestWorkflowEnvironment;
   /** Stops relay and worker. */
   stopPipeline: () => Promise<void>;
   close: () => Promise<void>;
 }
 
-/** Dev server, API process, in-process relay and worker (as workers/webhooks.ts wires them), local receiver. */
+/**
+ * Dev server, the API and the webhooks worker (its relay and its Temporal worker) as their own compiled processes, as
+ * production runs them, and a local receiver in the bench process.
+ */
 async function startRig(): Promise<RunningRig> {
   const webhooks = localWebhookConfig();
   const temporal = await startDevServer();
-  const db = createDb(testEnv.databaseUrl, { pool: workerPool(WEBHOOKS_ACTIVITY_SLOTS) }); // as the worker sizes it
+  const db = createDb(testEnv.databaseUrl, { pool: { min: 0, max: 4 } }); // the bench's own reads
   const receiver = await startWebhookReceiver();
+  const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14';
   const api = await startApiProcess(
     {
       API_MODE: 'production',
       DATABASE_URL: testEnv.databaseUrl,
-      REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14',
+      REDIS_URL: redisUrl,
       LOG_LEVEL: 'warn',
       ...localWebhookEnv(webhooks),
     },
     [],
     COMPILED_API,
   );
-  const taskQueue = uniqueTaskQueue('bench-webhooks');
-  const worker = await Worker.create({
-    connection: temporal.nativeConnection,
-    namespace: temporal.namespace,
-    taskQueue,
-    maxConcurrentActivityTaskExecutions: WEBHOOKS_ACTIVITY_SLOTS, // as workers/webhooks.ts
-    maxConcurrentWorkflowTaskExecutions: WEBHOOKS_WORKFLOW_TASK_SLOTS,
-    workflowBundle: await bundleWorkflows(require.resolve('../../workflows/bundles/webhooks')),
-    activities: createWebhookDeliveryActivities({
-      db,
-      webhooks,
-      secretBox: createSecretBox(webhooks.secretKeys),
-    }),
-  });
-  const client = new Client({ connection: temporal.connection, namespace: temporal.namespace });
-  const logger = createLogger({ level: 'warn', name: 'bench-relay' });
-  const relay = startOutboxRelay({
-    mode: 'production',
-    db,
-    databaseUrl: testEnv.databaseUrl,
-    consumers: [createWebhookDeliveryConsumer({ mode: 'production', db, client, taskQueue })],
-    logger,
-  });
-  const running = worker.run();
+  const worker = await startWebhooksWorker(
+    {
+      TEMPORAL_ADDRESS: temporal.address,
+      WORKER_MODES: 'production',
+      PRODUCTION_DATABASE_URL: testEnv.databaseUrl,
+      PRODUCTION_TEMPORAL_NAMESPACE: temporal.namespace ?? 'default',
+      REDIS_URL: redisUrl,
+      METRICS_PORT: '0',
+      ...localWebhookEnv(webhooks),
+    },
+    'dist/workers/webhooks.js',
+  );
   const tenant = await createTestTenant({ hourlyLimit: 10_000_000, dailyLimit: 100_000_000 });
   await configureReceiver(webhooks, tenant.organization.id, receiver.url);
   const stopPipeline = async () => {
-    await relay.stop();
-    if (worker.getState() === 'RUNNING') worker.shutdown();
-    await running.catch(() => undefined);
+    worker.child.kill('SIGTERM'); // drains in-flight attempts, as on a deploy
+    const drained = await Promise.race([worker.exited.then(() => true), sleep(WORKER_STOP_MS).then(() => false)]);
+    if (!drained) killGroup(worker);
+    await worker.exited;
   };
   const close = async () => {
     await stopPipeline();
@@ -223,7 +216,7 @@ async function startRig(): Promise<RunningRig> {
     await db.destroy();
     await temporal.teardown();
   };
-  return { api, tenant, receiver, db, temporal, stopPipeline, close };
+  return { api, worker, tenant, receiver, db, temporal, stopPipeline, close };
 }
 
 /** Runs the three measurements on a fresh rig and prints them; the lead's `npm run bench` calls this. */
@@ -241,7 +234,8 @@ export async function benchWebhooks(
     // is idle, and before the tarpit, whose 1,000 retrying workflows would load the same server.
     const processes: ProcessSet = {
       temporal: () => childPids('start-dev'),
-      'bench process (relay, worker, receiver)': () => [process.pid],
+      'webhooks worker (relay, worker)': () => [rig.worker.child.pid!],
+      'bench process (receiver, load)': () => [process.pid],
       api: () => [rig.api.pid],
       postgres: () => pidsNamed('postgres'),
     };
@@ -270,6 +264,7 @@ export async function benchWebhooks(
     const pacedRate = deliveriesPerSecond / 2;
     const { ms } = await paced(rig, pacedRate, pacedSeconds);
     const behindTarpit = await pacedBehindTarpit(rig, tarpitEvents, pacedRate, pacedSeconds);
+    const workerPeakMiB = peakMemoryMiB(rig.worker.child.pid!); // before it exits
     await rig.stopPipeline();
     const result = {
       events,
@@ -283,6 +278,7 @@ export async function benchWebhooks(
       tarpitUndelivered: behindTarpit.missing,
       floorWorkflowsPerSecond,
       ratio: deliveriesPerSecond / floorWorkflowsPerSecond,
+      workerPeakMiB,
       cpuUsPerDelivery: meanCpu(slices.ours),
       cpuUsPerFloorWorkflow: meanCpu(slices.floor),
     };
@@ -326,7 +322,7 @@ function toReport(report: BenchReport, r: WebhooksBenchResult, rig: RunningRig):
   });
   recordMemory(report, 'api process (webhooks rig)', rig.api.pid, peakMemoryMiB(rig.api.pid));
   for (const pid of childPids('start-dev')) recordMemory(report, 'Temporal dev server', pid, peakMemoryMiB(pid));
-  // The relay and the webhooks worker run in the bench process: its peak (recorded last by run.ts) includes them.
+  recordMemory(report, 'webhooks worker process (relay, worker)', rig.worker.child.pid!, r.workerPeakMiB);
 }
 
 function printResult(r: WebhooksBenchResult): void {
