@@ -20,7 +20,7 @@ import type {
   INVALID_DELIVERY_INPUT,
   WebhookDeliveryActivities,
 } from '../activities/webhook-delivery';
-import { SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
+import { SEARCH_ATTRIBUTE_KEYS, pendingDeliverySearchAttributes } from '../core/temporal/names';
 
 /** Waits before retries 1 to 6 (ms). */
 export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000, 86_400_000] as const;
@@ -46,11 +46,7 @@ export interface WebhookDeliveryStatus {
 
 export const webhookDeliveryStatusQuery = defineQuery<WebhookDeliveryStatus>('status');
 
-const {
-  organizationId: ORGANIZATION_ID,
-  eventType: EVENT_TYPE,
-  deliveryStatus: DELIVERY_STATUS,
-} = SEARCH_ATTRIBUTE_KEYS;
+const { organizationId: ORGANIZATION_ID, deliveryStatus: DELIVERY_STATUS } = SEARCH_ATTRIBUTE_KEYS;
 
 /** The activity's error type for an input that can never succeed (the compiler checks it matches the activity's). */
 const INVALID_INPUT: typeof INVALID_DELIVERY_INPUT = 'InvalidDeliveryInput';
@@ -95,11 +91,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   // found by them. A run started without them (by a starter from before that, or by hand) sets them here. The branch
   // follows the start event, which replay reads the same way, so both kinds of history replay.
   if (workflowInfo().typedSearchAttributes.get(ORGANIZATION_ID) === undefined) {
-    upsertSearchAttributes([
-      { key: ORGANIZATION_ID, value: input.organizationId },
-      { key: EVENT_TYPE, value: input.eventType },
-      { key: DELIVERY_STATUS, value: 'Pending' },
-    ]);
+    upsertSearchAttributes(pendingDeliverySearchAttributes(input.organizationId, input.eventType));
   }
 
   for (let attempt = 1; attempt <= RETRY_DELAYS_MS.length + 1; attempt++) {

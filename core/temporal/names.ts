@@ -4,7 +4,7 @@
  * one of these literals appears anywhere else (test/unit/temporal-names.test.ts).
  * Workflow code imports this module, so it must stay deterministic: no Node built-ins, no I/O.
  */
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 import type { Mode } from '../platform/mode';
 
 /** One namespace per mode (DECISIONS.md §1): production and sandbox never share workflows. */
@@ -92,3 +92,15 @@ export const SEARCH_ATTRIBUTE_KEYS = {
 } as const;
 
 export const SEARCH_ATTRIBUTES = Object.values(SEARCH_ATTRIBUTE_KEYS).map((key) => key.name);
+
+/**
+ * The search attributes a webhook delivery run is found by while Pending: set by the delivery starter when it starts
+ * the run, or by the workflow's first task for a run started without them (workflows/webhook-delivery.ts).
+ */
+export function pendingDeliverySearchAttributes(organizationId: string, eventType: string): SearchAttributePair[] {
+  return [
+    { key: SEARCH_ATTRIBUTE_KEYS.organizationId, value: organizationId },
+    { key: SEARCH_ATTRIBUTE_KEYS.eventType, value: eventType },
+    { key: SEARCH_ATTRIBUTE_KEYS.deliveryStatus, value: 'Pending' },
+  ];
+}

@@ -196,7 +196,6 @@ export async function retryDelivery(trx: Trx, organizationId: string, id: string
   return toDeliveryView(updated);
 }
 
-/** For the delivery activity: the delivery with its event, whatever the organisation. */
 /** The event columns an attempt sends, read with the delivery in one round trip (prefixed so they cannot collide). */
 const EVENT_COLUMNS = {
   event_row_id: 'e.id',
@@ -212,6 +211,7 @@ type DeliveryWithEventRow = DeliveryRow & {
   event_row_created_at: Date;
 };
 
+/** For the delivery activity: the delivery with its event, whatever the organisation. */
 export async function loadDeliveryWithEvent(
   db: Db,
   deliveryId: string,
@@ -252,7 +252,6 @@ export interface AttemptRecord {
 /**
  * Records one attempt and the delivery's new status, atomically. Idempotent per attempt number: an activity retried
  * after a crash overwrites its own row. Only the current generation's run may move a Pending delivery.
- * Owns its transaction: the activity calls it with the pool.
  */
 export async function recordAttempt(db: Db, a: AttemptRecord): Promise<boolean> {
   // One statement, so one round trip and atomic without a transaction: the delivery moves only if this run still owns

@@ -4,20 +4,18 @@
  * generation always makes a new run, even while the previous run is still closing.
  */
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
-import type { SearchAttributePair } from '@temporalio/common';
 import type { Db } from '../platform/db';
-import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, WORKFLOW_TYPES, workflowIds } from '../temporal/names';
+import {
+  SEARCH_ATTRIBUTE_KEYS,
+  TASK_QUEUES,
+  WORKFLOW_TYPES,
+  pendingDeliverySearchAttributes,
+  workflowIds,
+} from '../temporal/names';
 import { tenantPriority } from '../temporal/fairness';
 import { markWorkflowsStarted, type DeliveryRef } from './dispatch';
 
 const START_CONCURRENCY = 100;
-
-const {
-  organizationId: ORGANIZATION_ID,
-  eventType: EVENT_TYPE,
-  deliveryStatus: DELIVERY_STATUS,
-  requestId: REQUEST_ID,
-} = SEARCH_ATTRIBUTE_KEYS;
 
 /**
  * How a delivery run starts: its id, its queue, its tenant's fairness key, and the search attributes an operator finds
@@ -27,11 +25,9 @@ const {
  */
 export function deliveryStartOptions(ref: DeliveryRef, taskQueue: string) {
   const { requestId, ...input } = ref;
-  const searchAttributes: SearchAttributePair[] = [
-    { key: ORGANIZATION_ID, value: ref.organizationId },
-    { key: EVENT_TYPE, value: ref.eventType },
-    { key: DELIVERY_STATUS, value: 'Pending' },
-    ...(requestId ? [{ key: REQUEST_ID, value: requestId }] : []),
+  const searchAttributes = [
+    ...pendingDeliverySearchAttributes(ref.organizationId, ref.eventType),
+    ...(requestId ? [{ key: SEARCH_ATTRIBUTE_KEYS.requestId, value: requestId }] : []),
   ];
   return {
     taskQueue,

@@ -158,20 +158,26 @@ export async function interleaved<Name extends string>(
  * that met a checkpoint would then decide the p99 check for whichever route it landed on.
  */
 function combine(slices: LoadResult[]): LoadResult {
-  const mean = (f: (r: LoadResult) => number) => slices.reduce((sum, r) => sum + f(r), 0) / slices.length;
+  const meanOf = (f: (r: LoadResult) => number) => mean(slices.map(f));
+  const cpu = slices.map((r) => r.cpuUsPerRequest).filter((c): c is Record<string, number> => c !== undefined);
   return {
     name: slices[0]!.name,
-    requestsPerSecond: mean((r) => r.requestsPerSecond),
-    p50: mean((r) => r.p50),
-    p99: mean((r) => r.p99),
+    requestsPerSecond: meanOf((r) => r.requestsPerSecond),
+    p50: meanOf((r) => r.p50),
+    p99: meanOf((r) => r.p99),
     non2xx: slices.reduce((sum, r) => sum + r.non2xx, 0),
     errors: slices.reduce((sum, r) => sum + r.errors, 0),
-    ...(slices[0]!.cpuUsPerRequest && {
-      cpuUsPerRequest: Object.fromEntries(
-        Object.keys(slices[0]!.cpuUsPerRequest).map((name) => [name, mean((r) => r.cpuUsPerRequest?.[name] ?? 0)]),
-      ),
-    }),
+    ...(cpu.length > 0 && { cpuUsPerRequest: meanByProcess(cpu) }),
   };
+}
+
+export function mean(values: number[]): number {
+  return values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+/** Per process, the mean of several measurements of CPU per item (one per slice). */
+export function meanByProcess(measured: Record<string, number>[]): Record<string, number> {
+  return Object.fromEntries(Object.keys(measured[0] ?? {}).map((name) => [name, mean(measured.map((m) => m[name]!))]));
 }
 
 /** Ids of this process's direct children whose command line contains `fragment` (e.g. the Temporal dev server). */

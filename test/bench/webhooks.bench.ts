@@ -23,9 +23,18 @@ import { configureReceiver, localWebhookConfig, localWebhookEnv } from '../suppo
 import { createGate } from '../support/wait';
 import { check, compare, recordMemory, type BenchReport } from './report';
 import { cpuPerItem, pidsNamed, type ProcessSet } from './cpu';
+import {
+  COMPILED_API,
+  buildCompiled,
+  childPids,
+  mean,
+  meanByProcess,
+  peakMemoryMiB,
+  startApiProcess,
+  type ApiProcess,
+} from './support';
 
 type CpuMeasured = Awaited<ReturnType<typeof cpuPerItem<number>>>;
-import { COMPILED_API, buildCompiled, childPids, peakMemoryMiB, startApiProcess, type ApiProcess } from './support';
 
 export interface WebhooksBenchResult {
   events: number;
@@ -256,9 +265,6 @@ export async function benchWebhooks(
         ),
       );
     }
-    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-    const meanCpu = (measured: CpuMeasured[]) =>
-      Object.fromEntries(Object.keys(processes).map((name) => [name, mean(measured.map((m) => m.perItemUs[name]!))]));
     const deliveriesPerSecond = mean(slices.ours.map((m) => m.result));
     const floorWorkflowsPerSecond = mean(slices.floor.map((m) => m.result));
     const pacedRate = deliveriesPerSecond / 2;
@@ -279,8 +285,8 @@ export async function benchWebhooks(
       floorWorkflowsPerSecond,
       ratio: deliveriesPerSecond / floorWorkflowsPerSecond,
       workerPeakMiB,
-      cpuUsPerDelivery: meanCpu(slices.ours),
-      cpuUsPerFloorWorkflow: meanCpu(slices.floor),
+      cpuUsPerDelivery: meanByProcess(slices.ours.map((m) => m.perItemUs)),
+      cpuUsPerFloorWorkflow: meanByProcess(slices.floor.map((m) => m.perItemUs)),
     };
     printResult(result);
     if (options.report) toReport(options.report, result, rig);
