@@ -9,7 +9,7 @@ import type { DebtStatus, PlanFrequency, PlanStatus } from './debt-status';
 import { isUuid } from '../platform/ids';
 import { normalizeAmount, toMoneyNumber } from './money';
 import { fetchJsonPage, type PageRequest } from '../platform/pagination';
-import type { JsonPage } from '../platform/json-page';
+import { equalTo, type JsonPage } from '../platform/json-page';
 import { debtJsonSql } from './debt-json';
 
 export interface DebtPlan {
@@ -180,16 +180,11 @@ export async function listDebts(
   organizationId: string,
   options: DebtFilters & { page: PageRequest },
 ): Promise<JsonPage> {
-  const query = db('debts').where({
-    organization_id: organizationId,
-    ...(options.status !== undefined && { status: options.status }),
-    ...(options.debtorId !== undefined && { debtor_id: options.debtorId }),
-  });
-  return fetchJsonPage(db, query, {
+  return fetchJsonPage(db, {
     list: 'debts',
     page: options.page,
-    createdAtColumn: 'debts.created_at',
-    idColumn: 'debts.id',
+    from: 'debts',
+    where: equalTo({ organization_id: organizationId, status: options.status, debtor_id: options.debtorId }),
     item: debtJsonSql('debts'),
   });
 }

@@ -10,7 +10,7 @@
  */
 import type { Db } from '../platform/db';
 import { errors } from '../platform/errors';
-import { fetchJsonRows, jsonObject, jsonTime, jsonValue, JsonPage } from '../platform/json-page';
+import { equalTo, fetchJsonRows, jsonObject, jsonTime, jsonValue, JsonPage } from '../platform/json-page';
 import type { PageRequest } from '../platform/pagination';
 import type { EventType } from './outbox';
 import type { CursorPosition } from './cursor';
@@ -58,11 +58,13 @@ export async function listEvents(
   page: PageRequest,
 ): Promise<JsonPage> {
   const after = page.cursor ? decodeEventCursor(page.cursor) : undefined;
-  const query = db('events')
-    .where({ organization_id: organizationId, ...(type && { type }) })
-    .whereRaw('txid < pg_snapshot_xmin(pg_current_snapshot())')
-    .whereRaw(after ? '(txid, seq) < (?::xid8, ?)' : 'true', after ? [after.txid, after.seq] : []);
-  const { dataJson, last } = await fetchJsonRows<CursorPosition>(db, query, {
+  const { dataJson, last } = await fetchJsonRows<CursorPosition>(db, {
+    from: 'events',
+    where: [
+      ...equalTo({ organization_id: organizationId, type }),
+      { sql: 'txid < pg_snapshot_xmin(pg_current_snapshot())', bindings: [] },
+      ...(after ? [{ sql: '(txid, seq) < (?::xid8, ?)', bindings: [after.txid, after.seq] }] : []),
+    ],
     item: EVENT_JSON,
     order: ['events.txid', 'events.seq'],
     positionColumns: ['txid', 'seq'],

@@ -7,7 +7,9 @@
  * `JSON.stringify({ data, nextCursor })` wrote before. test/integration/json-page.test.ts compares the two.
  */
 import type { Knex } from 'knex';
-import { statementName } from './prepared';
+import type { Db } from './db';
+import { queryNamed } from './prepared';
+import type { SqlPart } from './sql-part';
 
 /** A page whose items are already JSON text; the HTTP layer sends it as `{"data":[…],"nextCursor":…}`. */
 export class JsonPage {
@@ -54,46 +56,70 @@ export interface JsonPageRows<Position> {
   last: Position | undefined;
 }
 
+/** One page of a list, newest first, as SQL text: the code's own table and column names, the values bound. */
+export interface JsonListQuery {
+  /** The table listed; `where`, `item` and `order` name its columns. */
+  from: string;
+  /** Conditions, all of which hold: each a SQL text with a `?` for each of its bindings, in order. */
+  where: SqlPart[];
+  /** The item's JSON text as a SQL expression (the builders above). */
+  item: string;
+  /** The two columns of the keyset, newest first by both. */
+  order: [string, string];
+  /** The names under which the page's last position comes back. */
+  positionColumns: [string, string];
+  limit: number;
+}
+
+/** `column = ?` for each filter that has a value; the columns are the code's own names, never the client's. */
+export function equalTo(filters: Record<string, Knex.RawBinding | undefined>): SqlPart[] {
+  return Object.entries(filters)
+    .filter(([, value]) => value !== undefined)
+    .map(([column, value]) => ({ sql: `${sqlName(column)} = ?`, bindings: [value as Knex.RawBinding] }));
+}
+
 /**
- * Orders `query` (already filtered and past the cursor) newest first by `order`, takes `limit` + 1 rows to know
- * whether another page exists, and aggregates the first `limit` rows' `item` JSON into one array in the same
- * statement. `order` names the two columns of the keyset as `query` selects them.
+ * Reads the page `query` describes: orders the rows newest first by `order`, takes `limit` + 1 of them to know whether
+ * another page exists, and aggregates the first `limit` rows' `item` JSON into one array, in one named statement.
+ * The statement is written as text here, not composed with knex: compiling nested builders and then knex's pass over
+ * the long text for placeholders were most of what the route spent in Node besides the response.
  */
 export async function fetchJsonRows<Position extends object>(
-  db: Knex,
-  query: Knex.QueryBuilder,
-  options: { item: string; order: [string, string]; positionColumns: [string, string]; limit: number },
+  db: Db,
+  query: JsonListQuery,
 ): Promise<JsonPageRows<Position>> {
-  const { item, order, positionColumns, limit } = options;
-  const [first, second] = positionColumns;
-  const page = query
-    .select(db.raw(`${item} as item`), db.raw(`${order[0]} as ??`, [first]), db.raw(`${order[1]} as ??`, [second]))
-    .orderBy([
-      { column: order[0], order: 'desc' },
-      { column: order[1], order: 'desc' },
-    ])
-    .limit(limit + 1);
-  // The wrapping is written as text around the compiled page query: compiling it as nested knex builders cost more
-  // CPU than anything else the route does in Node, and twice (once to name the statement, once to run it).
-  const inner = page.toSQL();
-  for (const column of positionColumns) if (!/^[a-z_]+$/.test(column)) throw new Error(`not a column: ${column}`);
-  const sql = `select '[' || coalesce(string_agg(item, ',' order by n) filter (where n <= ?), '') || ']' as data_json,
-      (array_agg("${first}") filter (where n = ?))[1] as "${first}",
-      (array_agg("${second}") filter (where n = ?))[1] as "${second}",
-      count(*) > ? as has_more
-    from (select *, row_number() over (order by "${first}" desc, "${second}" desc) as n from (${inner.sql}) as page)
-      as numbered`;
-  const { rows } = await db
-    .raw<{ rows: (Record<string, unknown> & { data_json: string; has_more: boolean })[] }>(sql, [
-      limit,
-      limit,
-      limit,
-      limit,
-      ...inner.bindings,
-    ])
-    .options({ name: statementName(sql) });
-  const row = rows[0];
+  const { item, order, limit } = query;
+  const [first, second] = query.positionColumns.map(sqlName) as [string, string];
+  const values: unknown[] = [limit];
+  const conditions = query.where.map((part) => {
+    const pieces = part.sql.split('?');
+    if (pieces.length !== part.bindings.length + 1) throw new Error(`bindings do not match: ${part.sql}`);
+    return pieces.reduce((text, piece, i) => `${text}$${values.push(part.bindings[i - 1])}${piece}`);
+  });
+  values.push(limit + 1);
+  const text = `select '[' || coalesce(string_agg(item, ',' order by n) filter (where n <= $1), '') || ']' as data_json,
+      (array_agg(${first}) filter (where n = $1))[1] as ${first},
+      (array_agg(${second}) filter (where n = $1))[1] as ${second},
+      count(*) > $1 as has_more
+    from (select *, row_number() over (order by ${first} desc, ${second} desc) as n
+      from (select ${item} as item, ${order[0]} as ${first}, ${order[1]} as ${second}
+        from ${sqlName(query.from)}
+        where ${conditions.length ? conditions.join(' and ') : 'true'}
+        order by ${order[0]} desc, ${order[1]} desc
+        limit $${values.length}) as page) as numbered`;
+  const [row] = await queryNamed<Record<string, unknown> & { data_json: string; has_more: boolean }>(db, text, values);
   if (!row) throw new Error('an aggregate returned no row');
-  const last = row.has_more ? ({ [first]: row[first], [second]: row[second] } as Position) : undefined;
+  const last = row.has_more
+    ? ({
+        [query.positionColumns[0]]: row[query.positionColumns[0]],
+        [query.positionColumns[1]]: row[query.positionColumns[1]],
+      } as Position)
+    : undefined;
   return { dataJson: row.data_json, last };
+}
+
+/** A name of the code's own (a table or column), quoted; anything else is a bug, refused before it reaches SQL. */
+function sqlName(name: string): string {
+  if (!/^[a-z_]+$/.test(name)) throw new Error(`not a plain SQL name: ${name}`);
+  return `"${name}"`;
 }

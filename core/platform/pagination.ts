@@ -5,7 +5,9 @@
 import type { Knex } from 'knex';
 import { errors } from './errors';
 import { isUuid } from './ids';
+import type { Db } from './db';
 import { fetchJsonRows, JsonPage } from './json-page';
+import type { SqlPart } from './sql-part';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -107,26 +109,29 @@ export async function fetchPage<Row, Item>(
 export interface JsonPageOptions {
   list: string;
   page: PageRequest;
-  createdAtColumn: string;
-  idColumn: string;
+  /** The table listed, and the conditions its rows meet (the tenant's first). */
+  from: string;
+  where: SqlPart[];
   /** The item's JSON text as a SQL expression (core/platform/json-page.ts builds them). */
   item: string;
   isValidId?: (id: string) => boolean;
 }
 
 /**
- * `fetchPage` with the page's JSON written by PostgreSQL: the same keyset, order and cursors, one statement, and the
- * items never parsed in Node.
+ * `fetchPage` with the page's JSON written by PostgreSQL: the same keyset (`created_at`, `id`), order and cursors,
+ * one statement, and the items never parsed in Node.
  */
-export async function fetchJsonPage(db: Knex, query: Knex.QueryBuilder, options: JsonPageOptions): Promise<JsonPage> {
-  const { list, page, createdAtColumn, idColumn } = options;
+export async function fetchJsonPage(db: Db, options: JsonPageOptions): Promise<JsonPage> {
+  const { list, page, from } = options;
   const after = page.cursor ? decodeCursor(list, page.cursor, options.isValidId) : undefined;
-  const afterCursor = after
-    ? query.whereRaw(`(??, ??) < (?, ?)`, [createdAtColumn, idColumn, after.createdAt, after.id])
-    : query;
-  const { dataJson, last } = await fetchJsonRows<{ created_at: Date; id: string }>(db, afterCursor, {
+  const { dataJson, last } = await fetchJsonRows<{ created_at: Date; id: string }>(db, {
+    from,
+    where: [
+      ...options.where,
+      ...(after ? [{ sql: `(${from}.created_at, ${from}.id) < (?, ?)`, bindings: [after.createdAt, after.id] }] : []),
+    ],
     item: options.item,
-    order: [createdAtColumn, idColumn],
+    order: [`${from}.created_at`, `${from}.id`],
     positionColumns: ['created_at', 'id'],
     limit: page.limit,
   });

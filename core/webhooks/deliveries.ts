@@ -7,7 +7,7 @@ import type { Db, Trx } from '../platform/db';
 import { ApiError, errors } from '../platform/errors';
 import { isUuid } from '../platform/ids';
 import { fetchJsonPage, type PageRequest } from '../platform/pagination';
-import { jsonObject, jsonTime, jsonValue, type JsonPage } from '../platform/json-page';
+import { equalTo, jsonObject, jsonTime, jsonValue, type JsonPage } from '../platform/json-page';
 import { prepared } from '../platform/prepared';
 import type { SealedSecret } from '../platform/secret-box';
 import type { EventRow } from '../events/outbox';
@@ -147,16 +147,11 @@ export async function listDeliveries(
   filter: DeliveryFilter,
   page: PageRequest,
 ): Promise<JsonPage> {
-  const query = db('webhook_deliveries').where({
-    organization_id: organizationId,
-    ...(filter.status && { status: filter.status }),
-    ...(filter.eventType && { event_type: filter.eventType }),
-  });
-  return fetchJsonPage(db, query, {
+  return fetchJsonPage(db, {
     list: 'webhook-deliveries',
     page,
-    createdAtColumn: 'webhook_deliveries.created_at',
-    idColumn: 'webhook_deliveries.id',
+    from: 'webhook_deliveries',
+    where: equalTo({ organization_id: organizationId, status: filter.status, event_type: filter.eventType }),
     item: DELIVERY_JSON,
   });
 }

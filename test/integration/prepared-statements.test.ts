@@ -42,20 +42,41 @@ describe('prepared statements', () => {
     expect(rows[0]!.plan_cache_mode).to.equal('force_generic_plan');
   });
 
-  it('reads a list page through a prepared statement', async () => {
+  it('reads a list page through a prepared statement, on a connection of the pool', async () => {
     const tenant = await createTestTenant();
     const eventId = await raiseEvent(tenant.organization.id);
-    // A pool of its own: a connection of the shared pool may have prepared the page's statement in another test.
+    // A pool of one connection of its own: a connection of the shared pool may have prepared the page's statement in
+    // another test, and with one connection the list and the check below share it.
     const db = createDb(testEnv.databaseUrl, { pool: { min: 1, max: 1 } });
+    const preparedOnPool = async () =>
+      (await db.raw<{ rows: { name: string }[] }>('select name from pg_prepared_statements')).rows.map((r) => r.name);
     try {
-      await db.transaction(async (trx) => {
-        expect(await preparedOn(trx)).to.deep.equal([]);
-        const page = await listEvents(trx, tenant.organization.id, undefined, { limit: 10 });
-        expect(page.toText()).to.include(eventId);
-        expect(await preparedOn(trx)).to.have.length(1);
-      });
+      expect(await preparedOnPool()).to.deep.equal([]);
+      const page = await listEvents(db, tenant.organization.id, undefined, { limit: 10 });
+      expect(page.toText()).to.include(eventId);
+      const names = await preparedOnPool();
+      expect(names).to.have.length(1);
+      await listEvents(db, tenant.organization.id, 'debt.created', { limit: 10 });
+      await listEvents(db, tenant.organization.id, undefined, { limit: 5 });
+      // Another filter is another text; another limit is the same statement with another value.
+      expect(await preparedOnPool())
+        .to.have.length(2)
+        .and.include(names[0]);
     } finally {
       await db.destroy();
     }
+  });
+
+  it('refuses to read a page inside a transaction (it would read on another connection)', async () => {
+    const tenant = await createTestTenant();
+    await testDb().transaction(async (trx) => {
+      const refused = await listEvents(trx, tenant.organization.id, undefined, { limit: 10 }).catch(
+        (err: Error) => err,
+      );
+      expect(refused)
+        .to.be.instanceOf(Error)
+        .with.property('message')
+        .that.matches(/not in a transaction/);
+    });
   });
 });
