@@ -193,7 +193,6 @@ async function startRig(): Promise<RunningRig> {
       API_MODE: 'production',
       DATABASE_URL: testEnv.databaseUrl,
       REDIS_URL: redisUrl,
-      LOG_LEVEL: 'warn',
       ...localWebhookEnv(webhooks),
     },
     [],
