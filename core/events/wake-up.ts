@@ -8,7 +8,7 @@
  * flow) an error within minutes, so the listener reconnects instead of waiting forever on a socket that is gone.
  */
 import pg from 'pg';
-import { poolOf, type Db, type Trx } from '../platform/db';
+import { isPoolOpen, poolOf, type Db, type Trx } from '../platform/db';
 import type { Logger } from '../platform/logger';
 
 export const OUTBOX_CHANNEL = 'webhook_outbox';
@@ -58,6 +58,9 @@ function scheduleWake(pool: Db): void {
   setTimeout(() => {
     wake.due = false;
     wake.lastAt = Date.now();
+    // A pool destroyed since the commit (its process shutting down) has no connection to notify from, and knex would
+    // print its refusal as a connection error; the relays' poll finds the event anyway.
+    if (!isPoolOpen(pool)) return;
     wakeRelays(pool).catch(() => undefined);
   }, delay).unref();
 }

@@ -53,6 +53,12 @@ export function poolOf(trx: Trx): Db | undefined {
   return poolByConfig.get((trx.client as Knex.Client).config);
 }
 
+/** False once the pool is being destroyed (its process shutting down): it hands out no more connections. */
+export function isPoolOpen(db: Db): boolean {
+  const pool = (db.client as { pool?: { destroyed?: boolean } }).pool;
+  return pool !== undefined && pool.destroyed !== true;
+}
+
 /** A cheap liveness probe used by /healthz. */
 export async function pingDb(db: Db): Promise<void> {
   await db.raw('select 1');

@@ -1,7 +1,9 @@
 import net from 'node:net';
 import { expect } from 'chai';
+import type { Knex } from 'knex';
 import pino from 'pino';
-import { listenForWakeUps, wakeRelays, type WakeUpListener } from '../../core/events/wake-up';
+import { listenForWakeUps, wakeRelays, wakeRelaysOnCommit, type WakeUpListener } from '../../core/events/wake-up';
+import { createDb, isPoolOpen } from '../../core/platform/db';
 import { testEnv } from '../support/env';
 import { testDb } from '../support/resources';
 import { waitFor } from '../support/wait';
@@ -48,5 +50,48 @@ describe('relay wake-up listener (LISTEN connection)', function () {
     const before = wakes;
     await wakeRelays(testDb());
     await waitFor(() => wakes > before, { what: 'a NOTIFY on the new connection' });
+  });
+});
+
+describe('relay wake-ups after commit', function () {
+  this.timeout(30_000);
+  let listener: WakeUpListener | undefined;
+  afterEach(async () => listener?.close());
+
+  it('asks no connection of a pool destroyed after the commit (knex would print a connection error)', async () => {
+    let wakes = 0;
+    listener = listenForWakeUps(
+      testEnv.databaseUrl,
+      () => wakes++,
+      pino({ level: 'silent' }),
+      () => false,
+    );
+    await waitFor(() => wakes >= 1, { what: 'the first wake after LISTEN' });
+    const closing = createDb(testEnv.databaseUrl, { pool: { min: 0, max: 1 } });
+    const client = closing.client as Knex.Client;
+    const acquire = client.acquireConnection.bind(client);
+    /** Whether the pool was open at each connection asked of it. */
+    const asked: boolean[] = [];
+    client.acquireConnection = () => {
+      asked.push(isPoolOpen(closing));
+      return acquire() as unknown;
+    };
+
+    await closing.transaction(async (trx) => {
+      await trx.raw('select 1');
+      wakeRelaysOnCommit(trx);
+    });
+    const destroyed = closing.destroy();
+    expect(isPoolOpen(closing)).to.equal(false);
+    // An open pool's wake, scheduled after the closing pool's: once it arrives, the other's timer has fired too.
+    const before = wakes;
+    await testDb().transaction(async (trx) => {
+      await trx.raw('select 1');
+      wakeRelaysOnCommit(trx);
+    });
+    await waitFor(() => wakes > before, { what: 'the open pool’s wake-up' });
+    await destroyed;
+    expect(asked).to.deep.equal([true]); // the transaction's own connection, and nothing once closing
+    expect(isPoolOpen(testDb())).to.equal(true);
   });
 });
