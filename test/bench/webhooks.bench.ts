@@ -143,7 +143,7 @@ async function pacedBehindTarpit(rig: Rig, count: number, rate: number, seconds:
   const released = createGate();
   tarpit.respondWith(() => released.opened.then(() => ({ status: 200 })));
   try {
-    const hanging = await createTestTenant({ hourlyLimit: 10_000_000, dailyLimit: 100_000_000 });
+    const hanging = await createTestTenant({ name: TARPIT_TENANT, hourlyLimit: 10_000_000, dailyLimit: 100_000_000 });
     await configureReceiver(localWebhookConfig(), hanging.organization.id, tarpit.url);
     await inParallel(count, CONCURRENCY, async () => void (await raisePing(rig, hanging)));
     await everyDeliveryStarted(rig, hanging.organization.id, count); // the queue is in front, as in steady state
@@ -169,6 +169,19 @@ async function everyDeliveryStarted(rig: Rig, organizationId: string, count: num
   }
 }
 
+const BENCH_TENANT = 'Bench webhooks';
+const TARPIT_TENANT = 'Bench webhooks tarpit';
+
+/**
+ * Deletes the bench's tenants, and with them their events and deliveries. Left behind, the tarpit's 1,000 deliveries
+ * (and any a run did not finish) stay Pending in the database while the dev server that ran them is gone, and the next
+ * run's webhooks worker reconciles them: it starts their workflows again, thousands of them ahead of that run's own
+ * (a run found 32,000 such deliveries and delivered 42 of its 1,000 within two minutes).
+ */
+async function removeBenchTenants(db: Db): Promise<void> {
+  await db('organizations').whereIn('name', [BENCH_TENANT, TARPIT_TENANT]).delete();
+}
+
 interface RunningRig extends Rig {
   /** The webhooks worker process: its relay and its Temporal worker. */
   worker: ServiceProcess;
@@ -184,8 +197,9 @@ interface RunningRig extends Rig {
  */
 async function startRig(): Promise<RunningRig> {
   const webhooks = localWebhookConfig();
-  const temporal = await startDevServer();
   const db = createDb(testEnv.databaseUrl, { pool: { min: 0, max: 4 } }); // the bench's own reads
+  await removeBenchTenants(db); // a run that crashed left them; removed before the worker's reconciler sees them
+  const temporal = await startDevServer();
   const receiver = await startWebhookReceiver();
   const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14';
   const api = await startApiProcess(
@@ -210,7 +224,7 @@ async function startRig(): Promise<RunningRig> {
     },
     'dist/workers/webhooks.js',
   );
-  const tenant = await createTestTenant({ hourlyLimit: 10_000_000, dailyLimit: 100_000_000 });
+  const tenant = await createTestTenant({ name: BENCH_TENANT, hourlyLimit: 10_000_000, dailyLimit: 100_000_000 });
   await configureReceiver(webhooks, tenant.organization.id, receiver.url);
   const stopPipeline = async () => {
     worker.child.kill('SIGTERM'); // drains in-flight attempts, as on a deploy
@@ -221,6 +235,7 @@ async function startRig(): Promise<RunningRig> {
   const close = async () => {
     await stopPipeline();
     await Promise.allSettled([api.stop(), receiver.close()]);
+    await removeBenchTenants(db);
     await db.destroy();
     await temporal.teardown();
   };
