@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { chooseLogFormat, LOG_FORMATS } from '../../core/platform/logger';
+import { withoutRedaction } from '../../api/http/middleware/request-log';
+import { chooseLogFormat, createLogger, LOG_FORMATS } from '../../core/platform/logger';
 
 describe('log format (LOG_FORMAT)', () => {
   it('auto is human-readable on a terminal and JSON lines anywhere else (a container, a pipe, a file)', () => {
@@ -16,5 +17,36 @@ describe('log format (LOG_FORMAT)', () => {
 
   it('accepts exactly auto, json and pretty', () => {
     expect(LOG_FORMATS).to.deep.equal(['auto', 'json', 'pretty']);
+  });
+});
+
+describe('log redaction', () => {
+  function capture() {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({
+      level: 'info',
+      name: 'test',
+      format: 'json',
+      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    });
+    return { logger, lines };
+  }
+
+  it('censors credentials and bodies on every line of the service logger', () => {
+    const { logger, lines } = capture();
+    logger.info(
+      { secret: 'whsec_x', apiKey: 'ak_x', body: { email: 'a@b.c' }, req: { authorization: 'Bearer x' } },
+      'm',
+    );
+    expect(lines[0]).to.include({ secret: '[redacted]', apiKey: '[redacted]', body: '[redacted]' });
+    expect(lines[0]!.req).to.deep.equal({ authorization: '[redacted]' });
+  });
+
+  it('writes the request line without the pass, and leaves the logger it came from redacting', () => {
+    const { logger, lines } = capture();
+    withoutRedaction(logger).info({ requestId: 'req_1', status: 200 }, 'request');
+    logger.info({ secret: 'whsec_x' }, 'after');
+    expect(lines[0]).to.include({ requestId: 'req_1', status: 200, msg: 'request', name: 'test' });
+    expect(lines[1]).to.include({ secret: '[redacted]' });
   });
 });
