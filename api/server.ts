@@ -37,7 +37,7 @@ function main(): void {
 }
 
 async function serve(config: Config, logger: Logger): Promise<void> {
-  const db = createDb(config.databaseUrl);
+  const db = createDb(config.databaseUrl, { logger });
   const redis = createRedis(config.redisUrl);
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));
   const temporal = createTemporalClient(config.temporal.address, config.temporal.namespace);

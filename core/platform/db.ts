@@ -1,6 +1,7 @@
 /** The knex instance for one database. Built explicitly by each process entry point, never at import time. */
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import type { Logger } from './logger';
 
 // NUMERIC comes back as a string (exact); keep it that way and convert with decimal.js where arithmetic is needed.
 // int8 (COUNT(*)) fits in a JS number for every count this service produces.
@@ -22,6 +23,8 @@ export type Trx = Knex.Transaction;
 
 export interface DbOptions {
   pool?: { min: number; max: number };
+  /** Where knex's own warnings go; without it knex prints them as plain text on stdout (console.log). */
+  logger?: Logger;
 }
 
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
@@ -37,9 +40,21 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     },
     pool: options.pool ?? { min: 0, max: 10 },
     acquireConnectionTimeout: 10_000,
+    ...(options.logger && { log: knexLog(options.logger) }),
   });
   poolByConfig.set((db.client as Knex.Client).config, db);
   return db;
+}
+
+/** knex's warnings and errors as lines of the process's JSON log, instead of plain text on stdout among them. */
+function knexLog(logger: Logger): NonNullable<Knex.Config['log']> {
+  const log = logger.child({ component: 'knex' });
+  return {
+    warn: (message: unknown) => log.warn(String(message)),
+    error: (message: unknown) => log.error(String(message)),
+    deprecate: (method: string, alternative: string) => log.warn(`${method} is deprecated: ${alternative}`),
+    debug: (message: unknown) => log.debug(String(message)),
+  };
 }
 
 /**

@@ -115,7 +115,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   const modes = config.modes.map((modeConfig) => ({
     ...modeConfig,
     ...shared,
-    db: createDb(modeConfig.databaseUrl, { pool }),
+    db: createDb(modeConfig.databaseUrl, { pool, logger }),
     client: new Client({ connection, namespace: modeConfig.namespace }),
   }));
   try {
