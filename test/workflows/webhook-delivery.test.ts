@@ -39,17 +39,28 @@ const {
 } = SEARCH_ATTRIBUTE_KEYS;
 
 describe('webhookDeliveryWorkflow on the time-skipping server (real durations)', function () {
-  this.timeout(120_000);
+  this.timeout(240_000); // the first test also bundles the workflows, which a slow machine takes a while to do
   let env: TestWorkflowEnvironment;
   let receiver: WebhookReceiver;
   let taskQueue: string;
   const webhooks: WebhookConfig = localWebhookConfig();
   const secretBox = createSecretBox(webhooks.secretKeys);
 
+  /** The worker a test left running (it failed or timed out mid-run): stopped before the next test starts. */
+  let running: Worker | undefined;
+
   before(async () => {
     env = await startTimeSkipping();
     receiver = await startWebhookReceiver();
+  });
+  // A task queue per test: a worker that one test leaves behind never blocks the next test's worker (the SDK refuses
+  // two workers on one task queue in a process), so a failure stays that test's own instead of failing every later one.
+  beforeEach(() => {
     taskQueue = uniqueTaskQueue('webhook-delivery');
+  });
+  afterEach(async () => {
+    if (running?.getState() === 'RUNNING') running.shutdown();
+    running = undefined;
   });
   after(async () => {
     await receiver?.close();
@@ -68,6 +79,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
         workflowBundle: await bundleWorkflows(require.resolve('../../workflows/bundles/webhooks')),
         activities: createWebhookDeliveryActivities({ db: testDb(), webhooks, secretBox }),
       });
+      running = w;
       return w.runUntil(work);
     },
   };
@@ -121,14 +133,18 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
       return requestsFor(ref.deliveryId).length < 3 ? { status: 503 } : { status: 204 };
     });
     const handle = await start(ref);
-    const result = await worker.runUntil(handle.result());
+    // One worker for the run and the query after it: a worker created on the same task queue the moment the first
+    // one returns can find it still registered.
+    const [result, queried] = await worker.runUntil(
+      handle.result().then(async (ended) => [ended, await handle.query(webhookDeliveryStatusQuery)] as const),
+    );
     expect(result).to.deep.equal({
       deliveryStatus: 'Succeeded',
       attempts: 3,
       lastHttpStatus: 204,
       nextAttemptAt: null,
     });
-    expect(await worker.runUntil(handle.query(webhookDeliveryStatusQuery))).to.deep.equal(result);
+    expect(queried).to.deep.equal(result);
     expect(requestsFor(ref.deliveryId)).to.have.length(3);
     const row = (await deliveryOfEvent(eventId))!;
     expect([row.status, row.attempt_count]).to.deep.equal(['Succeeded', 3]);
