@@ -89,7 +89,8 @@ export async function fetchJsonRows<Position extends object>(
   query: JsonListQuery,
 ): Promise<JsonPageRows<Position>> {
   const { item, order, limit } = query;
-  const [first, second] = query.positionColumns.map(sqlName) as [string, string];
+  const [firstName, secondName] = query.positionColumns;
+  const [first, second] = [sqlName(firstName), sqlName(secondName)];
   const values: unknown[] = [limit];
   const conditions = query.where.map((part) => {
     const pieces = part.sql.split('?');
@@ -109,12 +110,7 @@ export async function fetchJsonRows<Position extends object>(
         limit $${values.length}) as page) as numbered`;
   const [row] = await queryNamed<Record<string, unknown> & { data_json: string; has_more: boolean }>(db, text, values);
   if (!row) throw new Error('an aggregate returned no row');
-  const last = row.has_more
-    ? ({
-        [query.positionColumns[0]]: row[query.positionColumns[0]],
-        [query.positionColumns[1]]: row[query.positionColumns[1]],
-      } as Position)
-    : undefined;
+  const last = row.has_more ? ({ [firstName]: row[firstName], [secondName]: row[secondName] } as Position) : undefined;
   return { dataJson: row.data_json, last };
 }
 

@@ -1,18 +1,12 @@
 /** The pool's own messages (core/platform/db.ts): knex's warnings go through the process's logger. */
 import { expect } from 'chai';
 import { createDb } from '../../core/platform/db';
-import { createLogger } from '../../core/platform/logger';
+import { captureLog } from '../support/log-capture';
 import { testEnv } from '../support/env';
 
 describe("knex's own warnings", () => {
   it('are lines of the JSON log, not plain text on stdout, when the pool is given a logger', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const logger = createLogger({
-      level: 'info',
-      name: 'test',
-      format: 'json',
-      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
-    });
+    const { logger, lines } = captureLog();
     const printed: unknown[] = [];
     const originalConsoleLog = console.log;
     console.log = (...args: unknown[]) => void printed.push(...args);

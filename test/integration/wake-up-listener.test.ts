@@ -8,6 +8,18 @@ import { testEnv } from '../support/env';
 import { testDb } from '../support/resources';
 import { waitFor } from '../support/wait';
 
+/** A LISTEN connection of its own that counts the wake-ups it receives (the first comes right after LISTEN). */
+function countingListener(): { listener: WakeUpListener; wakes: () => number } {
+  let wakes = 0;
+  const listener = listenForWakeUps(
+    testEnv.databaseUrl,
+    () => wakes++,
+    pino({ level: 'silent' }),
+    () => false,
+  );
+  return { listener, wakes: () => wakes };
+}
+
 describe('relay wake-up listener (LISTEN connection)', function () {
   this.timeout(30_000);
   const databasePort = Number(new URL(testEnv.databaseUrl).port || 5432);
@@ -30,14 +42,10 @@ describe('relay wake-up listener (LISTEN connection)', function () {
   });
 
   it('listens with TCP keepalive, and reconnects (keepalive again) after its connection is killed', async () => {
-    let wakes = 0;
-    listener = listenForWakeUps(
-      testEnv.databaseUrl,
-      () => wakes++,
-      pino({ level: 'silent' }),
-      () => false,
-    );
-    await waitFor(() => wakes >= 1, { what: 'the first wake after LISTEN' });
+    const counted = countingListener();
+    listener = counted.listener;
+    const wakes = counted.wakes;
+    await waitFor(() => wakes() >= 1, { what: 'the first wake after LISTEN' });
     expect(keepAlives).to.deep.equal([{ enabled: true, initialDelay: 30_000 }]);
 
     await testDb().raw(
@@ -46,10 +54,10 @@ describe('relay wake-up listener (LISTEN connection)', function () {
     );
     await waitFor(() => keepAlives.length === 2, { what: 'a new LISTEN connection' });
     expect(keepAlives[1]).to.deep.equal({ enabled: true, initialDelay: 30_000 });
-    await waitFor(() => wakes >= 2, { what: 'the wake after reconnecting' });
-    const before = wakes;
+    await waitFor(() => wakes() >= 2, { what: 'the wake after reconnecting' });
+    const before = wakes();
     await wakeRelays(testDb());
-    await waitFor(() => wakes > before, { what: 'a NOTIFY on the new connection' });
+    await waitFor(() => wakes() > before, { what: 'a NOTIFY on the new connection' });
   });
 });
 
@@ -59,14 +67,10 @@ describe('relay wake-ups after commit', function () {
   afterEach(async () => listener?.close());
 
   it('asks no connection of a pool destroyed after the commit (knex would print a connection error)', async () => {
-    let wakes = 0;
-    listener = listenForWakeUps(
-      testEnv.databaseUrl,
-      () => wakes++,
-      pino({ level: 'silent' }),
-      () => false,
-    );
-    await waitFor(() => wakes >= 1, { what: 'the first wake after LISTEN' });
+    const counted = countingListener();
+    listener = counted.listener;
+    const wakes = counted.wakes;
+    await waitFor(() => wakes() >= 1, { what: 'the first wake after LISTEN' });
     const closing = createDb(testEnv.databaseUrl, { pool: { min: 0, max: 1 } });
     const client = closing.client as Knex.Client;
     const acquire = client.acquireConnection.bind(client);
@@ -84,12 +88,12 @@ describe('relay wake-ups after commit', function () {
     const destroyed = closing.destroy();
     expect(isPoolOpen(closing)).to.equal(false);
     // An open pool's wake, scheduled after the closing pool's: once it arrives, the other's timer has fired too.
-    const before = wakes;
+    const before = wakes();
     await testDb().transaction(async (trx) => {
       await trx.raw('select 1');
       wakeRelaysOnCommit(trx);
     });
-    await waitFor(() => wakes > before, { what: 'the open pool’s wake-up' });
+    await waitFor(() => wakes() > before, { what: 'the open pool’s wake-up' });
     await destroyed;
     expect(asked).to.deep.equal([true]); // the transaction's own connection, and nothing once closing
     expect(isPoolOpen(testDb())).to.equal(true);

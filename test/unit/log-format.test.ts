@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { withoutRedaction } from '../../api/http/middleware/request-log';
-import { chooseLogFormat, createLogger, LOG_FORMATS } from '../../core/platform/logger';
+import { chooseLogFormat, LOG_FORMATS } from '../../core/platform/logger';
+import { captureLog } from '../support/log-capture';
 
 describe('log format (LOG_FORMAT)', () => {
   it('auto is human-readable on a terminal and JSON lines anywhere else (a container, a pipe, a file)', () => {
@@ -21,19 +22,8 @@ describe('log format (LOG_FORMAT)', () => {
 });
 
 describe('log redaction', () => {
-  function capture() {
-    const lines: Record<string, unknown>[] = [];
-    const logger = createLogger({
-      level: 'info',
-      name: 'test',
-      format: 'json',
-      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
-    });
-    return { logger, lines };
-  }
-
   it('censors credentials and bodies on every line of the service logger', () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLog();
     logger.info(
       { secret: 'whsec_x', apiKey: 'ak_x', body: { email: 'a@b.c' }, req: { authorization: 'Bearer x' } },
       'm',
@@ -43,7 +33,7 @@ describe('log redaction', () => {
   });
 
   it('writes the request line without the pass, and leaves the logger it came from redacting', () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLog();
     withoutRedaction(logger).info({ requestId: 'req_1', status: 200 }, 'request');
     logger.info({ secret: 'whsec_x' }, 'after');
     expect(lines[0]).to.include({ requestId: 'req_1', status: 200, msg: 'request', name: 'test' });

@@ -39,7 +39,7 @@ const {
 } = SEARCH_ATTRIBUTE_KEYS;
 
 describe('webhookDeliveryWorkflow on the time-skipping server (real durations)', function () {
-  this.timeout(240_000); // the first test also bundles the workflows, which a slow machine takes a while to do
+  this.timeout(240_000); // the first test to need the workflow bundle also builds it, slowly on a slow machine
   let env: TestWorkflowEnvironment;
   let receiver: WebhookReceiver;
   let taskQueue: string;
@@ -58,7 +58,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
   beforeEach(() => {
     taskQueue = uniqueTaskQueue('webhook-delivery');
   });
-  afterEach(async () => {
+  afterEach(() => {
     if (running?.getState() === 'RUNNING') running.shutdown();
     running = undefined;
   });
