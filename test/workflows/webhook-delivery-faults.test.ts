@@ -35,7 +35,7 @@ function databaseDownWhile(down: (activityAttempt: number) => boolean, calls: { 
 }
 
 describe('webhookDeliveryWorkflow when its activity fails (bounded retries, time-skipping server)', function () {
-  this.timeout(120_000);
+  this.timeout(240_000); // the first test to need the workflow bundle also builds it, slowly on a slow machine
   let env: TestWorkflowEnvironment;
   let receiver: WebhookReceiver;
   let taskQueue: string;
@@ -45,6 +45,9 @@ describe('webhookDeliveryWorkflow when its activity fails (bounded retries, time
     env = await startTimeSkipping();
     receiver = await startWebhookReceiver();
     receiver.respondWith(() => ({ status: 200 }));
+  });
+  // A task queue per test: a worker a timed-out test leaves running cannot make the SDK refuse the next test's worker.
+  beforeEach(() => {
     taskQueue = uniqueTaskQueue('webhook-delivery-faults');
   });
   after(async () => {
