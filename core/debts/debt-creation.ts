@@ -3,7 +3,7 @@
  * order (missing_debtor, missing_external_account_id, currency, invalid_principal, then debtor_not_found, which
  * needs the database), and the `debt.created` event in the same transaction as the debt.
  */
-import { prepared } from '../platform/prepared';
+import { queryNamedRaw } from '../platform/prepared';
 import type { Trx } from '../platform/db';
 import {
   existingDebtorCte,
@@ -119,6 +119,10 @@ export async function createDebt(trx: Trx, organizationId: string, input: Create
   return insertStepByStep(trx, organizationId, choice, debt);
 }
 
+/** The `debt.created` event's data, `{ debt }`, as JSON that PostgreSQL writes from the `debt` CTE's row. */
+const DEBT_CREATED_DATA_SQL = `('{"debt":' || ${debtJsonSql('debt')} || '}')::json`;
+const DEBT_CTE_COLUMNS_SQL = debtSelectSql('debt');
+
 /**
  * The debtor (found or inserted), the debt and its event (with its delivery) in one statement. The event's data is
  * the debt as JSON text written by PostgreSQL (debt-json.ts), the same bytes as `JSON.stringify({ debt })` of the
@@ -134,35 +138,28 @@ async function insertInOneStatement(
     choice.kind === 'inline'
       ? inlineDebtorCte(organizationId, choice.debtor)
       : existingDebtorCte(organizationId, choice.debtorId);
-  const event = eventCtes(
+  const event = eventCtes(trx, organizationId, 'debt.created', { sql: DEBT_CREATED_DATA_SQL, bindings: [] }, 'debt');
+  // Prepared once per connection (planning it cost about as much as running it), and run beneath knex's runner.
+  const rows = await queryNamedRaw<DebtRow>(
     trx,
-    organizationId,
-    'debt.created',
-    { sql: `('{"debt":' || ${debtJsonSql('debt')} || '}')::json`, bindings: [] },
-    'debt',
-  );
-  // Prepared once per connection: planning this statement cost about as much as running it.
-  const { rows } = await prepared(
-    trx.raw<{ rows: DebtRow[] }>(
-      `with ${debtor.sql}, debt as (
+    `with ${debtor.sql}, debt as (
        insert into debts (id, organization_id, debtor_id, external_account_id, client_reference, original_principal,
                           outstanding_principal, currency, status)
        select ?, ?, debtor.id, ?, ?, ?, ?, ?, 'PendingAssignment' from debtor
        returning *
      ), ${event.sql}
-     select ${debtSelectSql('debt')} from debt`,
-      [
-        ...debtor.bindings,
-        newId(),
-        organizationId,
-        debt.externalAccountId,
-        debt.clientReference,
-        debt.principal,
-        debt.principal,
-        debt.currency,
-        ...event.bindings,
-      ],
-    ),
+     select ${DEBT_CTE_COLUMNS_SQL} from debt`,
+    [
+      ...debtor.bindings,
+      newId(),
+      organizationId,
+      debt.externalAccountId,
+      debt.clientReference,
+      debt.principal,
+      debt.principal,
+      debt.currency,
+      ...event.bindings,
+    ],
   );
   const row = rows[0];
   return row ? toDebt(row) : undefined;

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type pg from 'pg';
-import type { Db } from './db';
+import type { Db, Trx } from './db';
 
 /** The texts seen so far and their names; bounded, in case a caller passes a query of unbounded shapes after all. */
 const names = new Map<string, string>();
@@ -40,12 +40,13 @@ export function prepared<Query extends Knex.QueryBuilder | Knex.Raw>(query: Quer
 
 /**
  * Runs a statement written with PostgreSQL's own `$1`, `$2`… parameters as a named statement on a connection of
- * knex's pool, beneath knex's builder and runner. For the list pages, whose SQL is already text, knex's own work per
- * query (scanning the long text for `?` placeholders, wrapping the call) was about a tenth of the API's CPU. It takes
- * its own connection, so it is for a plain read on the pool, never inside a transaction.
+ * knex's pool, beneath knex's builder and runner: for a hot query whose SQL is already text, knex's own work per query
+ * (scanning the long text for `?` placeholders, compiling it again to name it, wrapping the call) was about a tenth of
+ * the API's CPU. On the pool it takes a connection for the one query; in a transaction it runs on the transaction's
+ * own connection (knex's transaction client hands out no other), in order with the transaction's other statements as
+ * long as its caller awaits each.
  */
-export async function queryNamed<Row>(db: Db, text: string, values: unknown[]): Promise<Row[]> {
-  if (db.isTransaction) throw new Error('queryNamed reads on the pool, not in a transaction');
+export async function queryNamed<Row>(db: Db | Trx, text: string, values: unknown[]): Promise<Row[]> {
   const client = db.client as Knex.Client;
   const connection = (await client.acquireConnection()) as pg.ClientBase;
   try {
@@ -54,4 +55,21 @@ export async function queryNamed<Row>(db: Db, text: string, values: unknown[]): 
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+/** Texts with knex's `?` placeholders and the same texts with PostgreSQL's `$n`; bounded like `names`. */
+const nativeTexts = new Map<string, string>();
+
+/**
+ * `queryNamed` for a statement written with knex's `?` placeholders (as `trx.raw` takes them), converted to `$n` by
+ * knex's own rule once per text.
+ */
+export function queryNamedRaw<Row>(db: Db | Trx, sql: string, bindings: unknown[]): Promise<Row[]> {
+  let text = nativeTexts.get(sql);
+  if (text === undefined) {
+    if (nativeTexts.size >= MAX_NAMES) nativeTexts.clear();
+    text = String((db.client as Knex.Client).positionBindings(sql));
+    nativeTexts.set(sql, text);
+  }
+  return queryNamed<Row>(db, text, bindings);
 }

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import pg from 'pg';
 import { createDebt } from '../../core/debts/debt-creation';
 import { useApiSuite } from '../support/api-suite';
 import { inlineDebtBody, type Debt } from '../support/debt-api';
@@ -14,16 +15,26 @@ import { waitFor } from '../support/wait';
 describe('POST /v1/debts round trips', () => {
   const ctx = useApiSuite();
 
-  /** The statements from BEGIN to COMMIT while `action` runs: each is one round trip to PostgreSQL. */
+  /**
+   * The statements from BEGIN to COMMIT on the connection that ran the transaction while `action` runs: each is one
+   * round trip to PostgreSQL. Counted on node-postgres's clients, as some hot statements run beneath knex.
+   */
   async function transactionStatements(action: () => Promise<unknown>): Promise<string[]> {
-    const statements: string[] = [];
-    const listener = (query: { sql: string }) => void statements.push(query.sql);
-    testDb().on('query', listener);
+    const sent: { client: pg.Client; sql: string }[] = [];
+    const { prototype } = pg.Client;
+    const query = Reflect.get(prototype, 'query') as (this: pg.Client, ...args: unknown[]) => unknown;
+    const recording = function (this: pg.Client, config: string | { text: string }, ...rest: unknown[]) {
+      sent.push({ client: this, sql: typeof config === 'string' ? config : config.text });
+      return query.call(this, config, ...rest);
+    };
+    Reflect.set(prototype, 'query', recording);
     try {
       await action();
     } finally {
-      testDb().off('query', listener);
+      Reflect.set(prototype, 'query', query);
     }
+    const begin = sent.find((s) => s.sql === 'BEGIN;');
+    const statements = sent.filter((s) => s.client === begin?.client).map((s) => s.sql);
     return statements.slice(statements.indexOf('BEGIN;'), statements.indexOf('COMMIT;') + 1);
   }
 

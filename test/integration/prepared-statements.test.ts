@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { listEvents } from '../../core/events/event-list';
 import { createDb, type Trx } from '../../core/platform/db';
-import { prepared, statementName } from '../../core/platform/prepared';
+import { prepared, queryNamedRaw, statementName } from '../../core/platform/prepared';
 import { testEnv } from '../support/env';
 import { testDb } from '../support/resources';
 import { createTestTenant } from '../support/tenants';
@@ -67,16 +67,14 @@ describe('prepared statements', () => {
     }
   });
 
-  it('refuses to read a page inside a transaction (it would read on another connection)', async () => {
-    const tenant = await createTestTenant();
+  it('runs a named query inside a transaction on the transaction’s own connection, after its earlier statements', async () => {
     await testDb().transaction(async (trx) => {
-      const refused = await listEvents(trx, tenant.organization.id, undefined, { limit: 10 }).catch(
-        (err: Error) => err,
-      );
-      expect(refused)
-        .to.be.instanceOf(Error)
-        .with.property('message')
-        .that.matches(/not in a transaction/);
+      const backend = (await trx.raw<{ rows: { pid: number }[] }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      await trx.raw(`set local application_name = 'prepared-in-transaction'`);
+      const sql = "select pg_backend_pid() as pid, current_setting('application_name') as name, ?::int as n";
+      const [row] = await queryNamedRaw<{ pid: number; name: string; n: number }>(trx, sql, [7]);
+      expect(row).to.deep.equal({ pid: backend, name: 'prepared-in-transaction', n: 7 });
+      expect(await preparedOn(trx)).to.include(statementName(trx.raw(sql, [7]).toSQL().toNative().sql));
     });
   });
 });
