@@ -2,10 +2,10 @@ import type { Knex } from 'knex';
 
 /**
  * The claim reads a key's record through the primary key, whatever the statistics say. A plpgsql function plans its
- * statement once per connection and keeps the plan; planned while `idempotency_keys` was empty (just purged, a new
- * database, until autovacuum analyses it again), it scanned the whole table or the whole `expires_at` index, and every
- * later claim on that connection read every record added since: the bench's POST /v1/debts ran at half speed in every
- * other run. So the lookup names only the key's columns (the expiry is checked on the row found, behind `offset 0`,
+ * statement once per connection and keeps the plan until the table is analysed again; planned while
+ * `idempotency_keys` was empty (just purged, a new database), it scanned the whole table or the whole `expires_at`
+ * index, and every claim on that connection meanwhile read every record added since: the bench's POST /v1/debts ran
+ * at half speed in every other run. So the lookup names only the key's columns (the expiry is checked on the row found, behind `offset 0`,
  * which keeps the planner from pushing it down onto the `expires_at` index), and sequential scans are off inside the
  * function (nothing else in it reads a table).
  */

@@ -47,6 +47,8 @@ export function prepared<Query extends Knex.QueryBuilder | Knex.Raw>(query: Quer
  * long as its caller awaits each.
  */
 export async function queryNamed<Row>(db: Db | Trx, text: string, values: unknown[]): Promise<Row[]> {
+  // knex refuses a query on a finished transaction; beneath it, the connection may already serve another.
+  if (db.isTransaction && (db as Trx).isCompleted()) throw new Error('queryNamed on a finished transaction');
   const client = db.client as Knex.Client;
   const connection = (await client.acquireConnection()) as pg.ClientBase;
   try {

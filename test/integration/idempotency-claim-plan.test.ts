@@ -6,7 +6,7 @@ import { testEnv } from '../support/env';
 /**
  * The claim reads a key's record through the primary key even when its connection's first claim found the table
  * empty: the plan made then (a just-purged table, a new database) scanned the whole table or the whole `expires_at`
- * index, was kept for the connection's life, and every later claim read every record added since (migration
+ * index, was kept until autovacuum next analysed the table, and every claim meanwhile read every record added since (migration
  * 20261127090000). Which of the two the planner picks depends on the indexes' sizes; here it is the table scan (the
  * bench's purged table got the index scan), and the test counts both.
  */

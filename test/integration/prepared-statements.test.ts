@@ -68,7 +68,9 @@ describe('prepared statements', () => {
   });
 
   it('runs a named query inside a transaction on the transaction’s own connection, after its earlier statements', async () => {
+    let finished: Trx | undefined;
     await testDb().transaction(async (trx) => {
+      finished = trx;
       const backend = (await trx.raw<{ rows: { pid: number }[] }>('select pg_backend_pid() as pid')).rows[0]!.pid;
       await trx.raw(`set local application_name = 'prepared-in-transaction'`);
       const sql = "select pg_backend_pid() as pid, current_setting('application_name') as name, ?::int as n";
@@ -76,5 +78,11 @@ describe('prepared statements', () => {
       expect(row).to.deep.equal({ pid: backend, name: 'prepared-in-transaction', n: 7 });
       expect(await preparedOn(trx)).to.include(statementName(trx.raw(sql, [7]).toSQL().toNative().sql));
     });
+    // Once committed, its connection is back in the pool, perhaps another request's: refused, as knex refuses.
+    const refused = await queryNamedRaw(finished!, 'select 1', []).catch((err: Error) => err);
+    expect(refused)
+      .to.be.instanceOf(Error)
+      .with.property('message')
+      .that.matches(/finished transaction/);
   });
 });
