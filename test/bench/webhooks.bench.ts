@@ -17,14 +17,18 @@ import { startWebhooksWorker, type ServiceProcess } from '../support/service-pro
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inParallel, noopWorkflowFloor } from './workflow-floor';
 import { startDevServer } from '../support/temporal';
-import { createTestTenant, type TestTenant } from '../support/tenants';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
-import { configureReceiver, localWebhookConfig, localWebhookEnv } from '../support/webhooks';
+import { localWebhookConfig, localWebhookEnv } from '../support/webhooks';
+import type { WebhookConfig } from '../../core/platform/config';
+import { createSecretBox } from '../../core/platform/secret-box';
+import { setWebhookUrl } from '../../core/webhooks/receiver-config';
+import { migrate } from '../../scripts/migrate';
 import { createGate } from '../support/wait';
 import { check, compare, recordMemory, type BenchReport } from './report';
 import { cpuPerItem, pidsNamed, type ProcessSet } from './cpu';
 import {
   COMPILED_API,
+  benchTenant,
   buildCompiled,
   childPids,
   mean,
@@ -32,6 +36,7 @@ import {
   peakMemoryMiB,
   startApiProcess,
   type ApiProcess,
+  type BenchTenant,
 } from './support';
 
 type CpuMeasured = Awaited<ReturnType<typeof cpuPerItem<number>>>;
@@ -72,13 +77,16 @@ function percentile(values: number[], p: number): number {
 
 interface Rig {
   api: ApiProcess;
-  tenant: TestTenant;
+  tenant: BenchTenant;
   receiver: WebhookReceiver;
   db: Db;
 }
 
 async function raisePing(rig: Rig, tenant = rig.tenant): Promise<string> {
-  const res = await fetch(`${rig.api.baseUrl}/v1/webhooks/test`, { method: 'POST', headers: tenant.headers });
+  const res = await fetch(`${rig.api.baseUrl}/v1/webhooks/test`, {
+    method: 'POST',
+    headers: { authorization: tenant.authorization },
+  });
   if (res.status !== 202) throw new Error(`POST /v1/webhooks/test answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { eventId: string }).eventId;
 }
@@ -143,10 +151,10 @@ async function pacedBehindTarpit(rig: Rig, count: number, rate: number, seconds:
   const released = createGate();
   tarpit.respondWith(() => released.opened.then(() => ({ status: 200 })));
   try {
-    const hanging = await createTestTenant({ name: TARPIT_TENANT, hourlyLimit: 10_000_000, dailyLimit: 100_000_000 });
-    await configureReceiver(localWebhookConfig(), hanging.organization.id, tarpit.url);
+    const hanging = await benchTenant(rig.db, 'Bench webhooks tarpit');
+    await setReceiver(rig.db, localWebhookConfig(), hanging.organizationId, tarpit.url);
     await inParallel(count, CONCURRENCY, async () => void (await raisePing(rig, hanging)));
-    await everyDeliveryStarted(rig, hanging.organization.id, count); // the queue is in front, as in steady state
+    await everyDeliveryStarted(rig, hanging.organizationId, count); // the queue is in front, as in steady state
     return await paced(rig, rate, seconds, true);
   } finally {
     released.open();
@@ -169,17 +177,37 @@ async function everyDeliveryStarted(rig: Rig, organizationId: string, count: num
   }
 }
 
-const BENCH_TENANT = 'Bench webhooks';
-const TARPIT_TENANT = 'Bench webhooks tarpit';
-
 /**
- * Deletes the bench's tenants, and with them their events and deliveries. Left behind, the tarpit's 1,000 deliveries
- * (and any a run did not finish) stay Pending in the database while the dev server that ran them is gone, and the next
- * run's webhooks worker reconciles them: it starts their workflows again, thousands of them ahead of that run's own
- * (a run found 32,000 such deliveries and delivered 42 of its 1,000 within two minutes).
+ * The rig's own database, dropped and made anew for each run. On a shared one (the test database, as before), the
+ * webhooks worker's reconciler restarted every delivery left Pending there, by test runs or by an earlier run's
+ * tarpit, ahead of this run's own: a run once found 32,000 and delivered 42 of its 1,000 in two minutes, and after a
+ * full test run the 837 left by the tests cost the dev server half again as much CPU per delivery.
  */
-async function removeBenchTenants(db: Db): Promise<void> {
-  await db('organizations').whereIn('name', [BENCH_TENANT, TARPIT_TENANT]).delete();
+const RIG_DATABASE = 'client_api_bench_webhooks';
+
+async function freshRigDatabase(): Promise<string> {
+  const server = new URL(testEnv.databaseUrl);
+  const admin = createDb(new URL('/postgres', server).toString(), { pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw(`drop database if exists ${RIG_DATABASE} with (force)`);
+    await admin.raw(`create database ${RIG_DATABASE}`);
+  } finally {
+    await admin.destroy();
+  }
+  const url = new URL(`/${RIG_DATABASE}`, server).toString();
+  const db = createDb(url, { pool: { min: 0, max: 1 } });
+  try {
+    await migrate(db, 'up');
+  } finally {
+    await db.destroy();
+  }
+  return url;
+}
+
+/** Points `organizationId`'s webhooks at `url` (a newly minted signing secret, sealed as the API seals it). */
+async function setReceiver(db: Db, webhooks: WebhookConfig, organizationId: string, url: string): Promise<void> {
+  const secretBox = createSecretBox(webhooks.secretKeys);
+  await db.transaction((trx) => setWebhookUrl(trx, secretBox, organizationId, url));
 }
 
 interface RunningRig extends Rig {
@@ -197,15 +225,15 @@ interface RunningRig extends Rig {
  */
 async function startRig(): Promise<RunningRig> {
   const webhooks = localWebhookConfig();
-  const db = createDb(testEnv.databaseUrl, { pool: { min: 0, max: 4 } }); // the bench's own reads
-  await removeBenchTenants(db); // a run that crashed left them; removed before the worker's reconciler sees them
+  const databaseUrl = await freshRigDatabase();
+  const db = createDb(databaseUrl, { pool: { min: 0, max: 4 } }); // the bench's own reads and tenants
   const temporal = await startDevServer();
   const receiver = await startWebhookReceiver();
   const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14';
   const api = await startApiProcess(
     {
       API_MODE: 'production',
-      DATABASE_URL: testEnv.databaseUrl,
+      DATABASE_URL: databaseUrl,
       REDIS_URL: redisUrl,
       ...localWebhookEnv(webhooks),
     },
@@ -216,7 +244,7 @@ async function startRig(): Promise<RunningRig> {
     {
       TEMPORAL_ADDRESS: temporal.address,
       WORKER_MODES: 'production',
-      PRODUCTION_DATABASE_URL: testEnv.databaseUrl,
+      PRODUCTION_DATABASE_URL: databaseUrl,
       PRODUCTION_TEMPORAL_NAMESPACE: temporal.namespace ?? 'default',
       REDIS_URL: redisUrl,
       METRICS_PORT: '0',
@@ -224,8 +252,8 @@ async function startRig(): Promise<RunningRig> {
     },
     'dist/workers/webhooks.js',
   );
-  const tenant = await createTestTenant({ name: BENCH_TENANT, hourlyLimit: 10_000_000, dailyLimit: 100_000_000 });
-  await configureReceiver(webhooks, tenant.organization.id, receiver.url);
+  const tenant = await benchTenant(db, 'Bench webhooks');
+  await setReceiver(db, webhooks, tenant.organizationId, receiver.url);
   const stopPipeline = async () => {
     worker.child.kill('SIGTERM'); // drains in-flight attempts, as on a deploy
     const drained = await Promise.race([worker.exited.then(() => true), sleep(WORKER_STOP_MS).then(() => false)]);
@@ -235,7 +263,6 @@ async function startRig(): Promise<RunningRig> {
   const close = async () => {
     await stopPipeline();
     await Promise.allSettled([api.stop(), receiver.close()]);
-    await removeBenchTenants(db);
     await db.destroy();
     await temporal.teardown();
   };
