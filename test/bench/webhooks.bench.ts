@@ -10,7 +10,6 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createDb, type Db } from '../../core/platform/db';
-import { testEnv } from '../support/env';
 import { closeSharedResources } from '../support/resources';
 import { killGroup } from '../support/processes';
 import { startWebhooksWorker, type ServiceProcess } from '../support/service-processes';
@@ -18,10 +17,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { inParallel, noopWorkflowFloor } from './workflow-floor';
 import { startDevServer } from '../support/temporal';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
-import { localWebhookConfig, localWebhookEnv } from '../support/webhooks';
-import type { WebhookConfig } from '../../core/platform/config';
-import { createSecretBox } from '../../core/platform/secret-box';
-import { setWebhookUrl } from '../../core/webhooks/receiver-config';
+import { configureReceiver, localWebhookConfig, localWebhookEnv } from '../support/webhooks';
+import { createScratchDatabase } from '../support/scratch-databases';
 import { migrate } from '../../scripts/migrate';
 import { createGate } from '../support/wait';
 import { check, compare, recordMemory, type BenchReport } from './report';
@@ -152,7 +149,7 @@ async function pacedBehindTarpit(rig: Rig, count: number, rate: number, seconds:
   tarpit.respondWith(() => released.opened.then(() => ({ status: 200 })));
   try {
     const hanging = await benchTenant(rig.db, 'Bench webhooks tarpit');
-    await setReceiver(rig.db, localWebhookConfig(), hanging.organizationId, tarpit.url);
+    await configureReceiver(localWebhookConfig(), hanging.organizationId, tarpit.url, rig.db);
     await inParallel(count, CONCURRENCY, async () => void (await raisePing(rig, hanging)));
     await everyDeliveryStarted(rig, hanging.organizationId, count); // the queue is in front, as in steady state
     return await paced(rig, rate, seconds, true);
@@ -185,16 +182,9 @@ async function everyDeliveryStarted(rig: Rig, organizationId: string, count: num
  */
 const RIG_DATABASE = 'client_api_bench_webhooks';
 
+/** The rig's database, empty and migrated. */
 async function freshRigDatabase(): Promise<string> {
-  const server = new URL(testEnv.databaseUrl);
-  const admin = createDb(new URL('/postgres', server).toString(), { pool: { min: 0, max: 1 } });
-  try {
-    await admin.raw(`drop database if exists ${RIG_DATABASE} with (force)`);
-    await admin.raw(`create database ${RIG_DATABASE}`);
-  } finally {
-    await admin.destroy();
-  }
-  const url = new URL(`/${RIG_DATABASE}`, server).toString();
+  const url = await createScratchDatabase(RIG_DATABASE);
   const db = createDb(url, { pool: { min: 0, max: 1 } });
   try {
     await migrate(db, 'up');
@@ -202,12 +192,6 @@ async function freshRigDatabase(): Promise<string> {
     await db.destroy();
   }
   return url;
-}
-
-/** Points `organizationId`'s webhooks at `url` (a newly minted signing secret, sealed as the API seals it). */
-async function setReceiver(db: Db, webhooks: WebhookConfig, organizationId: string, url: string): Promise<void> {
-  const secretBox = createSecretBox(webhooks.secretKeys);
-  await db.transaction((trx) => setWebhookUrl(trx, secretBox, organizationId, url));
 }
 
 interface RunningRig extends Rig {
@@ -253,7 +237,7 @@ async function startRig(): Promise<RunningRig> {
     'dist/workers/webhooks.js',
   );
   const tenant = await benchTenant(db, 'Bench webhooks');
-  await setReceiver(db, webhooks, tenant.organizationId, receiver.url);
+  await configureReceiver(webhooks, tenant.organizationId, receiver.url, db);
   const stopPipeline = async () => {
     worker.child.kill('SIGTERM'); // drains in-flight attempts, as on a deploy
     const drained = await Promise.race([worker.exited.then(() => true), sleep(WORKER_STOP_MS).then(() => false)]);

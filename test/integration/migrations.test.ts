@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createDb, type Db } from '../../core/platform/db';
 import { migrate, migrationConfig } from '../../scripts/migrate';
-import { testEnv } from '../support/env';
+import { createScratchDatabase, dropScratchDatabase } from '../support/scratch-databases';
 
 /** Objects knex keeps for its own bookkeeping; the only ones allowed to survive a full rollback. */
 const KNEX_OWN = /^public\.knex_migrations(_lock)?(_\w+_seq)?$/;
@@ -38,31 +38,21 @@ async function columns(db: Db): Promise<string[]> {
   return rows.map((r) => r.col);
 }
 
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
 describe('knex migrations', function () {
   const scratchName = `client_api_migration_check_${randomBytes(6).toString('hex')}`;
   const files = fs
     .readdirSync(migrationConfig.directory as string)
     .filter((f) => f.endsWith('.ts'))
     .sort();
-  let admin: Db;
   let scratch: Db;
 
   before(async function () {
-    admin = createDb(testEnv.databaseUrl, { pool: { min: 0, max: 1 } });
-    await admin.raw('create database ??', [scratchName]);
-    scratch = createDb(withDatabase(testEnv.databaseUrl, scratchName), { pool: { min: 0, max: 2 } });
+    scratch = createDb(await createScratchDatabase(scratchName), { pool: { min: 0, max: 2 } });
   });
 
   after(async function () {
     await scratch?.destroy();
-    await admin?.raw('drop database if exists ?? with (force)', [scratchName]);
-    await admin?.destroy();
+    await dropScratchDatabase(scratchName);
   });
 
   it('names every migration file YYYYMMDDHHMMSS_verb_object.ts', function () {

@@ -13,6 +13,7 @@ import { unstartedDeliveriesOf, type DeliveryRef } from '../../core/webhooks/dis
 import type { DeliveryRow } from '../../core/webhooks/deliveries';
 import { setWebhookUrl } from '../../core/webhooks/receiver-config';
 import { createSecretBox } from '../../core/platform/secret-box';
+import type { Db } from '../../core/platform/db';
 import { testDb } from './resources';
 import { waitFor } from './wait';
 
@@ -33,10 +34,15 @@ export function localWebhookEnv(config: WebhookConfig): Record<string, string> {
   };
 }
 
-/** Sets the organisation's receiver and returns the minted secret. */
-export async function configureReceiver(config: WebhookConfig, organizationId: string, url: string): Promise<string> {
+/** Sets the organisation's receiver (in the test database unless `db` says another) and returns the minted secret. */
+export async function configureReceiver(
+  config: WebhookConfig,
+  organizationId: string,
+  url: string,
+  db: Db = testDb(),
+): Promise<string> {
   const secretBox = createSecretBox(config.secretKeys);
-  const change = await testDb().transaction((trx) => setWebhookUrl(trx, secretBox, organizationId, url));
+  const change = await db.transaction((trx) => setWebhookUrl(trx, secretBox, organizationId, url));
   if (!change.newSecret) throw new Error('expected a newly minted secret');
   return change.newSecret;
 }
