@@ -30,29 +30,26 @@ describe('claim_idempotency_key planned while its table was empty', function () 
     await db.raw('vacuum analyze pg_temp.idempotency_keys');
 
     const organizationId = newId();
-    const found = await db
-      .transaction(async (trx) => {
-        const claim = (key: string) =>
-          trx.raw<{ rows: { locked: boolean; fingerprint: string | null }[] }>(
-            'select locked, fingerprint from claim_idempotency_key(?, ?)',
-            [organizationId, key],
-          );
-        await claim('first'); // planned now, against the empty table
-        await insertRecords(trx, organizationId, 'key', 500);
-        const before = await scansSoFar(trx);
-        const { rows } = await claim('key-250');
-        const after = await scansSoFar(trx);
-        throw new RolledBack({ rows, before, after });
-      })
-      .catch((err: unknown) => {
-        if (!(err instanceof RolledBack)) throw err;
-        return err.found;
-      });
-    expect(found.rows).to.deep.equal([{ locked: true, fingerprint: 'fp-250' }]);
-    const delta = (column: keyof Scans) => found.after[column] - found.before[column];
-    expect(delta('table'), 'sequential scans').to.equal(0);
-    expect(delta('otherIndexes'), 'scans of the expires_at index').to.equal(0);
-    expect(delta('primaryKey'), 'primary-key lookups').to.equal(1);
+    const trx = await db.transaction(); // rolled back at the end: the records and the table go with it
+    try {
+      const claim = (key: string) =>
+        trx.raw<{ rows: { locked: boolean; fingerprint: string | null }[] }>(
+          'select locked, fingerprint from claim_idempotency_key(?, ?)',
+          [organizationId, key],
+        );
+      await claim('first'); // planned now, against the empty table
+      await insertRecords(trx, organizationId, 'key', 500);
+      const before = await scansSoFar(trx);
+      const { rows } = await claim('key-250');
+      const after = await scansSoFar(trx);
+      expect(rows).to.deep.equal([{ locked: true, fingerprint: 'fp-250' }]);
+      const delta = (column: keyof Scans) => after[column] - before[column];
+      expect(delta('table'), 'sequential scans').to.equal(0);
+      expect(delta('otherIndexes'), 'scans of the expires_at index').to.equal(0);
+      expect(delta('primaryKey'), 'primary-key lookups').to.equal(1);
+    } finally {
+      await trx.rollback();
+    }
   });
 });
 
@@ -60,13 +57,6 @@ interface Scans {
   table: number;
   primaryKey: number;
   otherIndexes: number;
-}
-
-/** The claim's findings, carried out of the transaction its throw rolls back. */
-class RolledBack extends Error {
-  constructor(readonly found: { rows: unknown[]; before: Scans; after: Scans }) {
-    super('rolled back');
-  }
 }
 
 /** Scans of the stand-in table (sequential) and of each of its indexes, in the current transaction so far. */
