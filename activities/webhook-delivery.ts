@@ -92,7 +92,7 @@ export interface WebhookDeliveryActivityDeps {
   secretBox: SecretBox;
   /** Defaults to one client per activities instance, so connections to receivers are reused. */
   http?: WebhookHttp;
-  /** Defaults to one cap of RECEIVER_CONCURRENCY per organisation for this activities instance. */
+  /** Defaults to RECEIVER_CONCURRENCY per organisation and ATTEMPTS_IN_FLIGHT in all, for this activities instance. */
   receiverSlots?: ReceiverSlots;
   /** The worker's mode and logger: each attempt is logged with its request, delivery and workflow ids. */
   mode?: Mode;
@@ -101,7 +101,11 @@ export interface WebhookDeliveryActivityDeps {
   registry?: Registry;
 }
 
-/** Heartbeats every second while the attempt runs: a killed worker's attempt is retried after the heartbeat timeout. */
+/**
+ * Heartbeats every second while the attempt runs as an activity task (runs from before attempts were local): a killed
+ * worker's attempt is retried after the heartbeat timeout. A local activity has no heartbeat: its workflow task's
+ * timeout does that job.
+ */
 async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
   let context: Context | undefined;
   try {
@@ -109,7 +113,7 @@ async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
   } catch {
     context = undefined; // called outside a worker (unit use): nothing to heartbeat to
   }
-  const timer = context ? setInterval(() => context.heartbeat(), 1_000) : undefined;
+  const timer = context && !context.info.isLocal ? setInterval(() => context.heartbeat(), 1_000) : undefined;
   try {
     return await work();
   } finally {

@@ -14,13 +14,18 @@ import { TASK_QUEUES } from '../core/temporal/names';
 import { runWorker } from '../core/temporal/worker-process';
 import { createWebhookDeliveryConsumer } from '../core/webhooks/delivery-consumer';
 import { ensureReconcileSchedule } from '../core/webhooks/reconcile-schedule';
-import { WEBHOOKS_ACTIVITY_SLOTS, WEBHOOKS_WORKFLOW_TASK_SLOTS } from '../core/webhooks/receiver-slots';
+import {
+  WEBHOOKS_ACTIVITY_SLOTS,
+  WEBHOOKS_LOCAL_ACTIVITY_SLOTS,
+  WEBHOOKS_WORKFLOW_TASK_SLOTS,
+} from '../core/webhooks/receiver-slots';
 
 void runWorker({
   taskQueue: TASK_QUEUES.webhooks,
   workflowsPath: require.resolve('../workflows/bundles/webhooks'),
   defaultModes: 'production,sandbox',
   activitySlots: WEBHOOKS_ACTIVITY_SLOTS,
+  localActivitySlots: WEBHOOKS_LOCAL_ACTIVITY_SLOTS,
   workflowTaskSlots: WEBHOOKS_WORKFLOW_TASK_SLOTS,
   createActivities: ({ mode, db, webhooks, secretBox, client, logger }) => ({
     ...createDiagnosticsActivities({ db }),

@@ -5,10 +5,12 @@
  * Input is ids only; the activity loads everything else.
  */
 import {
-  ActivityFailure,
+  TemporalFailure,
   defineQuery,
   isCancellation,
   proxyActivities,
+  patched,
+  proxyLocalActivities,
   setHandler,
   type RetryPolicy,
   sleep,
@@ -20,7 +22,7 @@ import type {
   INVALID_DELIVERY_INPUT,
   WebhookDeliveryActivities,
 } from '../activities/webhook-delivery';
-import { SEARCH_ATTRIBUTE_KEYS, pendingDeliverySearchAttributes } from '../core/temporal/names';
+import { PATCH_IDS, SEARCH_ATTRIBUTE_KEYS, pendingDeliverySearchAttributes } from '../core/temporal/names';
 
 /** Waits before retries 1 to 6 (ms). */
 export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000, 86_400_000] as const;
@@ -46,6 +48,8 @@ export interface WebhookDeliveryStatus {
 
 export const webhookDeliveryStatusQuery = defineQuery<WebhookDeliveryStatus>('status');
 
+type DeliverAttempt = WebhookDeliveryActivities['deliverWebhookAttempt'];
+
 const { organizationId: ORGANIZATION_ID, deliveryStatus: DELIVERY_STATUS } = SEARCH_ATTRIBUTE_KEYS;
 
 /** The activity's error type for an input that can never succeed (the compiler checks it matches the activity's). */
@@ -66,11 +70,26 @@ export const ATTEMPT_ACTIVITY_RETRY: RetryPolicy = {
   nonRetryableErrorTypes: [INVALID_INPUT],
 };
 
-const { deliverWebhookAttempt } = proxyActivities<WebhookDeliveryActivities>({
+/**
+ * The attempt runs as a local activity: in the worker that runs the workflow task, recorded in the history as a marker,
+ * with no activity task for the server to queue, hand out and record (about a third of the server's work per delivery:
+ * docs/performance.md). Every retry of the policy waits on a durable timer (`localRetryThreshold` below the first
+ * interval), as a regular activity's would. A worker killed mid-attempt is noticed by the workflow task's timeout
+ * (10 s), and the next worker runs the attempt again. The workflow task, and its slot in the worker, stays open while
+ * the attempt runs: receiver-slots.ts keeps a handful free of attempts.
+ */
+const { deliverWebhookAttempt } = proxyLocalActivities<WebhookDeliveryActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: ATTEMPT_ACTIVITY_RETRY,
+  localRetryThreshold: '500 milliseconds',
+});
+
+/** Runs started before the attempt became a local activity, replayed: their attempts stay activity tasks. */
+const attemptAsActivityTask = proxyActivities<WebhookDeliveryActivities>({
   startToCloseTimeout: '30 seconds',
   heartbeatTimeout: '5 seconds',
   retry: ATTEMPT_ACTIVITY_RETRY,
-});
+}).deliverWebhookAttempt;
 
 /** Marking Failed is one UPDATE; it keeps trying for a day, so an outage that ended the attempt cannot strand it. */
 const { markDeliveryFailed } = proxyActivities<WebhookDeliveryActivities>({
@@ -87,6 +106,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     nextAttemptAt: null,
   };
   setHandler(webhookDeliveryStatusQuery, () => status);
+  const attempt = patched(PATCH_IDS.deliveryAttemptLocal) ? deliverWebhookAttempt : attemptAsActivityTask;
   // The delivery starter sets these at the start (deliveryStartOptions), so a run waiting in a backlog is already
   // found by them. A run started without them (by a starter from before that, or by hand) sets them here. The branch
   // follows the start event, which replay reads the same way, so both kinds of history replay.
@@ -94,12 +114,12 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     upsertSearchAttributes(pendingDeliverySearchAttributes(input.organizationId, input.eventType));
   }
 
-  for (let attempt = 1; attempt <= RETRY_DELAYS_MS.length + 1; attempt++) {
-    const retryDelayMs = RETRY_DELAYS_MS[attempt - 1] ?? null;
-    const result = await attemptOrGiveUp(input, attempt, retryDelayMs);
+  for (let attemptNumber = 1; attemptNumber <= RETRY_DELAYS_MS.length + 1; attemptNumber++) {
+    const retryDelayMs = RETRY_DELAYS_MS[attemptNumber - 1] ?? null;
+    const result = await attemptOrGiveUp(attempt, input, attemptNumber, retryDelayMs);
     if (!result) return finish(status, 'Failed');
     if (result.outcome !== 'sent') return finish(status, result.deliveryStatus);
-    status.attempts = attempt;
+    status.attempts = attemptNumber;
     status.lastHttpStatus = result.httpStatus;
     if (result.deliveryStatus !== 'Pending') return finish(status, result.deliveryStatus);
     status.nextAttemptAt = new Date(Date.now() + retryDelayMs!).toISOString();
@@ -114,14 +134,16 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
  * then marked Failed, so it is never left Pending with no run behind it. A cancellation is passed on.
  */
 async function attemptOrGiveUp(
+  deliver: DeliverAttempt,
   input: WebhookDeliveryInput,
   attempt: number,
   retryDelayMs: number | null,
 ): Promise<DeliverAttemptResult | null> {
   try {
-    return await attemptWhenReceiverFree({ ...input, attempt, retryDelayMs });
+    return await attemptWhenReceiverFree(deliver, { ...input, attempt, retryDelayMs });
   } catch (err) {
-    if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
+    // An activity task's failure arrives as an ActivityFailure; a local activity's as its own failure, unwrapped.
+    if (!(err instanceof TemporalFailure) || isCancellation(err)) throw err;
     await markDeliveryFailed({ deliveryId: input.deliveryId, generation: input.generation });
     return null;
   }
@@ -141,10 +163,11 @@ function finish(status: WebhookDeliveryStatus, final: WebhookDeliveryState): Web
  * said how long carry no `retryAfterMs`: those waited 2 s, doubling to 30 s.)
  */
 async function attemptWhenReceiverFree(
-  input: Parameters<WebhookDeliveryActivities['deliverWebhookAttempt']>[0],
+  deliver: DeliverAttempt,
+  input: Parameters<DeliverAttempt>[0],
 ): Promise<DeliverAttemptResult> {
   for (let waited = 0; ; waited++) {
-    const result = await deliverWebhookAttempt(input);
+    const result = await deliver(input);
     if (result.outcome !== 'busy') return result;
     const wait = result.retryAfterMs ?? Math.min(2_000 * 2 ** waited, 30_000);
     await sleep(wait * (0.5 + Math.random())); // workflow random: replay-safe

@@ -50,6 +50,8 @@ export const LIFECYCLE_UPDATES = {
 export const PATCH_IDS = {
   /** A trigger that leaves the status and the plan's timer as they were no longer cancels and restarts that timer. */
   lifecycleKeepUnchangedTimer: 'lifecycle-keep-unchanged-timer',
+  /** A delivery's attempts run as local activities (workflows/webhook-delivery.ts), no longer as activity tasks. */
+  deliveryAttemptLocal: 'delivery-attempt-local',
 } as const;
 
 /** The signals a tenant's `sandbox-reset-<orgId>` workflow takes: an API use (debounced), and a reset on demand. */

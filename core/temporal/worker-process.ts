@@ -52,6 +52,11 @@ export interface RunWorkerOptions {
    * it, so an activity never waits for a connection behind its siblings.
    */
   activitySlots?: number;
+  /**
+   * Local activities run at once per mode (`maxConcurrentLocalActivityExecutions`); the SDK's default when unset. When
+   * set, the mode's database pool counts them too, as it counts activity slots.
+   */
+  localActivitySlots?: number;
   /** Workflow tasks run at once per mode (`maxConcurrentWorkflowTaskExecutions`); the SDK's default when unset. */
   workflowTaskSlots?: number;
   /**
@@ -76,9 +81,9 @@ const DEFAULT_ACTIVITY_SLOTS = 20;
 /** Connections beyond the activity slots: the sidecar's batch transaction and sweep, the diagnostic probe's margin. */
 const SIDECAR_CONNECTIONS = 5;
 
-/** A worker process's database pool per mode: one connection per activity slot, plus the sidecars'. */
-export function workerPool(activitySlots: number): { min: number; max: number } {
-  return { min: 0, max: activitySlots + SIDECAR_CONNECTIONS };
+/** A worker process's database pool per mode: one connection per activity slot (local ones too), plus the sidecars'. */
+export function workerPool(activitySlots: number, localActivitySlots = 0): { min: number; max: number } {
+  return { min: 0, max: activitySlots + localActivitySlots + SIDECAR_CONNECTIONS };
 }
 /** After this the SDK gives up on a graceful stop and the process exits non-zero. */
 const SHUTDOWN_FORCE_TIME = '30s';
@@ -111,7 +116,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   const secretBox = createSecretBox(config.webhooks.secretKeys);
   const shared = { webhooks: config.webhooks, secretBox, logger };
   const activitySlots = options.activitySlots ?? DEFAULT_ACTIVITY_SLOTS;
-  const pool = workerPool(activitySlots);
+  const pool = workerPool(activitySlots, options.localActivitySlots);
   const modes = config.modes.map((modeConfig) => ({
     ...modeConfig,
     ...shared,
@@ -130,6 +135,9 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
           activities: options.createActivities(deps),
           maxConcurrentActivityTaskExecutions: activitySlots,
           ...(options.cachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.cachedWorkflows }),
+          ...(options.localActivitySlots === undefined
+            ? {}
+            : { maxConcurrentLocalActivityExecutions: options.localActivitySlots }),
           ...(options.workflowTaskSlots === undefined
             ? {}
             : { maxConcurrentWorkflowTaskExecutions: options.workflowTaskSlots }),

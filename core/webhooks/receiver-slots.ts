@@ -1,33 +1,48 @@
 /**
  * Fairness between tenants (docs/webhooks.md): at most `perReceiver` attempts in flight to one organisation's
- * receiver per worker process. An attempt that finds its receiver full does not wait for a slot in the activity (that
- * would hold an activity slot, the very thing a hanging receiver must not take): it answers `busy` at once with how
- * long to wait, and the workflow waits that long on a durable timer before trying again.
+ * receiver per worker process, and at most `inFlightLimit` across receivers. An attempt that finds no slot does not
+ * wait for one in the activity (that would hold a workflow task slot, the very thing a hanging receiver must not
+ * take): it answers `busy` at once with how long to wait, and the workflow waits that long on a durable timer before
+ * trying again.
  *
  * The wait is the receiver's queue drained at its pace: (attempts waiting ÷ its slots) × its recent attempt duration,
  * or the age of its oldest attempt in flight when that is longer: before a hanging receiver's first attempts time out,
  * their age is all that says it is slow, and waits cut from the first estimate alone would bring a burst's waiters
  * back several times in those first seconds.
  * A short fixed back-off would have 1,000 deliveries queued behind a hanging receiver come back every few seconds, and
- * those busy round trips (a workflow task, an activity task, a workflow task each) would crowd every other tenant's
+ * those busy round trips (a workflow task each) would crowd every other tenant's
  * deliveries out of the task queues; paced this way they come back about as fast as the receiver frees slots.
  */
 
 /**
- * Activity slots of a webhooks worker (per mode): the SDK's default of 100 would let a hanging receiver's attempts
- * queue far beyond the database pool, which is sized from this number (core/temporal/worker-process.ts).
+ * Workflow tasks a webhooks worker runs at once per mode (the SDK's default is 40). An attempt is a local activity, and
+ * its workflow task holds its slot while it runs (workflows/webhook-delivery.ts), so this also bounds the attempts in
+ * flight; `ATTEMPTS_IN_FLIGHT` below keeps some free of them.
  */
-export const WEBHOOKS_ACTIVITY_SLOTS = 30;
+export const WEBHOOKS_WORKFLOW_TASK_SLOTS = 30;
 
 /**
- * Workflow tasks a webhooks worker runs at once per mode (the SDK's default is 40). Fairness between tenants is the
- * server's (core/temporal/fairness.ts): it orders the tasks it hands out, but a worker that has taken 40 tasks runs
- * them in its own order, so behind a burst another tenant's task waited behind up to 40 of the burst's inside the
- * worker. A delivery's workflow tasks are short (a few milliseconds of CPU each), so a handful at once keeps the worker
- * busy while the queue, and its fair order, stays on the server: with 1,000 deliveries queued behind a hanging
- * receiver, another tenant's p99 went from 5.1 s to 0.5 s at the same throughput (docs/performance.md).
+ * Attempts sending at once per worker process and mode, across receivers. The rest of the workflow task slots stay
+ * for the short tasks: busy answers, timers, finishes. Fairness between tenants is the server's (fairness.ts): it
+ * orders the tasks it hands out, but a worker runs the tasks it has taken in its own order, so behind a burst another
+ * tenant's task waited behind every task the worker held; a handful of free slots keeps the worker busy while the
+ * queue, and its fair order, stays on the server (with 1,000 deliveries queued behind a hanging receiver, another
+ * tenant's p99 went from 5.1 s to 0.5 s when the worker took 6 tasks at once instead of 40: docs/performance.md).
+ * Five receivers that hang take 20; a sixth's attempts then wait as `busy` instead of holding every slot.
  */
-export const WEBHOOKS_WORKFLOW_TASK_SLOTS = 6;
+export const ATTEMPTS_IN_FLIGHT = 20;
+
+/**
+ * Local activities a webhooks worker runs at once per mode: every attempt in flight, and room beside them for the
+ * attempts that only answer `busy` (no database, no send). Its database pool is sized from this.
+ */
+export const WEBHOOKS_LOCAL_ACTIVITY_SLOTS = 24;
+
+/**
+ * Activity tasks a webhooks worker runs at once per mode: marking a delivery Failed, the reconciler, the retention
+ * purge, the diagnostic probe, and the attempts of runs started before attempts were local activities.
+ */
+export const WEBHOOKS_ACTIVITY_SLOTS = 6;
 
 /** Attempts in flight to one receiver, per worker process. */
 export const RECEIVER_CONCURRENCY = 4;
@@ -59,7 +74,12 @@ interface ReceiverState {
   waiting: Map<string, number>;
 }
 
-export function createReceiverSlots(perReceiver = RECEIVER_CONCURRENCY, now: () => number = Date.now): ReceiverSlots {
+export function createReceiverSlots(
+  perReceiver = RECEIVER_CONCURRENCY,
+  now: () => number = Date.now,
+  inFlightLimit = ATTEMPTS_IN_FLIGHT,
+): ReceiverSlots {
+  let inFlightTotal = 0;
   // One small entry per organisation whose receiver this process has called: its pace outlives its busy spells.
   const receivers = new Map<string, ReceiverState>();
   const stateOf = (receiver: string): ReceiverState => {
@@ -74,15 +94,17 @@ export function createReceiverSlots(perReceiver = RECEIVER_CONCURRENCY, now: () 
   return {
     tryAcquire(receiver, waiter) {
       const state = stateOf(receiver);
-      if (state.inFlight.size >= perReceiver) return undefined;
+      if (state.inFlight.size >= perReceiver || inFlightTotal >= inFlightLimit) return undefined;
       if (waiter) state.waiting.delete(waiter);
       const attempt = { startedAt: now() };
       state.inFlight.add(attempt);
+      inFlightTotal++;
       let released = false;
       return () => {
         if (released) return;
         released = true;
         state.inFlight.delete(attempt);
+        inFlightTotal--;
         state.averageAttemptMs += AVERAGE_WEIGHT * (now() - attempt.startedAt - state.averageAttemptMs);
       };
     },

@@ -152,6 +152,7 @@ describe('observability of the real processes: one request id end to end, and ev
     const lag = sampleValue(text, 'client_api_outbox_lag_seconds', { mode: 'production', consumer: 'debt-lifecycles' });
     expect(lag).to.be.a('number').and.at.least(0);
     expect(text).to.match(/^temporal_worker_task_slots_available\{.*task_queue="lifecycle"/m);
+    expect(text).to.match(/^temporal_activity_schedule_to_start_latency_seconds_bucket\{.*task_queue="lifecycle"/m);
   });
 
   it('serves delivery outcomes, attempt latency, outbox lag and the Temporal SDK’s worker metrics on one port', async () => {
@@ -176,7 +177,7 @@ describe('observability of the real processes: one request id end to end, and ev
     for (const sdk of [
       'temporal_worker_task_slots_available',
       'temporal_workflow_task_schedule_to_start_latency_seconds_bucket',
-      'temporal_activity_schedule_to_start_latency_seconds_bucket',
+      'temporal_local_activity_execution_latency_seconds_bucket', // the attempts: local activities
       'temporal_long_request_latency_seconds_bucket',
     ]) {
       expect(text, sdk).to.match(new RegExp(`^${sdk}\\{.*task_queue="webhooks"|^${sdk}\\{`, 'm'));

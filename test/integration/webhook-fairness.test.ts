@@ -4,6 +4,7 @@ import { ATTEMPT_TIMEOUT_MS } from '../../core/webhooks/http-sender';
 import {
   RECEIVER_CONCURRENCY,
   WEBHOOKS_ACTIVITY_SLOTS,
+  WEBHOOKS_LOCAL_ACTIVITY_SLOTS,
   WEBHOOKS_WORKFLOW_TASK_SLOTS,
 } from '../../core/webhooks/receiver-slots';
 import { workflowIds } from '../../core/temporal/names';
@@ -15,7 +16,7 @@ import { createGate, waitFor } from '../support/wait';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { configureReceiver, raiseEvent } from '../support/webhooks';
 
-/** More than the SDK's default 100 activity slots, so a tenant without a cap could take every one of them. */
+/** More than the SDK's default 100 activity slots and the worker's 30 workflow task slots: without a cap, one tenant could take every one. */
 const TARPIT_EVENTS = 130;
 /** The other tenant's events while the tarpit's burst is dispatched, then as many once every tarpit run waits. */
 const OTHER_TENANT_EVENTS = 4;
@@ -37,8 +38,10 @@ describe('fairness: a receiver that hangs does not slow other tenants', function
     healthy = await startWebhookReceiver();
     stack = await startDeliveryStack(temporal, {
       worker: {
+        // as workers/webhooks.ts
         maxConcurrentActivityTaskExecutions: WEBHOOKS_ACTIVITY_SLOTS,
-        maxConcurrentWorkflowTaskExecutions: WEBHOOKS_WORKFLOW_TASK_SLOTS, // as workers/webhooks.ts
+        maxConcurrentLocalActivityExecutions: WEBHOOKS_LOCAL_ACTIVITY_SLOTS,
+        maxConcurrentWorkflowTaskExecutions: WEBHOOKS_WORKFLOW_TASK_SLOTS,
       },
     });
   });

@@ -19,6 +19,19 @@ describe('receiver slots: a cap per receiver, and busy waits paced by its queue'
     expect(slots.inFlight('org-a')).to.equal(0);
   });
 
+  it('gives at most its total of slots across receivers, so hanging receivers cannot take every one', () => {
+    const slots = createReceiverSlots(2, now, 3);
+    const held = [slots.tryAcquire('hangs-1'), slots.tryAcquire('hangs-1'), slots.tryAcquire('hangs-2')];
+    expect(held.every((release) => typeof release === 'function')).to.equal(true);
+    expect(slots.tryAcquire('healthy'), 'the total is reached').to.equal(undefined);
+    expect(slots.inFlight('healthy')).to.equal(0);
+    held[0]!();
+    held[0]!(); // freed once only
+    const healthy = slots.tryAcquire('healthy');
+    expect(healthy).to.be.a('function');
+    expect(slots.tryAcquire('hangs-2')).to.equal(undefined);
+  });
+
   it('makes each waiter wait for the queue ahead of it at the receiver’s recent pace', () => {
     const slots = createReceiverSlots(2, now);
     const held = [slots.tryAcquire('tarpit')!, slots.tryAcquire('tarpit')!];

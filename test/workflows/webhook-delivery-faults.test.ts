@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
-import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WebhookDeliveryActivities } from '../../activities/webhook-delivery';
 import type { WebhookConfig } from '../../core/platform/config';
@@ -14,7 +13,6 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 import { attemptsOf, deliveryOfEvent, localWebhookConfig } from '../support/webhooks';
 
 const DELIVERY_STATUS = SEARCH_ATTRIBUTE_KEYS.deliveryStatus;
-const { RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED, RETRY_STATE_NON_RETRYABLE_FAILURE } = temporal.api.enums.v1.RetryState;
 
 /**
  * The attempt activity fails as if the database were down while `down(attemptOfActivity)` holds. The failure is a
@@ -55,10 +53,20 @@ describe('webhookDeliveryWorkflow when its activity fails (bounded retries, time
     await env?.teardown();
   });
 
-  const failuresOf = async (handle: Awaited<ReturnType<typeof startDelivery>>) =>
-    ((await handle.fetchHistory()).events ?? []).flatMap((e) =>
-      e.activityTaskFailedEventAttributes ? [e.activityTaskFailedEventAttributes] : [],
-    );
+  /**
+   * The attempt's local activity executions in the run's history, in order: each is a marker with its attempt number,
+   * its failure when it failed, and the back-off before the next try when the policy allowed one.
+   */
+  const attemptMarkers = async (handle: Awaited<ReturnType<typeof startDelivery>>) =>
+    ((await handle.fetchHistory()).events ?? []).flatMap((e) => {
+      const marker = e.markerRecordedEventAttributes;
+      if (marker?.markerName !== 'core_local_activity') return [];
+      const data = marker.details!.data!.payloads![0]!.data!;
+      const meta = JSON.parse(Buffer.from(data).toString('utf8')) as { attempt: number; backoff?: object | null };
+      return [
+        { at: tsToMs(e.eventTime), attempt: meta.attempt, retried: Boolean(meta.backoff), failure: marker.failure },
+      ];
+    });
 
   it('rides out a database outage of a few minutes: the attempt succeeds once the database is back', async () => {
     const { ref, eventId } = await newDelivery(webhooks, receiver.url);
@@ -73,10 +81,11 @@ describe('webhookDeliveryWorkflow when its activity fails (bounded retries, time
     );
     expect(result).to.include({ deliveryStatus: 'Succeeded', attempts: 1 });
     expect(calls.count).to.equal(10);
-    const events = (await handle.fetchHistory()).events!;
-    const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes)!;
-    const completed = events.find((e) => e.activityTaskCompletedEventAttributes)!;
-    expect(tsToMs(completed.eventTime) - tsToMs(scheduled.eventTime)).to.be.at.least(3 * 60_000);
+    const markers = await attemptMarkers(handle);
+    expect(markers.map((m) => [m.attempt, Boolean(m.failure)])).to.deep.equal(
+      Array.from({ length: 10 }, (_, i) => [i + 1, i < 9]),
+    );
+    expect(markers.at(-1)!.at - markers[0]!.at).to.be.at.least(3 * 60_000); // each back-off a durable timer
     expect((await deliveryOfEvent(eventId))!.status).to.equal('Succeeded');
   });
 
@@ -93,7 +102,13 @@ describe('webhookDeliveryWorkflow when its activity fails (bounded retries, time
     );
     expect(result).to.deep.equal({ deliveryStatus: 'Failed', attempts: 0, lastHttpStatus: null, nextAttemptAt: null });
     expect(calls.count).to.equal(ATTEMPT_ACTIVITY_RETRY.maximumAttempts).and.to.equal(20);
-    expect((await failuresOf(handle)).map((f) => f.retryState)).to.deep.equal([RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED]);
+    const markers = await attemptMarkers(handle);
+    expect(markers).to.have.length(20);
+    expect(
+      markers.every((m) => m.failure),
+      'every try failed',
+    ).to.equal(true);
+    expect(markers.map((m) => m.retried).lastIndexOf(true), 'the policy gave up after the 20th').to.equal(18);
     const row = (await deliveryOfEvent(eventId))!;
     expect([row.status, row.next_attempt_at, row.attempt_count]).to.deep.equal(['Failed', null, 0]);
     expect(await attemptsOf(ref.deliveryId)).to.deep.equal([]);
@@ -114,9 +129,10 @@ describe('webhookDeliveryWorkflow when its activity fails (bounded retries, time
     );
     expect(result.deliveryStatus).to.equal('Failed');
     expect(calls.count).to.equal(1);
-    const [failure] = await failuresOf(handle);
-    expect(failure!.retryState).to.equal(RETRY_STATE_NON_RETRYABLE_FAILURE);
-    expect(failure!.failure!.applicationFailureInfo!.type).to.equal('InvalidDeliveryInput');
+    const markers = await attemptMarkers(handle);
+    expect(markers.map((m) => [m.retried, m.failure?.applicationFailureInfo?.type])).to.deep.equal([
+      [false, 'InvalidDeliveryInput'],
+    ]);
     expect((await deliveryOfEvent(eventId))!.status).to.equal('Pending'); // another generation's row: untouched
   });
 });
