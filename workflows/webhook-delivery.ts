@@ -159,7 +159,7 @@ function finish(status: WebhookDeliveryStatus, final: WebhookDeliveryState): Web
 /**
  * Fairness (docs/webhooks.md): a receiver with its share of attempts in flight answers `busy` without sending, with
  * how long its queue takes to drain (receiver-slots.ts), and the attempt waits that long here on a durable timer,
- * jittered ±50 % so waiters spread out, instead of holding an activity slot. (Results recorded before the activity
+ * jittered ±50 % so waiters spread out, instead of holding a workflow task slot. (Results recorded before the activity
  * said how long carry no `retryAfterMs`: those waited 2 s, doubling to 30 s.)
  */
 async function attemptWhenReceiverFree(

@@ -7,7 +7,7 @@
  *
  * The server must have fairness switched on (`FAIRNESS_DYNAMIC_CONFIG`, set by every server the project starts and in
  * ops/temporal-dynamic-config.yaml); a server without it ignores the key and dispatches FIFO, and the per-receiver
- * cap (core/webhooks/receiver-slots.ts) still keeps a hanging receiver from taking every activity slot.
+ * cap (core/webhooks/receiver-slots.ts) still keeps a hanging receiver from taking every workflow task slot.
  */
 import type { Priority } from '@temporalio/common';
 
