@@ -16,27 +16,28 @@
 
 /**
  * Workflow tasks a webhooks worker runs at once per mode (the SDK's default is 40). An attempt is a local activity, and
- * its workflow task holds its slot while it runs (workflows/webhook-delivery.ts), so this also bounds the attempts in
- * flight; `ATTEMPTS_IN_FLIGHT` below keeps some free of them.
+ * its workflow task holds its slot while it runs (workflows/webhook-delivery.ts), so this is the attempts in flight
+ * (`ATTEMPTS_IN_FLIGHT`) plus the slots for the short tasks: busy answers, timers, finishes. Fairness between tenants
+ * is the server's (fairness.ts): it orders the tasks it hands out, but a worker runs the tasks it has taken in its own
+ * order, so behind a burst another tenant's task waited behind every task the worker held; a few free slots keep the
+ * worker busy while the queue, and its fair order, stays on the server (with 1,000 deliveries queued behind a hanging
+ * receiver, another tenant's p99 went from 5.1 s to 0.5 s when the worker took 6 tasks at once instead of 40; with
+ * attempts as local activities it was 380 ms with 16 slots and 390-501 ms with 30: docs/performance.md). A slot
+ * supplier granting "6 + attempts in flight" would keep the few free slots with more attempts; until then, 16.
  */
-export const WEBHOOKS_WORKFLOW_TASK_SLOTS = 30;
+export const WEBHOOKS_WORKFLOW_TASK_SLOTS = 16;
 
 /**
- * Attempts sending at once per worker process and mode, across receivers. The rest of the workflow task slots stay
- * for the short tasks: busy answers, timers, finishes. Fairness between tenants is the server's (fairness.ts): it
- * orders the tasks it hands out, but a worker runs the tasks it has taken in its own order, so behind a burst another
- * tenant's task waited behind every task the worker held; a handful of free slots keeps the worker busy while the
- * queue, and its fair order, stays on the server (with 1,000 deliveries queued behind a hanging receiver, another
- * tenant's p99 went from 5.1 s to 0.5 s when the worker took 6 tasks at once instead of 40: docs/performance.md).
- * Five receivers that hang take 20; a sixth's attempts then wait as `busy` instead of holding every slot.
+ * Attempts sending at once per worker process and mode, across receivers: two receivers that hang take 8, a third
+ * the last 2, and the workflow task slots beyond these stay free for the short tasks instead of every one being held.
  */
-export const ATTEMPTS_IN_FLIGHT = 20;
+export const ATTEMPTS_IN_FLIGHT = 10;
 
 /**
  * Local activities a webhooks worker runs at once per mode: every attempt in flight, and room beside them for the
  * attempts that only answer `busy` (no database, no send). Its database pool is sized from this.
  */
-export const WEBHOOKS_LOCAL_ACTIVITY_SLOTS = 24;
+export const WEBHOOKS_LOCAL_ACTIVITY_SLOTS = 12;
 
 /**
  * Activity tasks a webhooks worker runs at once per mode: marking a delivery Failed, the reconciler, the retention
