@@ -106,7 +106,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     nextAttemptAt: null,
   };
   setHandler(webhookDeliveryStatusQuery, () => status);
-  const attempt = patched(PATCH_IDS.deliveryAttemptLocal) ? deliverWebhookAttempt : attemptAsActivityTask;
+  const deliver = patched(PATCH_IDS.deliveryAttemptLocal) ? deliverWebhookAttempt : attemptAsActivityTask;
   // The delivery starter sets these at the start (deliveryStartOptions), so a run waiting in a backlog is already
   // found by them. A run started without them (by a starter from before that, or by hand) sets them here. The branch
   // follows the start event, which replay reads the same way, so both kinds of history replay.
@@ -114,12 +114,12 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     upsertSearchAttributes(pendingDeliverySearchAttributes(input.organizationId, input.eventType));
   }
 
-  for (let attemptNumber = 1; attemptNumber <= RETRY_DELAYS_MS.length + 1; attemptNumber++) {
-    const retryDelayMs = RETRY_DELAYS_MS[attemptNumber - 1] ?? null;
-    const result = await attemptOrGiveUp(attempt, input, attemptNumber, retryDelayMs);
+  for (let attempt = 1; attempt <= RETRY_DELAYS_MS.length + 1; attempt++) {
+    const retryDelayMs = RETRY_DELAYS_MS[attempt - 1] ?? null;
+    const result = await attemptOrGiveUp(deliver, input, attempt, retryDelayMs);
     if (!result) return finish(status, 'Failed');
     if (result.outcome !== 'sent') return finish(status, result.deliveryStatus);
-    status.attempts = attemptNumber;
+    status.attempts = attempt;
     status.lastHttpStatus = result.httpStatus;
     if (result.deliveryStatus !== 'Pending') return finish(status, result.deliveryStatus);
     status.nextAttemptAt = new Date(Date.now() + retryDelayMs!).toISOString();

@@ -10,8 +10,8 @@
  * their age is all that says it is slow, and waits cut from the first estimate alone would bring a burst's waiters
  * back several times in those first seconds.
  * A short fixed back-off would have 1,000 deliveries queued behind a hanging receiver come back every few seconds, and
- * those busy round trips (a workflow task each) would crowd every other tenant's
- * deliveries out of the task queues; paced this way they come back about as fast as the receiver frees slots.
+ * those busy round trips (a workflow task each) would crowd every other tenant's deliveries out of the task queues;
+ * paced this way they come back about as fast as the receiver frees slots.
  */
 
 /**

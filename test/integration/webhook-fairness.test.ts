@@ -16,7 +16,10 @@ import { createGate, waitFor } from '../support/wait';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { configureReceiver, raiseEvent } from '../support/webhooks';
 
-/** More than the SDK's default 100 activity slots and the worker's 30 workflow task slots: without a cap, one tenant could take every one. */
+/**
+ * More than the SDK's default 100 activity slots and than the worker's workflow task slots: without the caps, one
+ * tenant could take every one.
+ */
 const TARPIT_EVENTS = 130;
 /** The other tenant's events while the tarpit's burst is dispatched, then as many once every tarpit run waits. */
 const OTHER_TENANT_EVENTS = 4;

@@ -1,5 +1,7 @@
 /** A delivery as the relay makes it, and a worker for the delivery workflow: shared by the workflow fault and replay tests. */
 import { createSecretBox } from '../../core/platform/secret-box';
+import { tsToMs } from '@temporalio/common/lib/time';
+import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createWebhookDeliveryActivities, type WebhookDeliveryActivities } from '../../activities/webhook-delivery';
@@ -57,4 +59,20 @@ export async function runDeliveryWorker<T>(
 /** Starts `ref`'s run as the relay's delivery starter does (same id, fairness key and search attributes). */
 export function startDelivery(env: TestWorkflowEnvironment, taskQueue: string, ref: DeliveryRef) {
   return env.client.workflow.start(webhookDeliveryWorkflow, deliveryStartOptions(ref, taskQueue));
+}
+
+/**
+ * The attempt's local activity executions in a run's history, in order: each is a marker with its time, its attempt
+ * number, its failure when it failed, and whether the policy allowed another try (a back-off).
+ */
+export function attemptMarkers(history: temporal.api.history.v1.IHistory) {
+  return (history.events ?? []).flatMap((e) => {
+    const marker = e.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') return [];
+    const data = marker.details!.data!.payloads![0]!.data!;
+    const meta = JSON.parse(Buffer.from(data).toString('utf8')) as { attempt: number; backoff?: object | null };
+    return [
+      { at: tsToMs(e.eventTime), attempt: meta.attempt, retried: Boolean(meta.backoff), failure: marker.failure },
+    ];
+  });
 }

@@ -1,13 +1,12 @@
 import { expect } from 'chai';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import { tsToMs } from '@temporalio/common/lib/time';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WebhookDeliveryActivities } from '../../activities/webhook-delivery';
 import type { WebhookConfig } from '../../core/platform/config';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../core/temporal/names';
 import { ATTEMPT_ACTIVITY_RETRY } from '../../workflows/webhook-delivery';
-import { newDelivery, runDeliveryWorker, startDelivery } from '../support/delivery-runs';
+import { attemptMarkers, newDelivery, runDeliveryWorker, startDelivery } from '../support/delivery-runs';
 import { startTimeSkipping, uniqueTaskQueue } from '../support/temporal';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { attemptsOf, deliveryOfEvent, localWebhookConfig } from '../support/webhooks';
@@ -53,21 +52,6 @@ describe('webhookDeliveryWorkflow when its activity fails (bounded retries, time
     await env?.teardown();
   });
 
-  /**
-   * The attempt's local activity executions in the run's history, in order: each is a marker with its attempt number,
-   * its failure when it failed, and the back-off before the next try when the policy allowed one.
-   */
-  const attemptMarkers = async (handle: Awaited<ReturnType<typeof startDelivery>>) =>
-    ((await handle.fetchHistory()).events ?? []).flatMap((e) => {
-      const marker = e.markerRecordedEventAttributes;
-      if (marker?.markerName !== 'core_local_activity') return [];
-      const data = marker.details!.data!.payloads![0]!.data!;
-      const meta = JSON.parse(Buffer.from(data).toString('utf8')) as { attempt: number; backoff?: object | null };
-      return [
-        { at: tsToMs(e.eventTime), attempt: meta.attempt, retried: Boolean(meta.backoff), failure: marker.failure },
-      ];
-    });
-
   it('rides out a database outage of a few minutes: the attempt succeeds once the database is back', async () => {
     const { ref, eventId } = await newDelivery(webhooks, receiver.url);
     const calls = { count: 0 };
@@ -81,7 +65,7 @@ describe('webhookDeliveryWorkflow when its activity fails (bounded retries, time
     );
     expect(result).to.include({ deliveryStatus: 'Succeeded', attempts: 1 });
     expect(calls.count).to.equal(10);
-    const markers = await attemptMarkers(handle);
+    const markers = attemptMarkers(await handle.fetchHistory());
     expect(markers.map((m) => [m.attempt, Boolean(m.failure)])).to.deep.equal(
       Array.from({ length: 10 }, (_, i) => [i + 1, i < 9]),
     );
@@ -102,7 +86,7 @@ describe('webhookDeliveryWorkflow when its activity fails (bounded retries, time
     );
     expect(result).to.deep.equal({ deliveryStatus: 'Failed', attempts: 0, lastHttpStatus: null, nextAttemptAt: null });
     expect(calls.count).to.equal(ATTEMPT_ACTIVITY_RETRY.maximumAttempts).and.to.equal(20);
-    const markers = await attemptMarkers(handle);
+    const markers = attemptMarkers(await handle.fetchHistory());
     expect(markers).to.have.length(20);
     expect(
       markers.every((m) => m.failure),
@@ -129,7 +113,7 @@ describe('webhookDeliveryWorkflow when its activity fails (bounded retries, time
     );
     expect(result.deliveryStatus).to.equal('Failed');
     expect(calls.count).to.equal(1);
-    const markers = await attemptMarkers(handle);
+    const markers = attemptMarkers(await handle.fetchHistory());
     expect(markers.map((m) => [m.retried, m.failure?.applicationFailureInfo?.type])).to.deep.equal([
       [false, 'InvalidDeliveryInput'],
     ]);

@@ -12,7 +12,7 @@ import type { DeliveryRef } from '../../core/webhooks/dispatch';
 import { retryDelivery } from '../../core/webhooks/deliveries';
 import { clearWebhookConfig, rotateWebhookSecret } from '../../core/webhooks/receiver-config';
 import { webhookDeliveryStatusQuery, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
-import { newDelivery as newDeliveryFor, startDelivery } from '../support/delivery-runs';
+import { attemptMarkers, newDelivery as newDeliveryFor, startDelivery } from '../support/delivery-runs';
 import { testDb } from '../support/resources';
 import { bundleWorkflows, startTimeSkipping, uniqueTaskQueue } from '../support/temporal';
 import { startWebhookReceiver, verifySignature, type WebhookReceiver } from '../support/webhook-receiver';
@@ -103,10 +103,7 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
     }
     const history = await handle.fetchHistory();
     const startedAt = tsToMs(history.events![0]!.eventTime);
-    const attempted = history.events!.filter(
-      (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
-    );
-    const offsets = attempted.map((e) => tsToMs(e.eventTime) - startedAt);
+    const offsets = attemptMarkers(history).map((m) => m.at - startedAt);
     expect(offsets).to.have.length(7);
     offsets.forEach((offset, i) => expect(offset, `attempt ${i + 1}`).to.be.closeTo(EXPECTED_OFFSETS[i]!, 5_000));
     const timers = history.events!.flatMap((e) =>
