@@ -1,7 +1,7 @@
 /**
- * The delivery attempt activity (DECISIONS §4): loads the delivery and its event, picks the receiver (the current
- * configuration while one is enabled, so a rotation takes effect at once; else the snapshot taken at enqueue, so a
- * clear does not strand deliveries in flight), signs at send time, POSTs, and records the attempt and the delivery's
+ * The delivery attempt activity (DECISIONS §4): loads the delivery, its event and its receiver in one query, picks
+ * the receiver (the current configuration while one is enabled, so a rotation takes effect at once; else the snapshot
+ * taken at enqueue, so a clear does not strand deliveries in flight), signs at send time, POSTs, and records the attempt and the delivery's
  * new status in one statement (atomic on its own). A receiver's failure is a returned result, not an error: only
  * infrastructure errors (database down) throw, and those Temporal retries. Inputs and results carry ids and statuses,
  * never the URL, the secret or the payload, so none of them reach workflow history.
@@ -13,16 +13,17 @@ import type { Db } from '../core/platform/db';
 import { toEventEnvelope } from '../core/events/outbox';
 import { SecretUnreadableError, type SecretBox } from '../core/platform/secret-box';
 import {
-  loadDeliveryWithEvent,
+  loadAttemptContext,
   recordAttempt,
   snapshotSecret,
+  type AttemptContext,
   type DeliveryRow,
   type DeliveryStatus,
 } from '../core/webhooks/deliveries';
 import { failUnfinishedDelivery, isDeliveryId } from '../core/webhooks/delivery-failure';
 import { createWebhookHttp, type SendOutcome, type WebhookHttp } from '../core/webhooks/http-sender';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../core/webhooks/signature';
-import { currentSigningTarget, type SigningTarget } from '../core/webhooks/receiver-config';
+import type { SigningTarget } from '../core/webhooks/receiver-config';
 import { createReceiverSlots, type ReceiverSlots } from '../core/webhooks/receiver-slots';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../core/platform/logger';
@@ -122,14 +123,14 @@ async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * The receiver for this attempt. A secret that does not open (WEBHOOK_SECRET_KEY changed) is a configuration fault
- * no retry of the activity can fix: it is reported as the attempt's error, and the schedule goes on.
+ * The receiver for this attempt: the one enabled now (read with the delivery), else the delivery's snapshot. A secret
+ * that does not open (WEBHOOK_SECRET_KEY changed) is a configuration fault no retry of the activity can fix: it is
+ * reported as the attempt's error, and the schedule goes on.
  */
-async function chooseTarget(db: Db, secretBox: SecretBox, delivery: DeliveryRow): Promise<SigningTarget | string> {
+function chooseTarget(secretBox: SecretBox, { delivery, receiver }: AttemptContext): SigningTarget | string {
+  const { url, sealed } = receiver ?? { url: delivery.url, sealed: snapshotSecret(delivery) };
   try {
-    const current = await currentSigningTarget(db, secretBox, delivery.organization_id);
-    if (current) return current;
-    return { url: delivery.url, secret: secretBox.open(snapshotSecret(delivery), delivery.organization_id) };
+    return { url, secret: secretBox.open(sealed, delivery.organization_id) };
   } catch (err) {
     if (err instanceof SecretUnreadableError) return 'configuration error: the signing secret cannot be decrypted';
     throw err;
@@ -235,12 +236,12 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDep
   }
 
   async function attempt(input: DeliverAttemptInput): Promise<DeliverAttemptResult> {
-    const loaded = await loadDeliveryWithEvent(db, input.deliveryId);
+    const loaded = await loadAttemptContext(db, input.deliveryId);
     if (!loaded) return { ...GONE };
     const { delivery, event } = loaded;
     if (delivery.status !== 'Pending' || delivery.generation !== input.generation) return stale(delivery);
 
-    const target = await chooseTarget(db, secretBox, delivery);
+    const target = chooseTarget(secretBox, loaded);
     const startedAt = new Date();
     const outcome = typeof target === 'string' ? unsent(target) : await send(http, delivery, event, target, startedAt);
     const url = typeof target === 'string' ? delivery.url : target.url;

@@ -199,23 +199,53 @@ const EVENT_COLUMNS = {
   event_row_created_at: 'e.created_at',
 };
 
-type DeliveryWithEventRow = DeliveryRow & {
+/** The organisation's receiver as configured now, read in the same round trip; null columns while none is enabled. */
+const RECEIVER_COLUMNS = {
+  receiver_url: 'c.url',
+  receiver_secret_key_id: 'c.secret_key_id',
+  receiver_secret_iv: 'c.secret_iv',
+  receiver_secret_tag: 'c.secret_tag',
+  receiver_secret_ciphertext: 'c.secret_ciphertext',
+};
+
+type AttemptContextRow = DeliveryRow & {
   event_row_id: string | null;
   event_row_type: EventRow['type'];
   event_row_data: EventRow['data'];
   event_row_created_at: Date;
+  receiver_url: string | null;
+  receiver_secret_key_id: string | null;
+  receiver_secret_iv: Buffer | null;
+  receiver_secret_tag: Buffer | null;
+  receiver_secret_ciphertext: Buffer | null;
 };
 
-/** For the delivery activity: the delivery with its event, whatever the organisation. */
-export async function loadDeliveryWithEvent(
-  db: Db,
-  deliveryId: string,
-): Promise<{ delivery: DeliveryRow; event: Pick<EventRow, 'id' | 'type' | 'data' | 'created_at'> } | undefined> {
+/** The receiver an organisation has enabled now: its URL and sealed signing secret. */
+export interface CurrentReceiver {
+  url: string;
+  sealed: SealedSecret;
+}
+
+/** What one attempt needs: the delivery, its event, and the receiver enabled now (null while none is). */
+export interface AttemptContext {
+  delivery: DeliveryRow;
+  event: Pick<EventRow, 'id' | 'type' | 'data' | 'created_at'>;
+  receiver: CurrentReceiver | null;
+}
+
+/**
+ * For the delivery activity: the delivery, its event and its organisation's current receiver, whatever the
+ * organisation, in one statement (one round trip and one snapshot). Undefined when the delivery or its event is gone.
+ */
+export async function loadAttemptContext(db: Db, deliveryId: string): Promise<AttemptContext | undefined> {
   const row: unknown = await prepared(
     db('webhook_deliveries as d')
       .leftJoin('events as e', 'e.id', 'd.event_id')
+      .leftJoin('webhook_configs as c', (join) =>
+        join.on('c.organization_id', 'd.organization_id').andOnVal('c.enabled', true),
+      )
       .where('d.id', deliveryId)
-      .first('d.*', EVENT_COLUMNS),
+      .first('d.*', EVENT_COLUMNS, RECEIVER_COLUMNS),
   );
   if (!row) return undefined;
   const {
@@ -223,9 +253,16 @@ export async function loadDeliveryWithEvent(
     event_row_type: type,
     event_row_data: data,
     event_row_created_at: created_at,
+    receiver_url: url,
+    receiver_secret_key_id: keyId,
+    receiver_secret_iv: iv,
+    receiver_secret_tag: tag,
+    receiver_secret_ciphertext: ciphertext,
     ...delivery
-  } = row as DeliveryWithEventRow;
-  return id === null ? undefined : { delivery, event: { id, type, data, created_at } };
+  } = row as AttemptContextRow;
+  if (id === null) return undefined;
+  const receiver = url && iv && tag && ciphertext ? { url, sealed: { keyId, iv, tag, ciphertext } } : null;
+  return { delivery, event: { id, type, data, created_at }, receiver };
 }
 
 export interface AttemptRecord {

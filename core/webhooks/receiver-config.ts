@@ -139,14 +139,3 @@ export async function clearWebhookConfig(db: Db, organizationId: string): Promis
   await writeConfig(db, organizationId, null, NO_SECRET);
   return { url: null, enabled: false, secretPrefix: null };
 }
-
-/** The current receiver and its plaintext secret, or undefined while none is enabled. */
-export async function currentSigningTarget(
-  db: Db,
-  secretBox: SecretBox,
-  organizationId: string,
-): Promise<SigningTarget | undefined> {
-  const row = await findRow(db, organizationId);
-  if (!row?.enabled || !row.url) return undefined;
-  return { url: row.url, secret: secretBox.open(sealedOf(row), organizationId) };
-}
