@@ -24,7 +24,7 @@ import { failUnfinishedDelivery, isDeliveryId } from '../core/webhooks/delivery-
 import { createWebhookHttp, type SendOutcome, type WebhookHttp } from '../core/webhooks/http-sender';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../core/webhooks/signature';
 import type { SigningTarget } from '../core/webhooks/receiver-config';
-import { createReceiverSlots, type ReceiverSlots } from '../core/webhooks/receiver-slots';
+import { createReceiverSlots, LOCAL_WAIT_MS, type ReceiverSlots } from '../core/webhooks/receiver-slots';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../core/platform/logger';
 import type { Mode } from '../core/platform/mode';
@@ -208,9 +208,12 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDep
     },
   };
 
-  /** A receiver with its share of attempts in flight is told so before any database work: a `busy` check is cheap. */
+  /**
+   * A receiver with its share of attempts in flight is told so before any database work: a `busy` check is cheap. A
+   * fast one's next free slot is waited for here, briefly (receiver-slots.ts).
+   */
   async function attemptWithReceiverSlot(input: DeliverAttemptInput): Promise<DeliverAttemptResult> {
-    const release = receiverSlots.tryAcquire(input.organizationId, input.deliveryId);
+    const release = await receiverSlots.acquire(input.organizationId, input.deliveryId, LOCAL_WAIT_MS);
     if (!release) return { ...BUSY, retryAfterMs: receiverSlots.busyWaitMs(input.organizationId, input.deliveryId) };
     try {
       return await attempt(input);

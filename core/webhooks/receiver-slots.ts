@@ -1,9 +1,11 @@
 /**
  * Fairness between tenants (docs/webhooks.md): at most `perReceiver` attempts in flight to one organisation's
- * receiver per worker process, and at most `inFlightLimit` across receivers. An attempt that finds no slot does not
- * wait for one in the activity (that would hold a workflow task slot, the very thing a hanging receiver must not
- * take): it answers `busy` at once with how long to wait, and the workflow waits that long on a durable timer before
- * trying again.
+ * receiver per worker process, and at most `inFlightLimit` across receivers. An attempt that finds no slot waits for
+ * one in the worker only while its receiver's queue is expected to drain within `LOCAL_WAIT_MS` (a receiver that
+ * answers fast, at its cap for a moment in a burst): a durable timer of a second or more, and the workflow task it
+ * costs, would be most of that delivery's time and of the server's work for it. Otherwise it does not wait in the
+ * activity (that would hold a workflow task slot, the very thing a hanging receiver must not take): it answers `busy`
+ * at once with how long to wait, and the workflow waits that long on a durable timer before trying again.
  *
  * The wait is the receiver's queue drained at its pace: (attempts waiting ÷ its slots) × its recent attempt duration,
  * or the age of its oldest attempt in flight when that is longer: before a hanging receiver's first attempts time out,
@@ -48,6 +50,12 @@ export const WEBHOOKS_ACTIVITY_SLOTS = 6;
 /** Attempts in flight to one receiver, per worker process. */
 export const RECEIVER_CONCURRENCY = 4;
 
+/**
+ * The longest an attempt waits in the worker for a fast receiver's slot. Short beside the 1 s minimum of a busy wait,
+ * and it holds a workflow task slot and a local activity slot meanwhile (the slots beyond ATTEMPTS_IN_FLIGHT).
+ */
+export const LOCAL_WAIT_MS = 250;
+
 /** Bounds of a busy attempt's wait: soon enough to use a slot that frees, never so long a delivery looks stuck. */
 export const MIN_BUSY_WAIT_MS = 1_000;
 export const MAX_BUSY_WAIT_MS = 10 * 60_000;
@@ -59,6 +67,12 @@ const AVERAGE_WEIGHT = 0.2;
 export interface ReceiverSlots {
   /** A slot for this receiver and the function that frees it, or undefined when it has none free. */
   tryAcquire(receiver: string, waiter?: string): (() => void) | undefined;
+  /**
+   * A slot for this receiver, waiting in the worker for up to `maxWaitMs` when its queue is expected to drain within
+   * that (a receiver that answers fast, momentarily at its cap); undefined, at once or after `maxWaitMs`, otherwise.
+   * Attempts waiting here are served in the order they came.
+   */
+  acquire(receiver: string, waiter: string, maxWaitMs: number): Promise<(() => void) | undefined>;
   inFlight(receiver: string): number;
   /**
    * For an attempt refused a slot: records `waiter` (a delivery) as queued for the receiver, and answers how long it
@@ -67,12 +81,20 @@ export interface ReceiverSlots {
   busyWaitMs(receiver: string, waiter: string): number;
 }
 
+/** An attempt waiting in the worker for its receiver's next free slot. */
+interface QueuedAttempt {
+  waiter: string;
+  grant(release: () => void): void;
+}
+
 interface ReceiverState {
   /** The attempts in flight and when each started (at most `perReceiver` of them). */
   inFlight: Set<{ startedAt: number }>;
   averageAttemptMs: number;
   /** Deliveries refused a slot, with when their entry lapses (they took a slot, or stopped asking). */
   waiting: Map<string, number>;
+  /** Attempts waiting in the worker for a slot (`acquire`), first come first served. */
+  queue: QueuedAttempt[];
 }
 
 export function createReceiverSlots(
@@ -83,31 +105,79 @@ export function createReceiverSlots(
   let inFlightTotal = 0;
   // One small entry per organisation whose receiver this process has called: its pace outlives its busy spells.
   const receivers = new Map<string, ReceiverState>();
+  /** Receivers with attempts queued in the worker, in the order they first queued. */
+  const queued = new Set<ReceiverState>();
   const stateOf = (receiver: string): ReceiverState => {
     let state = receivers.get(receiver);
     if (!state)
       receivers.set(
         receiver,
-        (state = { inFlight: new Set(), averageAttemptMs: FIRST_ATTEMPT_ESTIMATE_MS, waiting: new Map() }),
+        (state = { inFlight: new Set(), averageAttemptMs: FIRST_ATTEMPT_ESTIMATE_MS, waiting: new Map(), queue: [] }),
       );
     return state;
   };
+  const hasSlot = (state: ReceiverState) => state.inFlight.size < perReceiver && inFlightTotal < inFlightLimit;
+
+  /** How long `ahead` attempts take to pass at the receiver's pace: its recent duration, or its oldest one in flight. */
+  function drainMs(state: ReceiverState, ahead: number): number {
+    const at = now();
+    let pace = state.averageAttemptMs;
+    for (const attempt of state.inFlight) pace = Math.max(pace, at - attempt.startedAt);
+    return (ahead / perReceiver) * pace;
+  }
+
+  function take(state: ReceiverState, waiter?: string): () => void {
+    if (waiter) state.waiting.delete(waiter);
+    const attempt = { startedAt: now() };
+    state.inFlight.add(attempt);
+    inFlightTotal++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      state.inFlight.delete(attempt);
+      inFlightTotal--;
+      state.averageAttemptMs += AVERAGE_WEIGHT * (now() - attempt.startedAt - state.averageAttemptMs);
+      grantQueued();
+    };
+  }
+
+  function grantQueued(): void {
+    for (const state of queued) {
+      while (state.queue.length > 0 && hasSlot(state)) {
+        const next = state.queue.shift()!;
+        next.grant(take(state, next.waiter));
+      }
+      if (state.queue.length === 0) queued.delete(state);
+      if (inFlightTotal >= inFlightLimit) return;
+    }
+  }
+
   return {
     tryAcquire(receiver, waiter) {
       const state = stateOf(receiver);
-      if (state.inFlight.size >= perReceiver || inFlightTotal >= inFlightLimit) return undefined;
-      if (waiter) state.waiting.delete(waiter);
-      const attempt = { startedAt: now() };
-      state.inFlight.add(attempt);
-      inFlightTotal++;
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        state.inFlight.delete(attempt);
-        inFlightTotal--;
-        state.averageAttemptMs += AVERAGE_WEIGHT * (now() - attempt.startedAt - state.averageAttemptMs);
-      };
+      return state.queue.length === 0 && hasSlot(state) ? take(state, waiter) : undefined;
+    },
+    async acquire(receiver, waiter, maxWaitMs) {
+      const state = stateOf(receiver);
+      if (state.queue.length === 0 && hasSlot(state)) return take(state, waiter);
+      if (drainMs(state, state.queue.length + 1) > maxWaitMs) return undefined;
+      return new Promise((resolve) => {
+        const queuedAttempt: QueuedAttempt = {
+          waiter,
+          grant: (release) => {
+            clearTimeout(timer);
+            resolve(release);
+          },
+        };
+        const timer = setTimeout(() => {
+          state.queue.splice(state.queue.indexOf(queuedAttempt), 1);
+          if (state.queue.length === 0) queued.delete(state);
+          resolve(undefined);
+        }, maxWaitMs);
+        state.queue.push(queuedAttempt);
+        queued.add(state);
+      });
     },
     inFlight: (receiver) => receivers.get(receiver)?.inFlight.size ?? 0,
     busyWaitMs(receiver, waiter) {
@@ -115,10 +185,7 @@ export function createReceiverSlots(
       const at = now();
       for (const [id, lapsesAt] of state.waiting) if (lapsesAt <= at) state.waiting.delete(id);
       state.waiting.delete(waiter); // counted once, however often it asks
-      const ahead = state.waiting.size + 1;
-      let pace = state.averageAttemptMs;
-      for (const attempt of state.inFlight) pace = Math.max(pace, at - attempt.startedAt);
-      const wait = Math.min(MAX_BUSY_WAIT_MS, Math.max(MIN_BUSY_WAIT_MS, (ahead / perReceiver) * pace));
+      const wait = Math.min(MAX_BUSY_WAIT_MS, Math.max(MIN_BUSY_WAIT_MS, drainMs(state, state.waiting.size + 1)));
       // A waiter asks again within 1.5 × its wait (the workflow's jitter); a little beyond, it has stopped asking.
       state.waiting.set(waiter, at + 2 * wait + MIN_BUSY_WAIT_MS);
       return Math.round(wait);

@@ -88,4 +88,64 @@ describe('receiver slots: a cap per receiver, and busy waits paced by its queue'
     for (let i = 0; i < 2_000; i++) slots.busyWaitMs('org', `d-${i}`);
     expect(slots.busyWaitMs('org', 'last')).to.equal(MAX_BUSY_WAIT_MS);
   });
+
+  describe('waiting in the worker for a fast receiver (acquire)', () => {
+    /** Attempts of `ms` each until the receiver's recent pace is about that. */
+    function warm(slots: ReturnType<typeof createReceiverSlots>, receiver: string, ms: number) {
+      for (let i = 0; i < 20; i++) {
+        const release = slots.tryAcquire(receiver)!;
+        clock += ms;
+        release();
+      }
+    }
+
+    it('hands a fast receiver’s next free slots to the attempts waiting, in the order they came', async () => {
+      const slots = createReceiverSlots(1, now);
+      warm(slots, 'fast', 10);
+      const first = await slots.acquire('fast', 'holder', 250);
+      const order: string[] = [];
+      const waiting = ['a', 'b'].map((id) =>
+        slots.acquire('fast', id, 250).then((release) => {
+          order.push(id);
+          return release;
+        }),
+      );
+      expect(slots.tryAcquire('fast'), 'no slot ahead of the queue').to.equal(undefined);
+      first!();
+      const a = await waiting[0];
+      expect(a, 'the freed slot went to the first waiter').to.be.a('function');
+      expect(slots.inFlight('fast')).to.equal(1);
+      a!();
+      expect(await waiting[1]).to.be.a('function');
+      expect(order).to.deep.equal(['a', 'b']);
+    });
+
+    it('answers at once, without waiting, for a receiver whose queue would take longer than the wait', async () => {
+      const slots = createReceiverSlots(1, now);
+      warm(slots, 'slow', 2_000);
+      slots.tryAcquire('slow');
+      const stillWaiting = new Promise((resolve) => setImmediate(() => resolve('still waiting')));
+      expect(await Promise.race([slots.acquire('slow', 'd', 250), stillWaiting])).to.equal(undefined);
+    });
+
+    it('gives up after the wait and leaves the queue, so the next free slot goes to whoever asks', async () => {
+      const slots = createReceiverSlots(1, now);
+      warm(slots, 'fast', 10);
+      const held = slots.tryAcquire('fast')!;
+      expect(await slots.acquire('fast', 'late', 20)).to.equal(undefined);
+      held();
+      expect(slots.inFlight('fast'), 'the slot was not handed to the attempt that gave up').to.equal(0);
+      expect(slots.tryAcquire('fast')).to.be.a('function');
+    });
+
+    it('waits for the total across receivers too, and is served when another receiver frees one', async () => {
+      const slots = createReceiverSlots(4, now, 1);
+      warm(slots, 'fast', 10);
+      const other = slots.tryAcquire('other')!;
+      const waiting = slots.acquire('fast', 'd', 250);
+      other();
+      expect(await waiting).to.be.a('function');
+      expect(slots.inFlight('fast')).to.equal(1);
+    });
+  });
 });
