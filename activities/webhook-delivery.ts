@@ -1,8 +1,8 @@
 /**
  * The delivery attempt activity (DECISIONS §4): loads the delivery, its event and its receiver in one query, picks
  * the receiver (the current configuration while one is enabled, so a rotation takes effect at once; else the snapshot
- * taken at enqueue, so a clear does not strand deliveries in flight), signs at send time, POSTs, and records the attempt and the delivery's
- * new status in one statement (atomic on its own). A receiver's failure is a returned result, not an error: only
+ * taken at enqueue, so a clear does not strand deliveries in flight), signs at send time, POSTs, and records the
+ * attempt and the delivery's new status in one statement (atomic on its own). A receiver's failure is a returned result, not an error: only
  * infrastructure errors (database down) throw, and those Temporal retries. Inputs and results carry ids and statuses,
  * never the URL, the secret or the payload, so none of them reach workflow history.
  */
@@ -12,14 +12,8 @@ import type { WebhookConfig } from '../core/platform/config';
 import type { Db } from '../core/platform/db';
 import { toEventEnvelope } from '../core/events/outbox';
 import { SecretUnreadableError, type SecretBox } from '../core/platform/secret-box';
-import {
-  loadAttemptContext,
-  recordAttempt,
-  snapshotSecret,
-  type AttemptContext,
-  type DeliveryRow,
-  type DeliveryStatus,
-} from '../core/webhooks/deliveries';
+import { snapshotSecret, type DeliveryRow, type DeliveryStatus } from '../core/webhooks/deliveries';
+import { loadAttemptContext, recordAttempt, type AttemptContext } from '../core/webhooks/delivery-attempts';
 import { failUnfinishedDelivery, isDeliveryId } from '../core/webhooks/delivery-failure';
 import { createWebhookHttp, type SendOutcome, type WebhookHttp } from '../core/webhooks/http-sender';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../core/webhooks/signature';

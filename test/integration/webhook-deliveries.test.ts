@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { recordAttempt } from '../../core/webhooks/deliveries';
+import { recordAttempt } from '../../core/webhooks/delivery-attempts';
 import { startTestServer, type TestServer } from '../support/app';
 import { testDb } from '../support/resources';
 import { createTestTenant, mintKey, type TestTenant } from '../support/tenants';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { recordTransaction } from '../../core/debts/transactions';
-import { recordAttempt } from '../../core/webhooks/deliveries';
+import { recordAttempt } from '../../core/webhooks/delivery-attempts';
 import type { Caller, Debt } from './debt-api';
 import { raiseDebt } from './debt-api';
 import { testDb } from './resources';
