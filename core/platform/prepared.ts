@@ -14,18 +14,25 @@ import type { Knex } from 'knex';
 import type pg from 'pg';
 import type { Db, Trx } from './db';
 
-/** The texts seen so far and their names; bounded, in case a caller passes a query of unbounded shapes after all. */
+/** Texts kept per cache below; bounded, in case a caller passes a query of unbounded shapes after all. */
+const MAX_TEXTS = 1_000;
+
+/** `cache`'s value for `sql`, made by `make` the first time (the cache is emptied when full). */
+function perText(cache: Map<string, string>, sql: string, make: () => string): string {
+  let value = cache.get(sql);
+  if (value === undefined) {
+    if (cache.size >= MAX_TEXTS) cache.clear();
+    value = make();
+    cache.set(sql, value);
+  }
+  return value;
+}
+
+/** The texts seen so far and their names. */
 const names = new Map<string, string>();
-const MAX_NAMES = 1_000;
 
 export function statementName(sql: string): string {
-  let name = names.get(sql);
-  if (!name) {
-    if (names.size >= MAX_NAMES) names.clear();
-    name = `q_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
-    names.set(sql, name);
-  }
-  return name;
+  return perText(names, sql, () => `q_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`);
 }
 
 /**
@@ -59,7 +66,7 @@ export async function queryNamed<Row>(db: Db | Trx, text: string, values: unknow
   }
 }
 
-/** Texts with knex's `?` placeholders and the same texts with PostgreSQL's `$n`; bounded like `names`. */
+/** Texts with knex's `?` placeholders and the same texts with PostgreSQL's `$n`. */
 const nativeTexts = new Map<string, string>();
 
 /**
@@ -67,11 +74,6 @@ const nativeTexts = new Map<string, string>();
  * knex's own rule once per text.
  */
 export function queryNamedRaw<Row>(db: Db | Trx, sql: string, bindings: unknown[]): Promise<Row[]> {
-  let text = nativeTexts.get(sql);
-  if (text === undefined) {
-    if (nativeTexts.size >= MAX_NAMES) nativeTexts.clear();
-    text = String((db.client as Knex.Client).positionBindings(sql));
-    nativeTexts.set(sql, text);
-  }
+  const text = perText(nativeTexts, sql, () => String((db.client as Knex.Client).positionBindings(sql)));
   return queryNamed<Row>(db, text, bindings);
 }

@@ -154,14 +154,16 @@ export function createReceiverSlots(
     }
   }
 
+  /** A slot at once, unless none is free or attempts are queued for one ahead of this. */
+  const takeIfFree = (state: ReceiverState, waiter?: string) =>
+    state.queue.length === 0 && hasSlot(state) ? take(state, waiter) : undefined;
+
   return {
-    tryAcquire(receiver, waiter) {
-      const state = stateOf(receiver);
-      return state.queue.length === 0 && hasSlot(state) ? take(state, waiter) : undefined;
-    },
+    tryAcquire: (receiver, waiter) => takeIfFree(stateOf(receiver), waiter),
     async acquire(receiver, waiter, maxWaitMs) {
       const state = stateOf(receiver);
-      if (state.queue.length === 0 && hasSlot(state)) return take(state, waiter);
+      const free = takeIfFree(state, waiter);
+      if (free) return free;
       if (drainMs(state, state.queue.length + 1) > maxWaitMs) return undefined;
       return new Promise((resolve) => {
         const queuedAttempt: QueuedAttempt = {
