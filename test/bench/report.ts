@@ -98,7 +98,9 @@ export function compare(report: BenchReport, scenario: string, ours: Figure, cei
   const verdict = target === undefined ? undefined : ratio >= target ? 'PASS' : 'BELOW';
   report.comparisons.push({ scenario, ours, ceiling, ratio, target, verdict });
   if (!report.scenarios.includes(scenario)) report.scenarios.push(scenario);
-  const fmt = (f: Figure) => `${f.perSecond.toFixed(1)}/s p50 ${f.p50Ms.toFixed(1)} p99 ${f.p99Ms.toFixed(1)} ms`;
+  const fmt = (f: Figure) =>
+    `${f.perSecond.toFixed(1)}/s` +
+    (Number.isFinite(f.p99Ms) ? ` p50 ${f.p50Ms.toFixed(1)} p99 ${f.p99Ms.toFixed(1)} ms` : ''); // a floor has none
   const goal = target === undefined ? '' : `  target ≥ ${target.toFixed(2)} ${verdict}`;
   console.log(`  ${ours.label}: ${fmt(ours)}`);
   console.log(`    vs ${ceiling.label}: ${fmt(ceiling)}  ratio ${ratio.toFixed(2)}×${goal}`);
