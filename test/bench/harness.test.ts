@@ -74,6 +74,12 @@ describe('bench harness (quick mode)', function () {
     }
   });
 
+  it("reports, without a target, the webhook latency while another tenant's burst arrives", () => {
+    const burst = report.observations.find((o) => o.scenario === 'webhook deliveries' && /burst/.test(o.name));
+    expect(burst, 'the burst figure').to.not.equal(undefined);
+    expect(burst!.value).to.be.a('number').and.satisfy(Number.isFinite);
+  });
+
   it('reports where the CPU went, by process, for both sides of every targeted comparison', () => {
     for (const c of report.comparisons.filter((comparison) => comparison.target !== undefined)) {
       for (const side of [c.ours, c.ceiling]) {

@@ -40,6 +40,13 @@ export interface Check {
   verdict: 'PASS' | 'BELOW';
 }
 
+export interface Observation {
+  scenario: string;
+  name: string;
+  value: number;
+  unit: string;
+}
+
 export interface PeakMemory {
   process: string;
   pid: number;
@@ -56,6 +63,8 @@ export interface BenchReport {
   scenarios: string[];
   comparisons: Comparison[];
   checks: Check[];
+  /** Figures reported without a target (what an operator should know, not what the issue bounds). */
+  observations: Observation[];
   memory: PeakMemory[];
   /** Scenarios that failed to run (the others are still reported). */
   errors: string[];
@@ -88,6 +97,7 @@ export function newReport(options: { quick: boolean; secondsPerLoad: number; con
     scenarios: [],
     comparisons: [],
     checks: [],
+    observations: [],
     memory: [],
     errors: [],
   };
@@ -113,6 +123,12 @@ export function check(report: BenchReport, c: Omit<Check, 'verdict'>): void {
   if (!report.scenarios.includes(c.scenario)) report.scenarios.push(c.scenario);
   const bound = atMost !== undefined ? `≤ ${atMost}` : `≥ ${atLeast}`;
   console.log(`  ${c.name}: ${c.value.toFixed(2)} ${c.unit}  target ${bound} ${ok ? 'PASS' : 'BELOW'}`);
+}
+
+export function observe(report: BenchReport, o: Observation): void {
+  report.observations.push(o);
+  if (!report.scenarios.includes(o.scenario)) report.scenarios.push(o.scenario);
+  console.log(`  ${o.name}: ${o.value.toFixed(2)} ${o.unit}  (reported, no target)`);
 }
 
 export function recordMemory(report: BenchReport, processName: string, pid: number, peakMiB: number): void {
@@ -154,6 +170,9 @@ export function finish(report: BenchReport, root: string): string {
   for (const c of report.checks) {
     const bound = c.bound.atMost !== undefined ? `≤ ${c.bound.atMost}` : `≥ ${c.bound.atLeast}`;
     console.log(`| ${c.scenario} | ${c.name}: ${c.value.toFixed(2)} ${c.unit} | | | ${bound} ${c.verdict} | |`);
+  }
+  for (const o of report.observations) {
+    console.log(`| ${o.scenario} | ${o.name}: ${o.value.toFixed(2)} ${o.unit} | | | (reported) | |`);
   }
   printCpu(report);
   console.log('\npeak memory (VmHWM):');
