@@ -2,9 +2,9 @@
  * The delivery attempt activity (DECISIONS §4): loads the delivery, its event and its receiver in one query, picks
  * the receiver (the current configuration while one is enabled, so a rotation takes effect at once; else the snapshot
  * taken at enqueue, so a clear does not strand deliveries in flight), signs at send time, POSTs, and records the
- * attempt and the delivery's new status in one statement (atomic on its own). A receiver's failure is a returned result, not an error: only
- * infrastructure errors (database down) throw, and those Temporal retries. Inputs and results carry ids and statuses,
- * never the URL, the secret or the payload, so none of them reach workflow history.
+ * attempt and the delivery's new status in one statement (atomic on its own). A receiver's failure is a returned
+ * result, not an error: only infrastructure errors (database down) throw, and those Temporal retries. Inputs and
+ * results carry ids and statuses, never the URL, the secret or the payload, so none of them reach workflow history.
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';

@@ -119,7 +119,7 @@ export function createReceiverSlots(
   };
   const hasSlot = (state: ReceiverState) => state.inFlight.size < perReceiver && inFlightTotal < inFlightLimit;
 
-  /** How long `ahead` attempts take to pass at the receiver's pace: its recent duration, or its oldest one in flight. */
+  /** How long `ahead` attempts take to pass at the receiver's pace: its recent duration, or its oldest in flight. */
   function drainMs(state: ReceiverState, ahead: number): number {
     const at = now();
     let pace = state.averageAttemptMs;

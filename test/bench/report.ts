@@ -103,11 +103,16 @@ export function newReport(options: { quick: boolean; secondsPerLoad: number; con
   };
 }
 
+/** The report's list of scenarios, each named once, in the order they first reported. */
+function nameScenario(report: BenchReport, scenario: string): void {
+  if (!report.scenarios.includes(scenario)) report.scenarios.push(scenario);
+}
+
 export function compare(report: BenchReport, scenario: string, ours: Figure, ceiling: Figure, target?: number): void {
   const ratio = ours.perSecond / ceiling.perSecond;
   const verdict = target === undefined ? undefined : ratio >= target ? 'PASS' : 'BELOW';
   report.comparisons.push({ scenario, ours, ceiling, ratio, target, verdict });
-  if (!report.scenarios.includes(scenario)) report.scenarios.push(scenario);
+  nameScenario(report, scenario);
   const fmt = (f: Figure) =>
     `${f.perSecond.toFixed(1)}/s` +
     (Number.isFinite(f.p99Ms) ? ` p50 ${f.p50Ms.toFixed(1)} p99 ${f.p99Ms.toFixed(1)} ms` : ''); // a floor has none
@@ -120,14 +125,14 @@ export function check(report: BenchReport, c: Omit<Check, 'verdict'>): void {
   const { atMost, atLeast } = c.bound;
   const ok = (atMost === undefined || c.value <= atMost) && (atLeast === undefined || c.value >= atLeast);
   report.checks.push({ ...c, verdict: ok ? 'PASS' : 'BELOW' });
-  if (!report.scenarios.includes(c.scenario)) report.scenarios.push(c.scenario);
+  nameScenario(report, c.scenario);
   const bound = atMost !== undefined ? `≤ ${atMost}` : `≥ ${atLeast}`;
   console.log(`  ${c.name}: ${c.value.toFixed(2)} ${c.unit}  target ${bound} ${ok ? 'PASS' : 'BELOW'}`);
 }
 
 export function observe(report: BenchReport, o: Observation): void {
   report.observations.push(o);
-  if (!report.scenarios.includes(o.scenario)) report.scenarios.push(o.scenario);
+  nameScenario(report, o.scenario);
   console.log(`  ${o.name}: ${o.value.toFixed(2)} ${o.unit}  (reported, no target)`);
 }
 
