@@ -25,6 +25,7 @@ import { createLogger } from '../../core/platform/logger';
 import { WORKFLOW_TYPES } from '../../core/temporal/names';
 import { LIFECYCLE_CACHED_WORKFLOWS } from '../../core/temporal/worker-process';
 import { testEnv } from '../support/env';
+import { nodeCommand } from '../support/processes';
 import { closeSharedResources } from '../support/resources';
 import { inParallel, noopWorkflowFloor } from './workflow-floor';
 import { bundleWorkflows, startDevServer, uniqueTaskQueue } from '../support/temporal';
@@ -154,7 +155,8 @@ async function givePlans(db: Db, organizationId: string): Promise<void> {
 async function openDebtsMemory(temporal: TestWorkflowEnvironment, db: Db, organizationId: string, open: number) {
   await seedDebts(db, organizationId, open);
   await givePlans(db, organizationId);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/lifecycle.ts'], {
+  const [command, args] = nodeCommand('workers/lifecycle.ts');
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: {
       ...process.env,

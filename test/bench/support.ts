@@ -11,6 +11,7 @@ import { mintApiKey } from '../../core/access/api-keys';
 import type { Db } from '../../core/platform/db';
 import { createOrganization } from '../../core/access/organizations';
 import { SCOPES } from '../../core/access/scopes';
+import { nodeCommand } from '../support/processes';
 import { cpuPerItem, type ProcessSet } from './cpu';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -70,8 +71,8 @@ export async function startBenchProcess(
   nodeArgs: string[] = [],
 ): Promise<ApiProcess> {
   const port = await freePort();
-  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : []; // a compiled dist/….js entry runs as in production
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...loader, entry], {
+  const [command, args] = nodeCommand(entry, nodeArgs);
+  const child: ChildProcess = spawn(command, args, {
     cwd: ROOT,
     // Logging as production's default does (`info`: the API writes a line per request, 15–30 µs of its CPU each);
     // the lines go to /dev/null, where production's go to a pipe and a log shipper.

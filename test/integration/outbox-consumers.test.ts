@@ -11,14 +11,13 @@ import { startOutboxRelay, type OutboxRelay } from '../../core/events/relay';
 import { createLogger } from '../../core/platform/logger';
 import { testEnv } from '../support/env';
 import { consumptionCounts, ensureConsumptionTable, recordingConsumer } from '../support/outbox-recorder';
-import { killGroup } from '../support/processes';
+import { killGroup, nodeCommand } from '../support/processes';
 import { testDb } from '../support/resources';
 import { createTestTenant } from '../support/tenants';
 import { waitFor } from '../support/wait';
 import { raiseEvent } from '../support/webhooks';
 
 const ROOT = join(__dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const logger = createLogger({ level: 'silent', name: 'outbox-test' });
 
 const uniqueName = (what: string) =>
@@ -120,7 +119,8 @@ describe('multi-consumer outbox', function () {
     afterEach(() => killGroup(child));
 
     function startRelayProcess(consumer: string, killAtBatch?: number) {
-      const proc = spawn(TSX, ['test/support/outbox-relay-process.ts'], {
+      const [command, args] = nodeCommand('test/support/outbox-relay-process.ts');
+      const proc = spawn(command, args, {
         cwd: ROOT,
         detached: true,
         env: {

@@ -5,7 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { workflowIds } from '../../core/temporal/names';
 import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { testEnv } from '../support/env';
-import { killGroup } from '../support/processes';
+import { killGroup, nodeCommand } from '../support/processes';
 import { testDb } from '../support/resources';
 import { DEV_SERVER_NAMESPACES, startDevServer } from '../support/temporal';
 import { createTestTenant } from '../support/tenants';
@@ -23,7 +23,6 @@ import {
 type WebhookDeliveryWorkflow = typeof webhookDeliveryWorkflow;
 
 const ROOT = join(__dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 
 interface WorkerProcess {
   child: ChildProcess;
@@ -33,7 +32,8 @@ interface WorkerProcess {
 
 /** `npm run worker:webhooks` in its own process group, production mode only, against the test database. */
 function spawnWebhooksWorker(env: Record<string, string>): WorkerProcess {
-  const child = spawn(TSX, ['workers/webhooks.ts'], { cwd: ROOT, env: { ...process.env, ...env }, detached: true });
+  const [command, args] = nodeCommand('workers/webhooks.ts');
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, detached: true });
   let output = '';
   const ready = new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {

@@ -9,11 +9,10 @@ import { TASK_QUEUES, workflowIds, type TaskQueueName } from '../../core/tempora
 import { diagnosticProbeWorkflow } from '../../workflows/diagnostics';
 import { freePort } from '../bench/support';
 import { testEnv } from '../support/env';
-import { killGroup } from '../support/processes';
+import { killGroup, nodeCommand } from '../support/processes';
 import { DEV_SERVER_NAMESPACES, startDevServer } from '../support/temporal';
 
 const ROOT = join(__dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 /** Worker configuration read from the environment: the test sets these itself, never inherits them. */
 const WORKER_VARS = [
   'WORKER_MODES',
@@ -33,11 +32,12 @@ interface WorkerProcess {
   exited: Promise<number | null>;
 }
 
-/** `tsx workers/<queue>.ts` as `npm run worker:<queue>` runs it, in its own process group for clean-up. */
+/** The worker's source (`npm run worker:<queue>` runs its compiled build), in its own process group for clean-up. */
 function spawnWorker(queue: TaskQueueName, vars: Record<string, string>): WorkerProcess {
   const env = { ...process.env };
   for (const name of WORKER_VARS) delete env[name];
-  const child = spawn(TSX, [`workers/${queue}.ts`], { cwd: ROOT, env: { ...env, ...vars }, detached: true });
+  const [command, args] = nodeCommand(`workers/${queue}.ts`);
+  const child = spawn(command, args, { cwd: ROOT, env: { ...env, ...vars }, detached: true });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -1,7 +1,18 @@
-/** Clean-up of the worker processes that tests spawn, each in its own process group (`detached: true`). */
+/** How tests start and clean up the project's processes, each in its own process group (`detached: true`). */
 import type { ChildProcess } from 'node:child_process';
 
-/** SIGKILLs the whole group, so that tsx's own child dies too; a process that already ended is left alone. */
+/**
+ * The command that runs an entry point as one node process: a `.ts` source through tsx's loader (`node --import tsx`),
+ * a compiled `dist/….js` with plain node, as production runs it. Not the `tsx` command: it runs the entry in a child
+ * and relays a signal only if that child reports it back within 30 ms, otherwise SIGKILLs it and exits 143, so a
+ * loaded machine turned a test's clean SIGTERM shutdown into a kill.
+ */
+export function nodeCommand(entry: string, nodeArgs: string[] = []): [string, string[]] {
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  return [process.execPath, [...nodeArgs, ...loader, entry]];
+}
+
+/** SIGKILLs the whole group, so that whatever the process started dies too; one that already ended is left alone. */
 export function killGroup(proc: { child: ChildProcess } | undefined): void {
   if (proc?.child.pid === undefined || proc.child.exitCode !== null || proc.child.signalCode !== null) return;
   try {

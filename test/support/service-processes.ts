@@ -1,15 +1,14 @@
 /**
  * The API (`api/server.ts`) and the webhooks worker (`workers/webhooks.ts`) as real processes, each in its own process
- * group so `killGroup` (processes.ts) also ends tsx's child. Fault tests point them at their own services.
+ * group so `killGroup` (processes.ts) ends all of it. Fault tests point them at their own services.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from './ports';
-import { killGroup } from './processes';
+import { killGroup, nodeCommand } from './processes';
 import { waitFor } from './wait';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -22,9 +21,9 @@ export interface ApiProcess extends ServiceProcess {
   baseUrl: string;
 }
 
-/** A `.ts` entry runs through tsx; a compiled `dist/….js` one with plain node, as production runs it. */
+/** A `.ts` entry runs through tsx's loader; a compiled `dist/….js` one with plain node, as production runs it. */
 function spawnService(entry: string, env: Record<string, string>): ServiceProcess {
-  const [command, args] = entry.endsWith('.js') ? [process.execPath, [entry]] : [TSX, [entry]];
+  const [command, args] = nodeCommand(entry);
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, detached: true });
   let output = '';
   const collect = (chunk: Buffer) => void (output += chunk.toString('utf8'));
