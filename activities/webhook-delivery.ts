@@ -11,8 +11,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { WebhookConfig } from '../core/platform/config';
 import type { Db } from '../core/platform/db';
 import { toEventEnvelope } from '../core/events/outbox';
-import { SecretUnreadableError, type SecretBox } from '../core/platform/secret-box';
-import { snapshotSecret, type DeliveryRow, type DeliveryStatus } from '../core/webhooks/deliveries';
+import { sealedSecretOf, SecretUnreadableError, type SecretBox } from '../core/platform/secret-box';
+import { type DeliveryRow, type DeliveryStatus } from '../core/webhooks/deliveries';
 import { loadAttemptContext, recordAttempt, type AttemptContext } from '../core/webhooks/delivery-attempts';
 import { failUnfinishedDelivery, isDeliveryId } from '../core/webhooks/delivery-failure';
 import { createWebhookHttp, type SendOutcome, type WebhookHttp } from '../core/webhooks/http-sender';
@@ -122,7 +122,7 @@ async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
  * reported as the attempt's error, and the schedule goes on.
  */
 function chooseTarget(secretBox: SecretBox, { delivery, receiver }: AttemptContext): SigningTarget | string {
-  const { url, sealed } = receiver ?? { url: delivery.url, sealed: snapshotSecret(delivery) };
+  const { url, sealed } = receiver ?? { url: delivery.url, sealed: sealedSecretOf(delivery) };
   try {
     return { url, secret: secretBox.open(sealed, delivery.organization_id) };
   } catch (err) {

@@ -21,6 +21,30 @@ export interface SealedSecret {
   ciphertext: Buffer;
 }
 
+/** The four columns a table stores a sealed secret in (webhook_configs, webhook_deliveries). */
+export interface SealedSecretColumns {
+  secret_key_id: string | null;
+  secret_iv: Buffer | null;
+  secret_tag: Buffer | null;
+  secret_ciphertext: Buffer | null;
+}
+
+/** A row's sealed secret; asking a row that holds none (a disabled receiver) is a bug. */
+export function sealedSecretOf(row: SealedSecretColumns): SealedSecret {
+  if (!row.secret_iv || !row.secret_tag || !row.secret_ciphertext) throw new Error('no sealed secret on this row');
+  return { keyId: row.secret_key_id, iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext };
+}
+
+/** The column values that store `sealed`. */
+export function sealedSecretColumns(sealed: SealedSecret): SealedSecretColumns {
+  return {
+    secret_key_id: sealed.keyId ?? null,
+    secret_iv: sealed.iv,
+    secret_tag: sealed.tag,
+    secret_ciphertext: sealed.ciphertext,
+  };
+}
+
 /** The current key seals and opens; the previous one (during a rotation) only opens. */
 export interface SecretKeys {
   current: Buffer;

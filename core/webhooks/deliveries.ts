@@ -7,7 +7,6 @@ import { ApiError, errors } from '../platform/errors';
 import { isUuid } from '../platform/ids';
 import { fetchJsonPage, type PageRequest } from '../platform/pagination';
 import { equalTo, jsonObject, jsonTime, jsonValue, type JsonPage } from '../platform/json-page';
-import type { SealedSecret } from '../platform/secret-box';
 import { wakeRelays } from '../events/wake-up';
 
 export const DELIVERY_STATUSES = ['Pending', 'Succeeded', 'Failed'] as const;
@@ -111,10 +110,6 @@ function toAttemptView(row: AttemptRow): AttemptView {
     error: row.error,
     responseBody: row.response_body,
   };
-}
-
-export function snapshotSecret(row: DeliveryRow): SealedSecret {
-  return { keyId: row.secret_key_id, iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext };
 }
 
 export interface DeliveryFilter {

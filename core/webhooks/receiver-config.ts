@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Trx } from '../platform/db';
 import { ApiError } from '../platform/errors';
-import type { SealedSecret, SecretBox } from '../platform/secret-box';
+import { sealedSecretColumns, type SecretBox } from '../platform/secret-box';
 
 export const SECRET_PREFIX = 'whsec_';
 export const SECRET_PREFIX_LENGTH = 12;
@@ -51,13 +51,6 @@ function toView(row: WebhookConfigRow | undefined): WebhookConfigView {
   return { url: row.url, enabled: true, secretPrefix: row.secret_prefix };
 }
 
-export function sealedOf(
-  row: Pick<WebhookConfigRow, 'secret_key_id' | 'secret_iv' | 'secret_tag' | 'secret_ciphertext'>,
-): SealedSecret {
-  if (!row.secret_iv || !row.secret_tag || !row.secret_ciphertext) throw new Error('no sealed secret on this row');
-  return { keyId: row.secret_key_id, iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext };
-}
-
 async function findRow(db: Db, organizationId: string): Promise<WebhookConfigRow | undefined> {
   return db('webhook_configs').where({ organization_id: organizationId }).first();
 }
@@ -93,12 +86,8 @@ async function writeConfig(
 }
 
 function sealedColumns(secretBox: SecretBox, organizationId: string, secret: string) {
-  const sealed = secretBox.seal(secret, organizationId);
   return {
-    secret_key_id: sealed.keyId,
-    secret_iv: sealed.iv,
-    secret_tag: sealed.tag,
-    secret_ciphertext: sealed.ciphertext,
+    ...sealedSecretColumns(secretBox.seal(secret, organizationId)),
     secret_prefix: secret.slice(0, SECRET_PREFIX_LENGTH),
   };
 }

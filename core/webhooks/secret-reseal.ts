@@ -5,7 +5,7 @@
  * transactions that lock only their batch, so the API and workers keep running meanwhile.
  */
 import type { Db } from '../platform/db';
-import { SecretUnreadableError, type SecretBox } from '../platform/secret-box';
+import { sealedSecretColumns, sealedSecretOf, SecretUnreadableError, type SecretBox } from '../platform/secret-box';
 
 /** The tables that hold sealed secrets, each with its primary key; the associated data is the organisation id. */
 const SEALED_TABLES = [
@@ -81,24 +81,16 @@ async function resealBatch(
   for (const row of rows) {
     let plaintext: string;
     try {
-      plaintext = box.open(sealedOfRow(row), row.organization_id);
+      plaintext = box.open(sealedSecretOf(row), row.organization_id);
     } catch (err) {
       if (!(err instanceof SecretUnreadableError)) throw err;
       result.unreadable.push(row.pk);
       continue;
     }
-    const sealed = box.seal(plaintext, row.organization_id);
-    await trx(table).where(key, row.pk).update({
-      secret_key_id: sealed.keyId,
-      secret_iv: sealed.iv,
-      secret_tag: sealed.tag,
-      secret_ciphertext: sealed.ciphertext,
-    });
+    await trx(table)
+      .where(key, row.pk)
+      .update(sealedSecretColumns(box.seal(plaintext, row.organization_id)));
     result.resealed += 1;
   }
   return rows.map((row) => row.pk);
-}
-
-function sealedOfRow(row: SealedRow) {
-  return { keyId: row.secret_key_id, iv: row.secret_iv, tag: row.secret_tag, ciphertext: row.secret_ciphertext };
 }

@@ -1,9 +1,9 @@
 /** `npm run cli -- secrets reseal`: after a key rotation, every stored webhook secret moves to the current key. */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { createSecretBox, secretKeyId, type SecretBox } from '../../core/platform/secret-box';
+import { createSecretBox, sealedSecretOf, secretKeyId, type SecretBox } from '../../core/platform/secret-box';
 import { createTestPing } from '../../core/webhooks/dispatch';
-import { sealedOf, setWebhookUrl, type WebhookConfigRow } from '../../core/webhooks/receiver-config';
+import { setWebhookUrl, type WebhookConfigRow } from '../../core/webhooks/receiver-config';
 import { runCommand } from '../../scripts/cli/commands';
 import { testDb } from '../support/resources';
 import { createTestTenant } from '../support/tenants';
@@ -73,7 +73,7 @@ describe('secrets reseal (operator CLI)', () => {
     const newOnly = createSecretBox(newKey);
     for (const row of rows) {
       expect(row.secret_key_id).to.equal(secretKeyId(newKey));
-      expect(newOnly.open(sealedOf(row), organizationId)).to.equal(newSecret);
+      expect(newOnly.open(sealedSecretOf(row), organizationId)).to.equal(newSecret);
     }
 
     const second = await reseal(createSecretBox({ current: newKey, previous: oldKey }), organizationId);

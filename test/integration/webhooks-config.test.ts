@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../support/app';
 import { testDb } from '../support/resources';
 import { jsonHeaders, mintKey } from '../support/tenants';
 import { foundRow } from '../support/rows';
-import { sealedOf } from '../../core/webhooks/receiver-config';
+import { sealedSecretOf } from '../../core/platform/secret-box';
 
 const PUBLIC_URL = 'https://93.184.215.14/hooks'; // a public address literal: no DNS needed
 
@@ -69,7 +69,7 @@ describe('webhook configuration API (GET/PUT /v1/webhooks, POST /v1/webhooks/tes
       testDb()('webhook_configs').where({ organization_id: ctx.tenant.organization.id }).first(),
       'configuration',
     );
-    const sealed = sealedOf(row);
+    const sealed = sealedSecretOf(row);
     const stored = JSON.stringify(row) + Buffer.concat([sealed.ciphertext, sealed.iv, sealed.tag]).toString('latin1');
     expect(stored).not.to.contain(secret.slice(6));
     expect(sealed.ciphertext.length).to.equal(secret.length);
