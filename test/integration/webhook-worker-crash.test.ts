@@ -1,12 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { workflowIds } from '../../core/temporal/names';
 import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { testEnv } from '../support/env';
-import { killGroup, nodeCommand } from '../support/processes';
+import { killGroup } from '../support/processes';
 import { testDb } from '../support/resources';
+import { startWebhooksWorker, type ServiceProcess } from '../support/service-processes';
 import { DEV_SERVER_NAMESPACES, startDevServer } from '../support/temporal';
 import { createTestTenant } from '../support/tenants';
 import { createGate } from '../support/wait';
@@ -22,37 +21,12 @@ import {
 
 type WebhookDeliveryWorkflow = typeof webhookDeliveryWorkflow;
 
-const ROOT = join(__dirname, '..', '..');
-
-interface WorkerProcess {
-  child: ChildProcess;
-  ready: Promise<void>;
-  exited: Promise<void>;
-}
-
-/** `npm run worker:webhooks` in its own process group, production mode only, against the test database. */
-function spawnWebhooksWorker(env: Record<string, string>): WorkerProcess {
-  const [command, args] = nodeCommand('workers/webhooks.ts');
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, detached: true });
-  let output = '';
-  const ready = new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (output.includes('polling task queue webhooks')) resolve();
-    });
-    child.on('close', (code) => reject(new Error(`worker exited (${code}) before polling:\n${output}`)));
-  });
-  child.stderr.resume();
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  return { child, ready, exited };
-}
-
 describe('webhooks worker process: crash safety', function () {
   this.timeout(120_000);
   const webhooks = localWebhookConfig();
   let temporal: TestWorkflowEnvironment;
   let receiver: WebhookReceiver;
-  const procs: WorkerProcess[] = [];
+  const procs: ServiceProcess[] = [];
 
   before(async () => {
     temporal = await startDevServer();
@@ -65,13 +39,13 @@ describe('webhooks worker process: crash safety', function () {
     await temporal?.teardown();
   });
 
-  function startWorker(): WorkerProcess {
-    const proc = spawnWebhooksWorker({
+  /** `npm run worker:webhooks`, production mode only, against the test database; resolves once it polls. */
+  async function startWorker(): Promise<ServiceProcess> {
+    const proc = await startWebhooksWorker({
       WORKER_MODES: 'production',
       PRODUCTION_DATABASE_URL: testEnv.databaseUrl,
       PRODUCTION_TEMPORAL_NAMESPACE: DEV_SERVER_NAMESPACES[0],
       TEMPORAL_ADDRESS: temporal.address,
-      LOG_LEVEL: 'info',
       ...localWebhookEnv(webhooks),
     });
     procs.push(proc);
@@ -88,8 +62,7 @@ describe('webhooks worker process: crash safety', function () {
       return { status: 200 };
     });
 
-    const first = startWorker();
-    await first.ready;
+    const first = await startWorker();
     const eventId = await raiseEvent(tenant.organization.id);
     const [slow] = await receiver.waitForRequests(1, 30_000);
     expect(slow!.body.id).to.equal(eventId);
@@ -99,8 +72,7 @@ describe('webhooks worker process: crash safety', function () {
     const row = (await deliveryOfEvent(eventId))!;
     expect([row.status, row.attempt_count]).to.deep.equal(['Pending', 0]);
 
-    const second = startWorker();
-    await second.ready;
+    await startWorker(); // a second worker, polling the same queue
     const handle = temporal.client.workflow.getHandle<WebhookDeliveryWorkflow>(workflowIds.webhookDelivery(row.id));
     expect((await handle.result()).deliveryStatus).to.equal('Succeeded');
 
