@@ -12,6 +12,7 @@ import type { Db } from '../../core/platform/db';
 import { createOrganization } from '../../core/access/organizations';
 import { SCOPES } from '../../core/access/scopes';
 import { nodeCommand } from '../support/processes';
+import { waitFor } from '../support/wait';
 import { cpuPerItem, type ProcessSet } from './cpu';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -80,17 +81,16 @@ export async function startBenchProcess(
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${baseUrl}/`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode} before answering`);
-    if (Date.now() > deadline) throw new Error(`${entry} did not answer within 60 s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode} before answering`);
+      return fetch(`${baseUrl}/`).then(
+        (res) => res.ok,
+        () => false, // not listening yet
+      );
+    },
+    { what: `${entry} to answer`, timeoutMs: 60_000, intervalMs: 100 },
+  );
   return {
     baseUrl,
     pid: child.pid!,
