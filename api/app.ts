@@ -1,6 +1,6 @@
 /**
  * Builds the Koa application without listening (STYLE.md §1): tests drive it in-process or on port 0.
- * Middleware order: request id → request log → problem renderer → `/v1` key and rate limit → body parser → 404/405
+ * Middleware order: client address → request id → request log → problem renderer → `/v1` key and rate limit → body parser → 404/405
  * → router (scope checks, validation, handler). Authenticating first means an unauthenticated request is refused
  * before its body is read, and every `/v1` answer, 404 included, carries the rate-limit headers.
  */
@@ -17,6 +17,7 @@ import { loadDocsSite } from './discovery/docs-site';
 import { jsonBody } from './http/middleware/json-body';
 import { notMatched } from './http/middleware/not-matched';
 import { problemErrors } from './http/middleware/problem-errors';
+import { clientAddress } from './http/middleware/client-address';
 import { requestId } from './http/middleware/request-id';
 import { requestLog } from './http/middleware/request-log';
 import { createExecutor } from './http/idempotent-execution';
@@ -134,6 +135,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   );
   const app = new Koa<ApiState>({ proxy: false });
   app.silent = true; // every error is rendered and logged by problemErrors; Koa's own stderr logging would double it
+  app.use(clientAddress(config.trustedProxies));
   app.use(requestId());
   app.use(requestLog(logger, metrics));
   app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));

@@ -7,7 +7,10 @@
  * - known and unknown keys live in two separate bounded LRU caches, so a flood of random keys evicts only other
  *   random keys, never a valid key's entry;
  * - an unknown key is remembered for a while (negative cache), so repeating it costs no lookup;
- * - an address with too many failed authentications in a window is refused (429) before any lookup.
+ * - an address with too many failed authentications in a window is refused (429) before any lookup, except for a key
+ *   already in the known-key cache: a good key is never locked out by failures from its address (a shared NAT, a
+ *   proxy, a client spraying wrong keys from it). The address is the client's as `ctx.ip` has it (trusted proxies:
+ *   middleware/client-address.ts).
  */
 import { LRUCache } from 'lru-cache';
 import {
@@ -84,6 +87,11 @@ export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticato
     return credential;
   }
 
+  /** Whether the key is in the known-key cache (fresh or not): it was valid when last looked up. */
+  function isKnownKey(secret: string): boolean {
+    return known.has(hashKeySecret(secret));
+  }
+
   /** Refuses an address over its failure budget, before any lookup. */
   function checkAddress(address: string | undefined): void {
     const state = address === undefined ? undefined : failures.get(address);
@@ -115,7 +123,8 @@ export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticato
     );
   }
 
-  async function identify(header: string | undefined): Promise<Credential> {
+  /** The key's secret, once its form and mode are right: before any lookup. */
+  function secretOf(header: string | undefined): string {
     if (!header) throw errors.unauthenticated('Missing Authorization header: send `Authorization: Bearer <API key>`.');
     const match = /^Bearer +(\S+)$/i.exec(header.trim());
     if (!match) throw errors.unauthenticated('Malformed Authorization header: expected `Bearer <API key>`.');
@@ -123,6 +132,10 @@ export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticato
     const keyMode = modeOfKeySecret(secret);
     if (!keyMode) throw errors.unauthenticated('Malformed API key.');
     if (keyMode !== mode) throw errors.unauthenticated(`This host accepts only ${expectedPrefix} keys.`);
+    return secret;
+  }
+
+  async function identify(secret: string): Promise<Credential> {
     const credential = await lookup(secret);
     const key = credential?.apiKey;
     if (!credential || !key || key.mode !== mode) throw errors.unauthenticated('Unknown API key.');
@@ -153,12 +166,18 @@ export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticato
 
   return {
     async authenticate(header, address) {
-      checkAddress(address);
       let credential: Credential;
       try {
-        credential = await identify(header);
+        const secret = secretOf(header);
+        // A key this process has already seen valid is never refused by its address's failures: a neighbour behind
+        // the same address (or a client guessing at it) cannot lock a good key out.
+        if (!isKnownKey(secret)) checkAddress(address);
+        credential = await identify(secret);
       } catch (err) {
-        if (err instanceof ApiError && err.code === 'unauthenticated') recordFailure(address);
+        if (err instanceof ApiError && err.code === 'unauthenticated') {
+          checkAddress(address); // an address over its budget hears 429, not which of its keys are wrong
+          recordFailure(address);
+        }
         throw err;
       }
       noteUse(credential.apiKey);

@@ -8,6 +8,7 @@
 import { cleanEnv, num, str, port, url, makeValidator, EnvMissingError } from 'envalid';
 import { NAMESPACES } from '../temporal/names';
 import { LOG_FORMATS, type LogFormat } from './logger';
+import { parseTrustedProxies, type AddressRange } from './trusted-proxies';
 import type { Mode } from './mode';
 import { WEBHOOK_ENV, webhookConfig, type LoadOptions, type WebhookConfig } from './webhook-config';
 
@@ -23,6 +24,8 @@ export interface Config {
   metricsPort: number;
   /** Failed authentications allowed per client address and minute before the address gets 429. */
   failedAuthLimit: number;
+  /** `TRUSTED_PROXIES`: the peers whose `X-Forwarded-For` names the client's address; none by default. */
+  trustedProxies: AddressRange[];
   /** Anonymous sandbox sign-ups (`POST /sandbox/signup`) allowed per client address and hour. */
   sandboxSignupsPerHour: number;
   /** This host's public base URL (`{base_url}` or `{sandbox_url}` of the spec). */
@@ -54,6 +57,8 @@ const portOrZero = makeValidator<number>((input) => {
 export function defaultDatabaseUrl(mode: Mode): string {
   return `postgres://client_api:client_api@127.0.0.1:5432/client_api_${mode}`;
 }
+
+const trustedProxyList = makeValidator<AddressRange[]>((input) => parseTrustedProxies(input));
 
 const hostPort = makeValidator<string>((input) => {
   if (!/^[A-Za-z0-9.-]+:\d{1,5}$/.test(input)) throw new Error('expected host:port, e.g. 127.0.0.1:7233');
@@ -98,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       PORT: port({ default: port0, desc: 'port the API listens on' }),
       METRICS_PORT: portOrZero({ default: DEFAULT_METRICS_PORTS[mode], desc: 'internal /metrics port; 0 disables' }),
       FAILED_AUTH_LIMIT: num({ default: 20, desc: 'failed authentications per client address and minute' }),
+      TRUSTED_PROXIES: trustedProxyList({ default: [], desc: 'addresses and CIDR ranges of trusted proxies' }),
       SANDBOX_SIGNUPS_PER_HOUR: num({ default: 10, desc: 'sandbox sign-ups per client address and hour' }),
       PUBLIC_BASE_URL: url({ default: `http://localhost:${env.PORT ?? port0}` }),
       PRODUCTION_BASE_URL: url({ default: 'http://localhost:3000' }),
@@ -123,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     port: e.PORT,
     metricsPort: e.METRICS_PORT,
     failedAuthLimit: e.FAILED_AUTH_LIMIT,
+    trustedProxies: e.TRUSTED_PROXIES,
     sandboxSignupsPerHour: e.SANDBOX_SIGNUPS_PER_HOUR,
     publicBaseUrl,
     productionBaseUrl: stripSlash(e.PRODUCTION_BASE_URL),

@@ -77,6 +77,19 @@ describe('unauthenticated traffic', () => {
       clock += FAILED_AUTH_WINDOW_MS;
       expect((await authenticator.authenticate(bearer(tenant.key), '203.0.113.9')).keyId).to.equal(tenant.keyId);
     });
+
+    it('never refuses a key it already knows because its address is over the failure limit', async () => {
+      await authenticator.authenticate(bearer(tenant.key), '198.51.100.20');
+      for (let i = 0; i < FAILED_AUTH_LIMIT + 5; i++) {
+        await authenticator.authenticate(bearer(randomKey()), '198.51.100.20').catch(() => undefined);
+      }
+      const wrong = await authenticator.authenticate(bearer(randomKey()), '198.51.100.20').catch((e: unknown) => e);
+      expect(wrong).to.include({ code: 'rate_limited' });
+      // Fresh in the cache, and again once its cache entry has aged (looked up again, still not refused).
+      expect((await authenticator.authenticate(bearer(tenant.key), '198.51.100.20')).keyId).to.equal(tenant.keyId);
+      clock += 5_000;
+      expect((await authenticator.authenticate(bearer(tenant.key), '198.51.100.20')).keyId).to.equal(tenant.keyId);
+    });
   });
 
   describe('over HTTP', () => {
@@ -139,6 +152,53 @@ describe('unauthenticated traffic', () => {
       const answers = await Promise.all(Array.from({ length: 50 }, () => fetch(`${server.baseUrl}/healthz`)));
       for (const res of answers) expect(await res.json()).to.deep.equal({ ok: true, mode: 'production' });
       expect(temporalProbes - before).to.equal(1);
+    });
+  });
+
+  describe('the client address behind proxies', () => {
+    const FAILURES = 3;
+    const servers: TestServer[] = [];
+    const start = async (env: NodeJS.ProcessEnv = {}) => {
+      const started = await startTestServer({ env, deps: { failedAuthLimit: FAILURES } });
+      servers.push(started);
+      return started;
+    };
+    afterEach(async () => {
+      await Promise.all(servers.splice(0).map((s) => s.close()));
+    });
+    const get = (server: TestServer, key: string, forwardedFor?: string) =>
+      fetch(`${server.baseUrl}/v1/organization`, {
+        headers: { authorization: `Bearer ${key}`, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+      }).then((res) => res.status);
+
+    it('an address over the failure limit still gets 200 with a good key it has used before', async () => {
+      const server = await start();
+      const tenant = await createTestTenant();
+      expect(await get(server, tenant.key)).to.equal(200);
+      for (let i = 0; i < FAILURES; i++) expect(await get(server, randomKey())).to.equal(401);
+      expect(await get(server, randomKey())).to.equal(429);
+      expect(await get(server, tenant.key)).to.equal(200);
+      // A good key this process has not seen yet still waits for the window, like any other guess.
+      const newcomer = await createTestTenant();
+      expect(await get(server, newcomer.key)).to.equal(429);
+    });
+
+    it('ignores X-Forwarded-For from a peer that is not a trusted proxy', async () => {
+      const server = await start(); // TRUSTED_PROXIES unset: the peer (127.0.0.1) is the client
+      for (let i = 0; i < FAILURES; i++) expect(await get(server, randomKey(), `198.51.100.${i + 1}`)).to.equal(401);
+      expect(await get(server, randomKey(), '198.51.100.99')).to.equal(429);
+    });
+
+    it('reads the client from X-Forwarded-For when the peer is a trusted proxy, past every trusted hop', async () => {
+      const server = await start({ TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8' });
+      for (let i = 0; i < FAILURES; i++) expect(await get(server, randomKey(), '198.51.100.7')).to.equal(401);
+      expect(await get(server, randomKey(), '198.51.100.7')).to.equal(429);
+      // The same client through a second, trusted hop; a spoofed entry left of the client is not believed.
+      expect(await get(server, randomKey(), '203.0.113.1, 198.51.100.7, 10.1.2.3')).to.equal(429);
+      // Another client behind the same proxy is not affected, nor is a request without the header (the proxy itself).
+      expect(await get(server, randomKey(), '198.51.100.8')).to.equal(401);
+      const tenant = await createTestTenant();
+      expect(await get(server, tenant.key)).to.equal(200);
     });
   });
 });

@@ -1,0 +1,35 @@
+/**
+ * The client's address, as every per-address limit reads it (`ctx.ip`: the failed-authentication limit, sandbox
+ * sign-ups). The peer of the TCP connection, unless that peer is one of the configured trusted proxies
+ * (`TRUSTED_PROXIES`): then `X-Forwarded-For` is read from the right, past every trusted proxy, and the first
+ * address that is not one is the client. A header from any other peer is ignored, so a client cannot pick its own
+ * address to dodge a limit or to lock another address out (docs/scaling.md).
+ */
+import type { Middleware } from 'koa';
+import { isTrustedProxy, normalizeAddress, type AddressRange } from '../../../core/platform/trusted-proxies';
+import type { ApiState } from '../route-definition';
+
+export function clientAddressOf(
+  trusted: readonly AddressRange[],
+  peer: string,
+  forwardedFor: string | undefined,
+): string {
+  const peerAddress = normalizeAddress(peer) ?? peer;
+  if (trusted.length === 0 || !forwardedFor || !isTrustedProxy(trusted, peerAddress)) return peerAddress;
+  const hops = forwardedFor.split(',').map((hop) => normalizeAddress(hop));
+  let client = peerAddress;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i];
+    if (hop === undefined) break; // a malformed entry: nothing left of it can be believed
+    client = hop;
+    if (!isTrustedProxy(trusted, hop)) break;
+  }
+  return client;
+}
+
+export function clientAddress(trusted: readonly AddressRange[]): Middleware<ApiState> {
+  return async (ctx, next) => {
+    ctx.request.ip = clientAddressOf(trusted, ctx.socket.remoteAddress ?? '', ctx.get('X-Forwarded-For') || undefined);
+    await next();
+  };
+}
