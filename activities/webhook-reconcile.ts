@@ -1,6 +1,7 @@
 /**
- * The reconciler's activity: one pass of core/webhooks/reconcile.ts over the mode's deliveries, with what it fixed
- * logged (one line per delivery, ids only) and counted in `client_api_webhook_deliveries_reconciled_total`.
+ * The reconciler's activity: one pass of core/webhooks/reconcile.ts over the mode's overdue deliveries (bounded in
+ * time, resumed by the next pass), with what it fixed logged (one line per delivery, ids only) and counted in
+ * `client_api_webhook_deliveries_reconciled_total`.
  */
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
@@ -51,17 +52,19 @@ function heartbeat(): void {
 export function createWebhookReconcileActivities(deps: WebhookReconcileActivityDeps) {
   const counter = reconciledCounter(deps.registry ?? register);
   return {
-    async reconcileWebhookDeliveries(): Promise<Pick<ReconcileReport, 'checked'> & { fixed: number }> {
+    async reconcileWebhookDeliveries(): Promise<Pick<ReconcileReport, 'checked' | 'complete'> & { fixed: number }> {
       const report = await reconcileDeliveries({ ...deps, onProgress: heartbeat });
       for (const fix of report.fixes) {
         counter.inc({ mode: deps.mode, reason: fix.reason });
         deps.logger.warn({ ...fix, mode: deps.mode }, 'webhook delivery had no live workflow: started again');
       }
       deps.logger.info(
-        { mode: deps.mode, checked: report.checked, fixed: report.fixes.length },
-        'deliveries reconciled',
+        { mode: deps.mode, checked: report.checked, fixed: report.fixes.length, complete: report.complete },
+        report.complete
+          ? 'deliveries reconciled'
+          : 'deliveries reconciled up to the time budget; the next pass resumes',
       );
-      return { checked: report.checked, fixed: report.fixes.length };
+      return { checked: report.checked, fixed: report.fixes.length, complete: report.complete };
     },
   };
 }

@@ -6,8 +6,15 @@
  *   is still `Pending` (a run that ended without recording its outcome): restarted as a new generation, attempt 1 at
  *   once, the attempt log numbered on. Restarting rather than marking `Failed`: the receiver never got its full
  *   schedule, so the client expects the event to arrive (docs/product-choices.md).
- * Deliveries touched within the grace period are left alone, so a run being started right now is not mistaken for a
- * lost one. Runs on a Temporal Schedule (reconcile-schedule.ts); reports what it fixed to the caller.
+ * It looks only at deliveries that are overdue: whose next attempt (`next_attempt_at`), or before the first attempt
+ * their start or enqueueing, is more than the grace period past. A delivery waiting for a retry hours away is not
+ * looked at until that retry is late, so a pass costs what is overdue, not the whole Pending backlog; the grace
+ * period keeps a run being started right now from being mistaken for a lost one. A pass walks the overdue deliveries
+ * in the order they fell due (index `webhook_deliveries_pending_due`), saves its position after every page
+ * (`webhook_reconcile_positions`) and stops when its time budget is spent, so however long the backlog, each pass
+ * ends within its activity's timeout and the next one resumes where it stopped; a pass that reaches the end clears
+ * the position, and the next starts again from the oldest. Runs on a Temporal Schedule (reconcile-schedule.ts);
+ * reports what it fixed to the caller.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from '../platform/db';
@@ -17,7 +24,11 @@ import { createDeliveryStarter, type DeliveryStarter } from './delivery-starter'
 import type { DeliveryRef } from './dispatch';
 
 export const RECONCILE_GRACE_MS = 120_000;
+/** Under the activity's 4-minute start-to-close timeout (workflows/webhook-reconcile.ts), with a page to spare. */
+export const RECONCILE_BUDGET_MS = 180_000;
 const PAGE = 200;
+/** When a Pending delivery is next expected to move; the expression of index `webhook_deliveries_pending_due`. */
+const DUE_AT = 'greatest(d.updated_at, d.workflow_started_at, d.next_attempt_at)';
 const DESCRIBE_CONCURRENCY = 20;
 
 export type FixReason = 'unstarted' | 'workflow_missing' | 'workflow_closed';
@@ -41,14 +52,27 @@ export interface ReconcileOptions {
   organizationId?: string;
   /** Called once per page, so a long pass can heartbeat. */
   onProgress?: () => void;
+  /** How long a pass may take before it saves its position and stops; RECONCILE_BUDGET_MS by default. */
+  budgetMs?: number;
+  /** Deliveries per page (and per position saved); PAGE by default (tests use 1). */
+  pageSize?: number;
 }
 
 export interface ReconcileReport {
   checked: number;
   fixes: DeliveryFix[];
+  /** Whether the pass reached the end of the overdue deliveries (false: its budget ran out; the next resumes). */
+  complete: boolean;
+}
+
+/** Where a pass stopped: the last delivery it looked at, in due order. */
+export interface ReconcilePosition {
+  dueAt: Date;
+  deliveryId: string;
 }
 
 interface PendingRow {
+  due_at: Date;
   id: string;
   organization_id: string;
   event_type: string;
@@ -71,17 +95,61 @@ const toRef = (row: PendingRow): DeliveryRef => ({
 });
 
 export async function reconcileDeliveries(options: ReconcileOptions): Promise<ReconcileReport> {
+  const deadline = Date.now() + (options.budgetMs ?? RECONCILE_BUDGET_MS);
   const starter = createDeliveryStarter(options);
-  const report: ReconcileReport = { checked: 0, fixes: [] };
-  let after = '00000000-0000-0000-0000-000000000000';
-  for (;;) {
-    const page = await pendingPage(options, after);
-    if (page.length === 0) return report;
-    after = page.at(-1)!.id;
+  const scope = positionScope(options);
+  const report: ReconcileReport = { checked: 0, fixes: [], complete: false };
+  const cutoff = await overdueCutoff(options.db, options.graceMs ?? RECONCILE_GRACE_MS);
+  let position = await readReconcilePosition(options.db, scope);
+  // At least one page per pass, however short the budget: every pass moves the position on.
+  do {
+    const page = await overduePage(options, cutoff, position);
+    const last = page.at(-1);
+    if (!last) {
+      await options.db('webhook_reconcile_positions').where({ scope }).delete();
+      report.complete = true;
+      return report;
+    }
     report.checked += page.length;
     report.fixes.push(...(await fixPage(options, starter, page)));
+    position = { dueAt: last.due_at, deliveryId: last.id };
+    await savePosition(options.db, scope, position);
     options.onProgress?.();
-  }
+  } while (Date.now() < deadline);
+  return report;
+}
+
+/** A pass narrowed to one organisation keeps its own position, apart from the mode's. */
+function positionScope(options: Pick<ReconcileOptions, 'mode' | 'organizationId'>): string {
+  return options.organizationId ? `${options.mode}:${options.organizationId}` : options.mode;
+}
+
+/** Where the next pass over `options`' deliveries starts; undefined when it starts from the oldest overdue one. */
+export async function readReconcilePosition(
+  db: Db,
+  scopeOf: string | Pick<ReconcileOptions, 'mode' | 'organizationId'>,
+): Promise<ReconcilePosition | undefined> {
+  const scope = typeof scopeOf === 'string' ? scopeOf : positionScope(scopeOf);
+  const row = await db('webhook_reconcile_positions')
+    .where({ scope })
+    .first<{ due_at: Date; delivery_id: string } | undefined>('due_at', 'delivery_id');
+  return row && { dueAt: row.due_at, deliveryId: row.delivery_id };
+}
+
+async function savePosition(db: Db, scope: string, position: ReconcilePosition): Promise<void> {
+  await db('webhook_reconcile_positions')
+    .insert({ scope, due_at: position.dueAt, delivery_id: position.deliveryId, updated_at: db.fn.now(3) })
+    .onConflict('scope')
+    .merge();
+}
+
+/** The database's clock minus the grace period, read once per pass: what falls due during the pass waits for the next. */
+async function overdueCutoff(db: Db, graceMs: number): Promise<Date> {
+  const { rows } = await db.raw<{ rows: { cutoff: Date }[] }>(
+    `select current_timestamp(3) - make_interval(secs => ?) as cutoff`,
+    [graceMs / 1000],
+  );
+  return rows[0]!.cutoff;
 }
 
 /** Diagnoses a page, gives each lost delivery a run, and returns the fixes whose run started. */
@@ -104,21 +172,33 @@ async function runToStart(db: Db, { row, fix }: Diagnosis): Promise<DeliveryRef 
   return fix.reason === 'unstarted' ? toRef(row) : restart(db, row);
 }
 
-/** Pending deliveries of the mode untouched for the grace period, by id after `after`. */
-function pendingPage(options: ReconcileOptions, after: string): Promise<PendingRow[]> {
-  const graceSeconds = (options.graceMs ?? RECONCILE_GRACE_MS) / 1000;
+/** The next page of the mode's Pending deliveries overdue at `cutoff`, in due order after `position`. */
+function overduePage(
+  options: ReconcileOptions,
+  cutoff: Date,
+  position: ReconcilePosition | undefined,
+): Promise<PendingRow[]> {
   return options
     .db('webhook_deliveries as d')
     .join('organizations as o', 'o.id', 'd.organization_id')
     .where({ 'd.status': 'Pending', 'o.mode': options.mode })
-    .andWhere('d.id', '>', after)
-    .andWhereRaw(`greatest(d.updated_at, d.workflow_started_at) <= now() - make_interval(secs => ?)`, [graceSeconds])
+    .andWhereRaw(`${DUE_AT} <= ?::timestamptz`, [cutoff])
     .modify((q) => {
+      if (position)
+        void q.andWhereRaw(`(${DUE_AT}, d.id) > (?::timestamptz, ?::uuid)`, [position.dueAt, position.deliveryId]);
       if (options.organizationId) void q.andWhere('d.organization_id', options.organizationId);
     })
-    .orderBy('d.id')
-    .limit(PAGE)
-    .select('d.id', 'd.organization_id', 'd.event_type', 'd.generation', 'd.request_id', 'd.workflow_started_at');
+    .orderByRaw(`${DUE_AT}, d.id`)
+    .limit(options.pageSize ?? PAGE)
+    .select(
+      options.db.raw(`${DUE_AT} as due_at`),
+      'd.id',
+      'd.organization_id',
+      'd.event_type',
+      'd.generation',
+      'd.request_id',
+      'd.workflow_started_at',
+    );
 }
 
 /** What is wrong with this delivery's run, if anything. */

@@ -26,6 +26,7 @@ const EXPECTED_SCENARIOS = [
   'POST /v1/debts with Idempotency-Key',
   'webhook deliveries',
   'lifecycle',
+  'webhook reconciler',
 ];
 
 describe('bench harness (quick mode)', function () {
@@ -37,7 +38,12 @@ describe('bench harness (quick mode)', function () {
     const output = path.join(dir, 'bench.json');
     await run(process.execPath, ['--import', 'tsx', 'test/bench/run.ts'], {
       cwd: ROOT,
-      env: { ...process.env, BENCH_QUICK: '1', BENCH_ONLY: 'api,lists,debts,webhooks,lifecycle', BENCH_OUTPUT: output },
+      env: {
+        ...process.env,
+        BENCH_QUICK: '1',
+        BENCH_ONLY: 'api,lists,debts,webhooks,lifecycle,reconcile',
+        BENCH_OUTPUT: output,
+      },
       maxBuffer: 16 * 1024 * 1024,
     });
     report = JSON.parse(readFileSync(output, 'utf8')) as BenchReport;
@@ -93,6 +99,14 @@ describe('bench harness (quick mode)', function () {
       const underTest = c.ours.cpuUsPerItem?.api ?? c.ours.cpuUsPerItem?.temporal;
       expect(underTest, `${c.scenario}: the process under test`).to.be.above(0);
     }
+  });
+
+  it('times one pass of the webhook reconciler over its Pending backlog, against the activity timeout', () => {
+    const pass = report.checks.find((c) => c.scenario === 'webhook reconciler');
+    expect(pass, 'the pass figure').to.not.equal(undefined);
+    expect(pass!.unit).to.equal('s');
+    const lookedAt = report.observations.find((o) => o.scenario === 'webhook reconciler' && /looked at/.test(o.name));
+    expect(lookedAt?.value, 'deliveries looked at: only the overdue ones').to.equal(2);
   });
 
   it("reports each process's peak memory: API (single and cluster), bare, Temporal, bench client", () => {

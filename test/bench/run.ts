@@ -3,7 +3,7 @@
  * (bare-server.ts) against PostgreSQL and Redis, runs each scenario against its bare ceiling in the same run, prints
  * ratios with their targets (PASS/BELOW), p50/p99 and each process's peak memory, and writes the same as JSON
  * (bench-results/latest.json, path printed). Nothing here asserts: benchmarks print, tests assert.
- *   BENCH_DURATION=10 (seconds per load)  BENCH_ONLY=api,debts,lists,outbox,webhooks,lifecycle (default: all)
+ *   BENCH_DURATION=10 (seconds per load)  BENCH_ONLY=api,debts,lists,outbox,webhooks,lifecycle,reconcile (default: all)
  *   BENCH_QUICK=1: small data, 2 s per load (the smoke test's mode; its figures mean nothing)
  *   BENCH_DATABASE_URL: the list tenants (up to 1,000,000 rows each) are kept there between runs; default: the
  *   client_api_bench database (scripts/bench.sh creates and migrates it), or TEST_DATABASE_URL in quick mode
@@ -19,13 +19,14 @@ import { benchDebtCreation } from './debts.bench';
 import { benchLifecycle } from './lifecycle.bench';
 import { benchLists } from './lists.bench';
 import { benchOutboxCommits } from './outbox-commits.bench';
+import { benchReconcile } from './reconcile.bench';
 import { check, finish, newReport, recordMemory, type BenchReport } from './report';
 import { benchWebhooks } from './webhooks.bench';
 import { COMPILED_API, ROOT, buildCompiled, peakMemoryMiB, startApiProcess, startBenchProcess } from './support';
 
 const quick = process.env.BENCH_QUICK === '1';
 const duration = Number(process.env.BENCH_DURATION ?? (quick ? 2 : 10));
-const only = new Set((process.env.BENCH_ONLY ?? 'api,debts,lists,outbox,webhooks,lifecycle').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'api,debts,lists,outbox,webhooks,lifecycle,reconcile').split(','));
 const BENCH_DATABASE = 'postgres://client_api:client_api@127.0.0.1:5432/client_api_bench';
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? (quick ? testEnv.databaseUrl : BENCH_DATABASE);
 const redisUrl = process.env.BENCH_REDIS_URL ?? testEnv.redisUrl;
@@ -77,6 +78,10 @@ async function main(): Promise<void> {
     await attempt(report, 'webhooks', () => benchWebhooks(options));
   }
   if (only.has('lifecycle')) await attempt(report, 'lifecycle', () => lifecycleScenario(report));
+  if (only.has('reconcile')) {
+    const options = { report, databaseUrl, deliveries: quick ? 2_000 : undefined, removeAfter: quick };
+    await attempt(report, 'reconcile', () => benchReconcile(options));
+  }
   recordMemory(report, 'bench process (autocannon client, seeding)', process.pid, peakMemoryMiB(process.pid));
   finish(report, ROOT);
   await closeSharedResources();

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { createWebhookReconcileActivities } from '../../activities/webhook-reconcile';
 import { createLogger } from '../../core/platform/logger';
 import { SCHEDULE_IDS, workflowIds } from '../../core/temporal/names';
-import { reconcileDeliveries } from '../../core/webhooks/reconcile';
+import { readReconcilePosition, reconcileDeliveries } from '../../core/webhooks/reconcile';
 import { ensureReconcileSchedule } from '../../core/webhooks/reconcile-schedule';
 import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack';
 import { testDb } from '../support/resources';
@@ -66,15 +66,15 @@ describe('the webhook delivery reconciler on a Temporal dev server', function ()
     return { organizationId: tenant.organization.id, eventId, deliveryId: row.id };
   }
 
-  const reconcileOnce = (organizationId: string) =>
-    reconcileDeliveries({
-      db: testDb(),
-      mode: 'production',
-      client: stack.client,
-      taskQueue: stack.taskQueue,
-      graceMs: 0,
-      organizationId,
-    });
+  const passOptions = (organizationId: string) => ({
+    db: testDb(),
+    mode: 'production' as const,
+    client: stack.client,
+    taskQueue: stack.taskQueue,
+    graceMs: 0,
+    organizationId,
+  });
+  const reconcileOnce = (organizationId: string) => reconcileDeliveries(passOptions(organizationId));
 
   function deliveryWhere(eventId: string, what: string, check: (row: DeliveryRow) => boolean) {
     return waitFor(
@@ -102,6 +102,11 @@ describe('the webhook delivery reconciler on a Temporal dev server', function ()
     await deliveryWhere(eventId, 'attempt 1 to fail', (r) => r.attempt_count === 1 && r.status === 'Pending');
     await stack.client.workflow.getHandle(workflowIds.webhookDelivery(deliveryId)).terminate('test: lost run');
     receiver.respondWith(() => ({ status: 200 }));
+    // Not overdue until its retry (a minute away) is late: the reconciler leaves it alone until then.
+    expect(await reconcileOnce(organizationId)).to.deep.include({ checked: 0, fixes: [] });
+    await testDb()('webhook_deliveries')
+      .where({ id: deliveryId })
+      .update({ next_attempt_at: testDb().raw(`now() - interval '1 second'`) });
 
     const report = await reconcileOnce(organizationId);
     expect(report.fixes).to.deep.equal([
@@ -124,6 +129,66 @@ describe('the webhook delivery reconciler on a Temporal dev server', function ()
     ]);
     const row = await deliveryWhere(eventId, 'the delivery to succeed again', (r) => r.status === 'Succeeded');
     expect(row.generation).to.equal(1);
+  });
+
+  it('looks only at deliveries whose next attempt is overdue, not at those waiting for a later retry', async () => {
+    const { organizationId, eventId, deliveryId } = await unstartedDelivery();
+    // A run that was started a day ago and is waiting for a retry an hour away; its workflow is gone.
+    const setRetry = (at: string) =>
+      testDb()('webhook_deliveries')
+        .where({ id: deliveryId })
+        .update({
+          workflow_started_at: testDb().raw(`now() - interval '1 day'`),
+          updated_at: testDb().raw(`now() - interval '1 day'`),
+          next_attempt_at: testDb().raw(at),
+        });
+    await setRetry(`now() + interval '1 hour'`);
+    expect(await reconcileOnce(organizationId)).to.deep.equal({ checked: 0, fixes: [], complete: true });
+    await setRetry(`now() - interval '1 second'`); // the retry is late: now it is the reconciler's business
+    const report = await reconcileOnce(organizationId);
+    expect(report).to.deep.include({ checked: 1, complete: true });
+    expect(report.fixes).to.deep.equal([{ deliveryId, organizationId, reason: 'workflow_missing' }]);
+    await deliveryWhere(eventId, 'the restarted delivery to succeed', (r) => r.status === 'Succeeded');
+  });
+
+  it('resumes where the last pass stopped when a pass runs out of time, in the order deliveries fell due', async () => {
+    const tenant = await createTestTenant();
+    const organizationId = tenant.organization.id;
+    await configureReceiver(stack.webhooks, organizationId, receiver.url);
+    const eventIds = [
+      await raiseEvent(organizationId),
+      await raiseEvent(organizationId),
+      await raiseEvent(organizationId),
+    ];
+    const rows = await waitFor(
+      async () => {
+        await dispatchAll('production');
+        const found = await Promise.all(eventIds.map(deliveryOfEvent));
+        return found.every(Boolean) && (found as DeliveryRow[]);
+      },
+      { timeoutMs: 20_000, what: 'the events to be dispatched into deliveries' },
+    );
+    // Enqueued three, two and one hours ago, in the reverse order of their ids' creation.
+    const ids = rows.map((r) => r.id).reverse();
+    for (const [i, id] of ids.entries()) {
+      await testDb()('webhook_deliveries')
+        .where({ id })
+        .update({ updated_at: testDb().raw(`now() - make_interval(hours => ?)`, [3 - i]) });
+    }
+    const onePage = () => reconcileDeliveries({ ...passOptions(organizationId), pageSize: 1, budgetMs: 0 });
+    for (const id of ids) {
+      const report = await onePage();
+      expect(report).to.deep.include({ checked: 1, complete: false });
+      expect(report.fixes.map((f) => f.deliveryId)).to.deep.equal([id]);
+      expect((await readReconcilePosition(testDb(), passOptions(organizationId)))?.deliveryId).to.equal(id);
+    }
+    // Everything started: nothing is overdue past the grace period, the pass completes and forgets its position.
+    const last = await reconcileDeliveries({ ...passOptions(organizationId), graceMs: 60_000 });
+    expect(last).to.deep.equal({ checked: 0, fixes: [], complete: true });
+    expect(await readReconcilePosition(testDb(), passOptions(organizationId))).to.equal(undefined);
+    for (const eventId of eventIds) {
+      await deliveryWhere(eventId, 'each delivery to succeed', (r) => r.status === 'Succeeded');
+    }
   });
 
   it('runs on a Schedule created idempotently, and counts what it fixed', async () => {
