@@ -54,7 +54,7 @@ function databaseName(databaseUrl: string): string {
 async function main(): Promise<void> {
   const direction = parseDirection(process.argv[2]);
   const config = configOrExit(() => loadConfig(undefined, { secretKeyOptional: true }));
-  const db = createDb(config.databaseUrl, { pool: { min: 0, max: 1 } });
+  const db = createDb(config.databaseUrl, { pool: { min: 0, max: 1 }, unboundedStatements: true });
   const name = databaseName(config.databaseUrl);
   try {
     const files = await migrate(db, direction);

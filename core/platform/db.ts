@@ -25,6 +25,11 @@ export interface DbOptions {
   pool?: { min: number; max: number };
   /** Where knex's own warnings go; without it knex prints them as plain text on stdout (console.log). */
   logger?: Logger;
+  /**
+   * Lifts the role's `statement_timeout` (migration 20261128110000) for this pool's sessions: for migrations, which
+   * build indexes on large tables, and the bench's seeders. Never for a process that serves traffic.
+   */
+  unboundedStatements?: boolean;
 }
 
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
@@ -36,7 +41,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       // Only named statements (core/platform/prepared.ts) have cached plans: plan each once per connection, on the
       // tenant-scoped indexes. A plan made for one tenant's values can be wrong for another: for the largest
       // tenant's events the planner walks the outbox's (txid, seq) index past other tenants' rows instead.
-      options: '-c plan_cache_mode=force_generic_plan',
+      options: '-c plan_cache_mode=force_generic_plan' + (options.unboundedStatements ? ' -c statement_timeout=0' : ''),
     },
     pool: options.pool ?? { min: 0, max: 10 },
     acquireConnectionTimeout: 10_000,

@@ -93,7 +93,7 @@ function get(path_: string, tenant: BenchTenant) {
 
 async function main(): Promise<void> {
   buildCompiled();
-  const db = createDb(databaseUrl, { pool: { min: 0, max: 2 } });
+  const db = createDb(databaseUrl, { pool: { min: 0, max: 2 }, unboundedStatements: true }); // the seeders
   try {
     const org = await benchTenant(db, 'Bench profile');
     const debts = await listTenant(db, 'debts', 100_000);

@@ -31,7 +31,7 @@ export interface ReconcileBenchOptions {
 
 export async function benchReconcile(options: ReconcileBenchOptions): Promise<void> {
   const count = options.deliveries ?? 1_000_000;
-  const db = createDb(options.databaseUrl, { pool: { min: 0, max: 4 } });
+  const db = createDb(options.databaseUrl, { pool: { min: 0, max: 4 }, unboundedStatements: true }); // the seeder
   const temporal = await startDevServer();
   let organizationId: string | undefined;
   try {
