@@ -39,11 +39,13 @@ migrations_current() {
   [[ $on_disk == "$recorded" ]]
 }
 
+# Usage: run_migrations PORT DATABASE...
 run_migrations() {
-  local db url
-  for db in "${PG_DATABASES[@]}"; do
-    step "migrations on $db"
-    url="postgres://$PG_APP_ROLE:$PG_APP_PASSWORD@$PG_HOST:$PG_PORT/$db"
+  local port=$1 db url
+  shift
+  for db in "$@"; do
+    step "migrations on $db (port $port)"
+    url="postgres://$PG_APP_ROLE:$PG_APP_PASSWORD@$PG_HOST:$port/$db"
     if migrations_current "$url"; then
       info "up to date ($(find migrations -maxdepth 1 -name '*.ts' | wc -l) applied)"
     else
@@ -61,5 +63,8 @@ ensure_schemathesis
 ensure_postgres
 ensure_redis
 ensure_pg_role_and_databases
-run_migrations
+ensure_postgres_tests
+ensure_pg_tests_role_and_databases
+run_migrations "$PG_PORT" "${PG_DATABASES[@]}"
+run_migrations "$PG_TESTS_PORT" "${PG_TESTS_DATABASES[@]}"
 step "bootstrap done in $((SECONDS - started))s (cache: $CACHE_DIR)"

@@ -19,7 +19,7 @@ fi
 
 bash scripts/bootstrap.sh # services, migrations, the Temporal binaries and Schemathesis
 
-export TEST_DATABASE_URL=${TEST_DATABASE_URL:-postgres://client_api:client_api@127.0.0.1:5432/client_api_test}
+export TEST_DATABASE_URL=${TEST_DATABASE_URL:-postgres://client_api:client_api@127.0.0.1:5433/client_api_test}
 export TEST_REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379/15}
 export TEMPORAL_CLI_PATH="$CACHE_DIR/bin/temporal"
 step "fuzzing for ${FUZZ_SECONDS:-600}s, seed ${FUZZ_SEED:-1}"

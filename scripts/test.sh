@@ -13,8 +13,10 @@ npm run --silent typecheck
 echo '==> npm run lint'
 npm run --silent lint
 
-# Overridable so that two checkouts can run their suites side by side on their own database and Redis index.
-export TEST_DATABASE_URL=${TEST_DATABASE_URL:-postgres://client_api:client_api@127.0.0.1:5432/client_api_test}
+# Overridable so that two checkouts can run their suites side by side on their own database and Redis index. By
+# default the tests' own PostgreSQL server (cluster `tests` on 5433, scripts/lib/postgres.sh): the outbox horizon is
+# per server, so `npm start`'s databases on 5432 cannot hold the tests' consumers back.
+export TEST_DATABASE_URL=${TEST_DATABASE_URL:-postgres://client_api:client_api@127.0.0.1:5433/client_api_test}
 export TEST_REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379/15}
 export TEMPORAL_CLI_PATH="$cache/bin/temporal"
 export TEMPORAL_TEST_SERVER_PATH="$cache/bin/temporal-test-server"

@@ -1,13 +1,20 @@
 # shellcheck shell=bash
-# PostgreSQL: Debian cluster on 127.0.0.1:5432, the application role and one database per mode plus tests.
+# PostgreSQL: the Debian cluster `main` on 127.0.0.1:5432 with the application role and one database per mode, and a
+# second cluster `tests` on 127.0.0.1:5433 with the same role and the tests' database. The tests have a server of
+# their own because the outbox horizon is per server: a transaction open in `npm start`'s databases (a consumer
+# catching up a backlog) would otherwise hold back the tests' consumers on the same server (docs/operations.md).
 
 PG_HOST=127.0.0.1
 PG_PORT=5432
 PG_APP_ROLE=client_api
 PG_APP_PASSWORD=client_api # development-only credentials, same as the defaults in core/config.ts
-PG_DATABASES=(client_api_production client_api_sandbox client_api_test)
+PG_DATABASES=(client_api_production client_api_sandbox)
+PG_TESTS_CLUSTER=tests
+PG_TESTS_PORT=5433
+PG_TESTS_DATABASES=(client_api_test)
 
-pg_answering() { pg_isready -q -h "$PG_HOST" -p "$PG_PORT"; }
+pg_answering() { pg_isready -q -h "$PG_HOST" -p "${1:-$PG_PORT}"; }
+pg_tests_answering() { pg_answering "$PG_TESTS_PORT"; }
 
 # Version of the newest installed server that has a `main` cluster; empty when there is none.
 pg_main_version() { pg_lsclusters -h 2>/dev/null | awk '$2 == "main" { print $1 }' | sort -V | tail -n1; }
@@ -15,23 +22,28 @@ pg_main_version() { pg_lsclusters -h 2>/dev/null | awk '$2 == "main" { print $1 
 pg_newest_installed() { find /usr/lib/postgresql -mindepth 1 -maxdepth 1 -printf '%f\n' | sort -V | tail -n1; }
 
 # Our settings go in a conf.d drop-in (Debian's postgresql.conf includes conf.d), written only when it differs.
+# Usage: pg_ensure_conf VERSION [CLUSTER PORT] (default: main on PG_PORT).
 pg_ensure_conf() {
-  local ver=$1 file="/etc/postgresql/$1/main/conf.d/client-public-api.conf"
+  local ver=$1 cluster=${2:-main} port=${3:-$PG_PORT}
+  local file="/etc/postgresql/$ver/$cluster/conf.d/client-public-api.conf"
   local want="# Written by client-public-api scripts/bootstrap.sh: loopback only, fixed port.
 listen_addresses = '$PG_HOST'
-port = $PG_PORT"
+port = $port"
   [[ -f $file && $(<"$file") == "$want" ]] && return
-  info "writing $file (listen_addresses = '$PG_HOST', port = $PG_PORT)"
+  info "writing $file (listen_addresses = '$PG_HOST', port = $port)"
+  as_root mkdir -p "$(dirname "$file")"
   printf '%s\n' "$want" | as_root tee "$file" >/dev/null
 }
 
 # Password logins from 127.0.0.1 (Debian's default pg_hba.conf already has this line).
+# Usage: pg_ensure_hba VERSION [CLUSTER PORT] (default: main on PG_PORT).
 pg_ensure_hba() {
-  local ver=$1 hba="/etc/postgresql/$1/main/pg_hba.conf"
+  local ver=$1 cluster=${2:-main} port=${3:-$PG_PORT}
+  local hba="/etc/postgresql/$ver/$cluster/pg_hba.conf"
   if as_root grep -Eq '^host\s+all\s+all\s+127\.0\.0\.1/32\s+(md5|scram-sha-256)' "$hba"; then return; fi
   info "allowing password logins from 127.0.0.1 in $hba"
   printf 'host all all 127.0.0.1/32 scram-sha-256\n' | as_root tee -a "$hba" >/dev/null
-  pg_answering && as_root pg_ctlcluster "$ver" main reload
+  pg_answering "$port" && as_root pg_ctlcluster "$ver" "$cluster" reload
 }
 
 ensure_postgres() {
@@ -57,28 +69,61 @@ ensure_postgres() {
   record_started "postgres $ver main"
 }
 
-# True when the role logs in with its password and owns every database (fast path of a re-run).
-pg_app_ready() {
-  local list
-  list=$(printf "'%s'," "${PG_DATABASES[@]}")
-  local sql="select (select rolcreatedb from pg_roles where rolname = current_user)
-    and (select count(*) from pg_database where datname in (${list%,}) and datdba = (select oid from pg_roles where rolname = current_user)) = ${#PG_DATABASES[@]}"
-  [[ $(PGPASSWORD=$PG_APP_PASSWORD psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_APP_ROLE" -d postgres -tAXc "$sql" 2>/dev/null) == t ]]
+# Version of the cluster `tests`; empty when there is none.
+pg_tests_version() { pg_lsclusters -h 2>/dev/null | awk -v c="$PG_TESTS_CLUSTER" '$2 == c { print $1 }' | sort -V | tail -n1; }
+
+# The tests' own cluster, created on first use with the server version of `main`. Not recorded as started by this
+# run: `npm start` stopping on exit must not take the tests' server away from a test run beside it.
+ensure_postgres_tests() {
+  step "PostgreSQL for tests on $PG_HOST:$PG_TESTS_PORT (cluster $PG_TESTS_CLUSTER)"
+  if pg_tests_answering; then
+    info "already answering"
+    return
+  fi
+  have_root || die "the tests' PostgreSQL cluster is not running and starting it needs root; run: sudo pg_ctlcluster <version> $PG_TESTS_CLUSTER start"
+  local ver
+  ver=$(pg_tests_version)
+  if [[ -z $ver ]]; then
+    ver=$(pg_main_version)
+    [[ -n $ver ]] || ver=$(pg_newest_installed)
+    [[ -n $ver ]] || die "no PostgreSQL server installed; run: apt-get install -y postgresql"
+    info "creating cluster $ver/$PG_TESTS_CLUSTER on port $PG_TESTS_PORT"
+    as_root pg_createcluster "$ver" "$PG_TESTS_CLUSTER" --port "$PG_TESTS_PORT" >/dev/null
+  fi
+  pg_ensure_conf "$ver" "$PG_TESTS_CLUSTER" "$PG_TESTS_PORT"
+  pg_ensure_hba "$ver" "$PG_TESTS_CLUSTER" "$PG_TESTS_PORT"
+  info "starting cluster $ver/$PG_TESTS_CLUSTER"
+  as_root pg_ctlcluster "$ver" "$PG_TESTS_CLUSTER" start 9>&- # the server must not inherit the bootstrap lock
+  wait_for 60 "PostgreSQL (tests)" pg_tests_answering
 }
 
-ensure_pg_role_and_databases() {
-  step "PostgreSQL role $PG_APP_ROLE and databases ${PG_DATABASES[*]}"
-  if pg_app_ready; then
+# True when the role logs in with its password and owns every database (fast path of a re-run).
+# Usage: pg_app_ready PORT DATABASE...
+pg_app_ready() {
+  local port=$1 list
+  shift
+  list=$(printf "'%s'," "$@")
+  local sql="select (select rolcreatedb from pg_roles where rolname = current_user)
+    and (select count(*) from pg_database where datname in (${list%,}) and datdba = (select oid from pg_roles where rolname = current_user)) = $#"
+  [[ $(PGPASSWORD=$PG_APP_PASSWORD psql -h "$PG_HOST" -p "$port" -U "$PG_APP_ROLE" -d postgres -tAXc "$sql" 2>/dev/null) == t ]]
+}
+
+# The role and the databases it owns on one cluster. Usage: pg_ensure_role_and_databases CLUSTER PORT DATABASE...
+pg_ensure_role_and_databases() {
+  local cluster=$1 port=$2
+  shift 2
+  step "PostgreSQL role $PG_APP_ROLE and databases $* on port $port"
+  if pg_app_ready "$port" "$@"; then
     info "already present"
     return
   fi
   have_root || die "creating the role and databases needs the postgres superuser (root or sudo)"
   local ver
-  ver=$(pg_main_version)
-  [[ -n $ver ]] && pg_ensure_hba "$ver"
+  ver=$(pg_lsclusters -h 2>/dev/null | awk -v c="$cluster" '$2 == c { print $1 }' | sort -V | tail -n1)
+  [[ -n $ver ]] && pg_ensure_hba "$ver" "$cluster" "$port"
   local arr
-  arr=$(printf "'%s'," "${PG_DATABASES[@]}")
-  as_postgres psql -p "$PG_PORT" -v ON_ERROR_STOP=1 -qX <<SQL
+  arr=$(printf "'%s'," "$@")
+  as_postgres psql -p "$port" -v ON_ERROR_STOP=1 -qX <<SQL
 DO \$\$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$PG_APP_ROLE') THEN
     CREATE ROLE $PG_APP_ROLE LOGIN CREATEDB PASSWORD '$PG_APP_PASSWORD';
@@ -90,6 +135,11 @@ SELECT format('CREATE DATABASE %I OWNER $PG_APP_ROLE', d) FROM unnest(array[${ar
   WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = d) \gexec
 SELECT format('ALTER DATABASE %I OWNER TO $PG_APP_ROLE', d) FROM unnest(array[${arr%,}]) d \gexec
 SQL
-  pg_app_ready || die "role $PG_APP_ROLE still cannot log in on $PG_HOST:$PG_PORT with its password (check pg_hba.conf)"
+  pg_app_ready "$port" "$@" || die "role $PG_APP_ROLE still cannot log in on $PG_HOST:$port with its password (check pg_hba.conf)"
   info "created"
+}
+
+ensure_pg_role_and_databases() { pg_ensure_role_and_databases main "$PG_PORT" "${PG_DATABASES[@]}"; }
+ensure_pg_tests_role_and_databases() {
+  pg_ensure_role_and_databases "$PG_TESTS_CLUSTER" "$PG_TESTS_PORT" "${PG_TESTS_DATABASES[@]}"
 }
