@@ -25,7 +25,9 @@ export interface OutboxConsumer {
    * Takes a batch, in outbox order, inside the transaction that moves this consumer's cursor past it: what it writes
    * with `trx` commits together with the cursor, or not at all. Anything it does outside the database must be
    * idempotent, because a batch whose commit fails is handed over again. Throwing rolls the batch back; the consumer
-   * is retried with backoff while the other consumers go on.
+   * is retried with backoff while the other consumers go on. Calls to other services (Temporal, HTTP) belong in the
+   * returned after-commit step, never inside the transaction: an open transaction holds the outbox horizon of every
+   * database on the server (cursor.ts) for as long as the call takes.
    */
   consume(trx: Trx, events: OutboxEvent[]): Promise<AfterCommit | void>;
   /**
