@@ -13,3 +13,4 @@ export {
   WebhookSignatureError,
   type WebhookEvent,
 } from './webhooks';
+export { listen, pollOnce, readState, startState, type ListenOptions, type ListenState } from './listen';
