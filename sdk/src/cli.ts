@@ -26,12 +26,12 @@ export async function runListen(args: string[], env: NodeJS.ProcessEnv = process
   }
   const api = createClient({ apiKey, baseUrl: option(args, '--base-url') ?? env.CLIENT_API_BASE_URL });
   const stateFile = option(args, '--state-file') ?? '.client-api-listen.json';
-  const state = await startState(api, stateFile);
   const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
-  log(`Ready! Your webhook signing secret is ${state.secret} (forwarding to ${forwardTo}; state in ${stateFile})`);
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
   const intervalMs = Number(option(args, '--interval-ms') ?? 1000);
+  const state = await startState(api, stateFile, { intervalMs, log, signal: stop.signal });
+  log(`Ready! Your webhook signing secret is ${state.secret} (forwarding to ${forwardTo}; state in ${stateFile})`);
   await listen({ api, forwardTo, stateFile, intervalMs, log, signal: stop.signal }, state);
   return 0;
 }

@@ -69,11 +69,25 @@ async function newestEventId(api: ApiClient): Promise<string | null> {
   return null;
 }
 
-/** Loads the state file, or starts one (a new secret, from the newest event now). */
-export async function startState(api: ApiClient, stateFile: string): Promise<ListenState> {
+/** Loads the state file, or starts one (a new secret, from the newest event now, once the API answers). */
+export async function startState(
+  api: ApiClient,
+  stateFile: string,
+  options: Pick<ListenOptions, 'intervalMs' | 'log' | 'signal'> = {},
+): Promise<ListenState> {
   const existing = await readState(stateFile);
   if (existing) return existing;
-  const state = { secret: `whsec_${randomBytes(24).toString('base64url')}`, lastEventId: await newestEventId(api) };
+  let lastEventId: string | null | undefined;
+  while (lastEventId === undefined) {
+    try {
+      lastEventId = await newestEventId(api);
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      options.log?.(`could not read events (${(error as Error).message}); retrying`);
+      await pause(options.intervalMs ?? 1000);
+    }
+  }
+  const state = { secret: `whsec_${randomBytes(24).toString('base64url')}`, lastEventId };
   await writeState(stateFile, state);
   return state;
 }
