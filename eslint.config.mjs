@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'eslint.config.mjs'] },
+  { ignores: ['node_modules/**', 'dist/**', 'eslint.config.mjs', 'sdk/src/generated/**', 'sdk/bin/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

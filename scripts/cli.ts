@@ -4,12 +4,14 @@
  *   npm run cli -- key create --org <id> --name "CI" --scopes all
  *   npm run cli -- secrets reseal
  *   npm run cli -- lifecycle backfill
+ *   npm run cli -- listen --forward-to http://localhost:4000/hook --api-key ak_test_…   (the SDK's, docs/sdk.md)
  */
 import { configOrExit, loadConfig, processEnv, type Mode } from '../core/platform/config';
 import { createDb } from '../core/platform/db';
 import { createSecretBox } from '../core/platform/secret-box';
 import type { Client } from '@temporalio/client';
 import { closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
+import { runListen } from '../sdk/src/cli';
 import { runCommand, USAGE } from './cli/commands';
 
 function takeMode(argv: string[]): { mode: Mode; rest: string[] } {
@@ -26,6 +28,11 @@ function takeMode(argv: string[]): { mode: Mode; rest: string[] } {
 }
 
 async function main(): Promise<void> {
+  // `listen` is a client of the API (with an API key), not of its database: the SDK's command, as is.
+  if (process.argv[2] === 'listen') {
+    process.exitCode = await runListen(process.argv.slice(3));
+    return;
+  }
   const { mode, rest } = takeMode(process.argv.slice(2));
   // Only `secrets reseal` needs the webhook keys; the organisation and key commands run without them.
   const config = configOrExit(() => loadConfig(processEnv({ API_MODE: mode }), { secretKeyOptional: true }));

@@ -8,6 +8,9 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../core/platform/idempotency-stor
 import { IDEMPOTENCY_KEY_PATTERN } from '../http/idempotent-execution';
 import type { JsonSchema, ResponseSpec, RouteDefinition } from '../http/route-definition';
 import { documentedSchema } from './documented-schema';
+import { EVENT_TYPES } from '../../core/events/outbox';
+import { eventComponentSchemas, eventSchemaName } from '../schemas/event-data';
+import { namedSchemas, withSchemaRefs } from './named-schemas';
 
 export const API_VERSION = '1.0.0';
 
@@ -104,11 +107,12 @@ export function hostServers(config: Pick<Config, 'mode' | 'productionBaseUrl' | 
 
 export function buildOpenApiDocument(routes: RouteDefinition[], config: Config): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes.filter((r) => !r.internal)) {
+  const listed = routes.filter(isApiOperation);
+  for (const route of listed) {
     paths[route.path] ??= {};
     paths[route.path]![route.method] = operation(route, config);
   }
-  const used = new Set(routes.filter((r) => !r.internal).flatMap((r) => r.tags));
+  const used = new Set(listed.flatMap((r) => r.tags));
   const known = TAGS.filter((t) => used.has(t.name));
   const others = [...used].filter((name) => !TAGS.some((t) => t.name === name)).sort();
   const tags = [...known, ...others.map((name) => ({ name }))];
@@ -121,9 +125,11 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Config):
         'Raise debts against debtors, read the debts, debtors, payments and transactions your organisation owns, ' +
         'brand the debtor portal, and receive signed webhooks. Guides: `/docs/`.',
     },
-    servers: hostServers(config),
+    // This host only: a generated client's default base URL is the host the document came from.
+    servers: hostServers(config).slice(0, 1),
     tags,
-    paths,
+    paths: withSchemaRefs(paths),
+    webhooks: webhooksSection(),
     components: {
       securitySchemes: {
         [BEARER_SCHEME]: {
@@ -132,9 +138,51 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Config):
           description: '`Authorization: Bearer ak_live_…` (production) or `ak_test_…` (sandbox).',
         },
       },
-      schemas: { Problem: PROBLEM_SCHEMA },
+      schemas: { ...namedSchemas(), ...eventComponentSchemas(), Problem: PROBLEM_SCHEMA },
     },
   };
+}
+
+/** OpenAPI 3.1 `webhooks`: what your receiver is sent, one entry per event type (docs/webhooks.md). */
+function webhooksSection(): Record<string, unknown> {
+  const header = (description: string) => ({ in: 'header', required: true, description, schema: { type: 'string' } });
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace('.', '_')}`,
+          summary: `The \`${type}\` event, POSTed to your receiver`,
+          tags: ['Webhooks'],
+          parameters: [
+            {
+              name: 'Service-Signature',
+              ...header(
+                '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with your whole `whsec_` secret; reject when `t` is more than 300 s from now.',
+              ),
+            },
+            { name: 'Service-Delivery-Id', ...header('The delivery id; the same on every attempt of this delivery.') },
+          ],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(type)}Event` } } },
+          },
+          responses: {
+            '2XX': { description: 'Received: any 2xx ends the delivery.' },
+            default: { description: 'Anything else (or no answer within the timeout) is retried: /docs/webhooks.' },
+          },
+        },
+      },
+    ]),
+  );
+}
+
+/** Tags whose routes serve the host, not the API: the discovery pages and the health checks are not operations. */
+const NOT_API_TAGS = new Set(['Discovery', 'Health']);
+
+/** Whether the document lists the route as an API operation. */
+export function isApiOperation(route: RouteDefinition): boolean {
+  return !route.internal && !route.tags.some((tag) => NOT_API_TAGS.has(tag));
 }
 
 function operation(route: RouteDefinition, config: Config): Record<string, unknown> {

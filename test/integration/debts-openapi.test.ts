@@ -1,6 +1,5 @@
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { expect } from 'chai';
+import { documentSchemas } from '../support/openapi-schemas';
 import { startTestServer, type TestServer } from '../support/app';
 
 describe('OpenAPI: the debt, debtor, transaction and branding operations', () => {
@@ -16,8 +15,7 @@ describe('OpenAPI: the debt, debtor, transaction and branding operations', () =>
     const doc = (await (await fetch(`${server.baseUrl}/openapi/v1.json`)).json()) as {
       paths: Record<string, Record<string, OpenApiOperation>>;
     };
-    const ajv = new Ajv2020({ strict: false });
-    addFormats(ajv);
+    const ajv = documentSchemas(doc);
     const expected: Record<string, string> = {
       'get /v1/debts': 'debts:read',
       'get /v1/debts/{id}': 'debts:read',

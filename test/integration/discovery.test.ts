@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { isApiOperation } from '../../api/discovery/openapi-document';
 import { startTestServer, type TestServer } from '../support/app';
 
 describe('Discovery: /openapi/v1.json, /swagger, /reference, /docs/', () => {
@@ -22,14 +23,18 @@ describe('Discovery: /openapi/v1.json, /swagger, /reference, /docs/', () => {
     expect(result.valid).to.equal(true);
   });
 
-  it('documents every public route the app serves, and nothing it does not serve', async () => {
+  it('documents every API operation the app serves, and nothing it does not serve; not the discovery or health pages', async () => {
     const doc = (await (await fetch(`${server.baseUrl}/openapi/v1.json`)).json()) as {
       paths: Record<string, Record<string, unknown>>;
+      servers: { url: string }[];
     };
     const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
-    const served = server.built.routes.filter((r) => !r.internal).map((r) => `${r.method} ${r.path}`);
+    const served = server.built.routes.filter(isApiOperation).map((r) => `${r.method} ${r.path}`);
     expect(documented.sort()).to.deep.equal(served.sort());
-    expect(documented).to.include('get /healthz');
+    expect(documented).to.include('get /v1/debts');
+    expect(documented).to.not.include('get /healthz');
+    expect(documented).to.not.include('get /openapi/v1.json');
+    expect(doc.servers).to.have.length(1);
   });
 
   it('serves Swagger UI and the reference from this host, with no third-party script', async () => {

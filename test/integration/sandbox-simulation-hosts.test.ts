@@ -4,9 +4,8 @@
  * their schemas, the errors it answers) and passes a 3.1 validator.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { expect } from 'chai';
+import { documentSchemas } from '../support/openapi-schemas';
 import { startTestServer, type TestServer } from '../support/app';
 import { callerFor, expectProblem, raiseDebt } from '../support/debt-api';
 import { createTestTenant } from '../support/tenants';
@@ -60,8 +59,7 @@ describe('Sandbox simulation routes: on the sandbox host only, and documented th
     const doc = await documentOf(sandbox);
     const validation = await new Validator().validate(doc);
     expect(validation.errors ?? []).to.deep.equal([]);
-    const ajv = new Ajv2020({ strict: false });
-    addFormats(ajv);
+    const ajv = documentSchemas(doc);
     for (const path of SIMULATIONS) {
       const op = doc.paths[path]?.post;
       expect(op, path).to.not.equal(undefined);

@@ -39,14 +39,15 @@ function spawnService(entry: string, env: Record<string, string>): ServiceProces
  * is off unless `env` sets one: the fixed default (9464) collides with any other API running on the machine.
  */
 export async function startApi(env: Record<string, string>, entry = 'api/server.ts'): Promise<ApiProcess> {
-  const port = await freePort();
+  // A restart passes the port it had (env.PORT), so its clients find it again.
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const proc = spawnService(entry, {
     HOST: '127.0.0.1',
-    PORT: String(port),
     LOG_LEVEL: 'info',
     METRICS_PORT: '0',
     API_PROCESSES: '1', // one process unless the test asks for a cluster (the default is one per core)
     ...env,
+    PORT: String(port),
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   await untilReady(proc, 'api', () =>
