@@ -7,6 +7,7 @@
  */
 import { cleanEnv, num, str, port, url, makeValidator, EnvMissingError } from 'envalid';
 import { NAMESPACES } from '../temporal/names';
+import { DOCUMENT_ENV, documentStoreConfig, type DocumentStoreConfig } from './document-config';
 import { LOG_FORMATS, type LogFormat } from './logger';
 import type { Mode } from './mode';
 import { WEBHOOK_ENV, webhookConfig, type LoadOptions, type WebhookConfig } from './webhook-config';
@@ -40,6 +41,8 @@ export interface Config {
   /** Where `temporal server start-dev` serves its Web UI; printed for operators. */
   temporalUiUrl: string;
   webhooks: WebhookConfig;
+  /** Where uploaded documents are kept (core/documents). */
+  documents: DocumentStoreConfig;
 }
 
 const DEFAULT_PORTS: Record<Mode, number> = { production: 3000, sandbox: 3001 };
@@ -111,11 +114,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
       LOG_FORMAT: str({ choices: LOG_FORMATS, default: 'auto', desc: 'json, pretty, or auto: pretty on a terminal' }),
       ...WEBHOOK_ENV,
+      ...DOCUMENT_ENV,
     },
     { reporter: ({ errors }) => collect(errors, problems) },
   );
   const webhooks = problems.length === 0 ? webhookConfig(e, options, problems) : undefined;
-  if (problems.length > 0 || !webhooks) throw new ConfigError(problems);
+  const documents = problems.length === 0 ? documentStoreConfig(e, mode, problems) : undefined;
+  if (problems.length > 0 || !webhooks || !documents) throw new ConfigError(problems);
   const publicBaseUrl = stripSlash(e.PUBLIC_BASE_URL);
   return {
     mode,
@@ -135,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     logFormat: e.LOG_FORMAT,
     temporalUiUrl: stripSlash(e.TEMPORAL_UI_URL),
     webhooks,
+    documents,
   };
 }
 
