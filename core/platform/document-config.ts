@@ -34,9 +34,9 @@ const keyPrefix = makeValidator<string>((input) => {
 
 export const DOCUMENT_ENV = {
   DOCUMENT_STORE: str({ choices: ['local', 's3'], default: 'local', desc: 'where uploaded documents are kept' }),
-  DOCUMENT_DIR: str({ default: '', desc: 'local store directory; default .data/documents/<mode>' }),
+  DOCUMENT_DIR: str({ default: '', desc: 'local store directory (mode appended); default .data/documents' }),
   S3_BUCKET: str({ default: '', desc: 'bucket of the s3 store (required with DOCUMENT_STORE=s3)' }),
-  S3_PREFIX: keyPrefix({ default: 'documents/', desc: 'key prefix of the s3 store' }),
+  S3_PREFIX: keyPrefix({ default: 'documents/', desc: 'key prefix of the s3 store (mode appended)' }),
   S3_REGION: str({ default: 'us-east-1', desc: 'region of the s3 store' }),
   S3_ENDPOINT: optionalUrl({ default: '', desc: 'S3-compatible endpoint; empty for AWS' }),
   S3_FORCE_PATH_STYLE: bool({ default: false, desc: 'path-style addressing (S3-compatible servers)' }),
@@ -60,7 +60,12 @@ export interface DocumentEnv {
 
 export function documentStoreConfig(e: DocumentEnv, mode: Mode, problems: string[]): DocumentStoreConfig {
   if (e.DOCUMENT_STORE === 'local') {
-    return { kind: 'local', directory: path.resolve(PROJECT_ROOT, e.DOCUMENT_DIR || `.data/documents/${mode}`) };
+    // Each mode under its own directory (and prefix below): the orphan sweep of one mode's database must never
+    // see the other mode's objects.
+    return {
+      kind: 'local',
+      directory: path.join(path.resolve(PROJECT_ROOT, e.DOCUMENT_DIR || '.data/documents'), mode),
+    };
   }
   if (e.S3_BUCKET === '') problems.push('S3_BUCKET is required when DOCUMENT_STORE is s3');
   if ((e.S3_ACCESS_KEY_ID === '') !== (e.S3_SECRET_ACCESS_KEY === ''))
@@ -68,7 +73,7 @@ export function documentStoreConfig(e: DocumentEnv, mode: Mode, problems: string
   return {
     kind: 's3',
     bucket: e.S3_BUCKET,
-    prefix: e.S3_PREFIX,
+    prefix: `${e.S3_PREFIX}${mode}/`,
     region: e.S3_REGION,
     endpoint: e.S3_ENDPOINT || undefined,
     forcePathStyle: e.S3_FORCE_PATH_STYLE,

@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -24,6 +24,7 @@ import { LocalDocumentStore } from '../../core/documents/local-store';
 import { S3DocumentStore } from '../../core/documents/s3-store';
 import type { DocumentStore } from '../../core/documents/store';
 import { ApiError } from '../../core/platform/errors';
+import { purgeExpiredRows } from '../../core/retention/purge';
 import { useApiSuite } from '../support/api-suite';
 import { raiseDebt } from '../support/debt-api';
 import { startOwnS3, type OwnS3 } from '../support/own-s3';
@@ -213,4 +214,31 @@ documentsOnEitherStore('S3 (versitygw)', () => {
   if (!s3) throw new Error('no S3 server');
   run += 1;
   return Promise.resolve(new S3DocumentStore({ ...s3.storeConfig, prefix: `run${run}/` }));
+});
+
+describe('documents in the retention purge', function () {
+  this.timeout(60_000);
+
+  it('a purge pass given the mode’s store sweeps orphan objects past the grace period, and no named object', async () => {
+    const root = path.join(dir, 'purge');
+    const store = new LocalDocumentStore(root);
+    const tenant = await createTestTenant();
+    const org = tenant.organization.id;
+    const orphan = await store.put(org, chunked(pdfLike(500)), 10_000);
+    const young = await store.put(org, chunked(pdfLike(600)), 10_000);
+    const old = new Date(Date.now() - 2 * 60 * 60_000);
+    await utimes(path.join(root, orphan.key), old, old);
+    const report = await purgeExpiredRows({ db: testDb(), mode: 'production', documents: store });
+    expect(report.orphanObjects).to.equal(1);
+    const left: string[] = [];
+    for await (const object of store.listObjects()) left.push(object.key);
+    expect(left).to.deep.equal([young.key]);
+    const narrowed = await purgeExpiredRows({
+      db: testDb(),
+      mode: 'production',
+      organizationId: org,
+      documents: store,
+    });
+    expect(narrowed.orphanObjects).to.equal(undefined);
+  });
 });
