@@ -182,6 +182,8 @@ export interface WorkerModeConfig {
   mode: Mode;
   databaseUrl: string;
   namespace: string;
+  /** The mode's document store (the retention purge sweeps its orphan objects). */
+  documents: DocumentStoreConfig;
 }
 
 export interface WorkerConfig {
@@ -232,6 +234,7 @@ export function loadWorkerConfig(
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
       LOG_FORMAT: str({ choices: LOG_FORMATS, default: 'auto', desc: 'json, pretty, or auto: pretty on a terminal' }),
       ...WEBHOOK_ENV,
+      ...DOCUMENT_ENV,
     },
     { reporter: ({ errors }) => collect(errors, problems) },
   );
@@ -242,13 +245,17 @@ export function loadWorkerConfig(
     problems.push(`WORKER_MODES is invalid: ${(err as Error).message}`);
   }
   const webhooks = webhookConfig(e, {}, problems);
-  if (problems.length > 0) throw new ConfigError(problems);
   const byMode = {
     production: { databaseUrl: e.PRODUCTION_DATABASE_URL, namespace: e.PRODUCTION_TEMPORAL_NAMESPACE },
     sandbox: { databaseUrl: e.SANDBOX_DATABASE_URL, namespace: e.SANDBOX_TEMPORAL_NAMESPACE },
   };
+  const modeConfigs =
+    problems.length === 0
+      ? modes.map((mode) => ({ mode, ...byMode[mode], documents: documentStoreConfig(e, mode, problems) }))
+      : [];
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
-    modes: modes.map((mode) => ({ mode, ...byMode[mode] })),
+    modes: modeConfigs,
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
     redisUrl: e.REDIS_URL,
