@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# Idempotent set-up of everything the project runs on: Node deps, PostgreSQL, Redis, the Temporal binaries,
-# the databases and their migrations. A re-run only checks, so it takes seconds.
+# Idempotent set-up of everything the project runs on: Node deps, PostgreSQL, Redis, the Temporal binaries, the
+# S3-compatible test server, the databases and their migrations. A re-run only checks, so it takes seconds.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,6 +20,8 @@ source "$here/lib/redis.sh"
 source "$here/lib/temporal.sh"
 # shellcheck source=lib/schemathesis.sh
 source "$here/lib/schemathesis.sh"
+# shellcheck source=lib/s3.sh
+source "$here/lib/s3.sh"
 
 mkdir -p "$RUN_DIR"
 # Two bootstraps at once (e.g. `npm start` and `npm test`) would race to start the same services.
@@ -60,6 +62,7 @@ ensure_npm_deps
 ensure_apt_packages postgresql redis-server chromium python3-venv
 ensure_temporal_binaries
 ensure_schemathesis
+ensure_s3_server
 ensure_postgres
 ensure_redis
 ensure_pg_role_and_databases

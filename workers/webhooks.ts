@@ -27,11 +27,11 @@ void runWorker({
   activitySlots: WEBHOOKS_ACTIVITY_SLOTS,
   localActivitySlots: WEBHOOKS_LOCAL_ACTIVITY_SLOTS,
   workflowTaskSlots: WEBHOOKS_WORKFLOW_TASK_SLOTS,
-  createActivities: ({ mode, db, webhooks, secretBox, client, logger }) => ({
+  createActivities: ({ mode, db, webhooks, secretBox, client, logger, documents }) => ({
     ...createDiagnosticsActivities({ db }),
     ...createWebhookDeliveryActivities({ db, webhooks, secretBox, mode, logger: logger.child({ mode }) }),
     ...createWebhookReconcileActivities({ db, mode, client, logger }),
-    ...createRetentionPurgeActivities({ db, mode, logger }),
+    ...createRetentionPurgeActivities({ db, mode, logger, documents }),
   }),
   startSidecar: async ({ mode, db, databaseUrl, namespace, client, logger }) => {
     if (await ensureReconcileSchedule(client)) logger.info({ mode, namespace }, 'delivery reconciler scheduled');

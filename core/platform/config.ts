@@ -7,6 +7,7 @@
  */
 import { cleanEnv, num, str, port, url, makeValidator, EnvMissingError } from 'envalid';
 import { NAMESPACES } from '../temporal/names';
+import { DOCUMENT_ENV, documentStoreConfig, type DocumentStoreConfig } from './document-config';
 import { LOG_FORMATS, type LogFormat } from './logger';
 import { parseTrustedProxies, type AddressRange } from './trusted-proxies';
 import type { Mode } from './mode';
@@ -43,6 +44,8 @@ export interface Config {
   /** Where `temporal server start-dev` serves its Web UI; printed for operators. */
   temporalUiUrl: string;
   webhooks: WebhookConfig;
+  /** Where uploaded documents are kept (core/documents). */
+  documents: DocumentStoreConfig;
 }
 
 const DEFAULT_PORTS: Record<Mode, number> = { production: 3000, sandbox: 3001 };
@@ -117,11 +120,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
       LOG_FORMAT: str({ choices: LOG_FORMATS, default: 'auto', desc: 'json, pretty, or auto: pretty on a terminal' }),
       ...WEBHOOK_ENV,
+      ...DOCUMENT_ENV,
     },
     { reporter: ({ errors }) => collect(errors, problems) },
   );
   const webhooks = problems.length === 0 ? webhookConfig(e, options, problems) : undefined;
-  if (problems.length > 0 || !webhooks) throw new ConfigError(problems);
+  const documents = problems.length === 0 ? documentStoreConfig(e, mode, problems) : undefined;
+  if (problems.length > 0 || !webhooks || !documents) throw new ConfigError(problems);
   const publicBaseUrl = stripSlash(e.PUBLIC_BASE_URL);
   return {
     mode,
@@ -142,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     logFormat: e.LOG_FORMAT,
     temporalUiUrl: stripSlash(e.TEMPORAL_UI_URL),
     webhooks,
+    documents,
   };
 }
 
@@ -183,6 +189,8 @@ export interface WorkerModeConfig {
   mode: Mode;
   databaseUrl: string;
   namespace: string;
+  /** The mode's document store (the retention purge sweeps its orphan objects). */
+  documents: DocumentStoreConfig;
 }
 
 export interface WorkerConfig {
@@ -233,6 +241,7 @@ export function loadWorkerConfig(
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
       LOG_FORMAT: str({ choices: LOG_FORMATS, default: 'auto', desc: 'json, pretty, or auto: pretty on a terminal' }),
       ...WEBHOOK_ENV,
+      ...DOCUMENT_ENV,
     },
     { reporter: ({ errors }) => collect(errors, problems) },
   );
@@ -243,13 +252,17 @@ export function loadWorkerConfig(
     problems.push(`WORKER_MODES is invalid: ${(err as Error).message}`);
   }
   const webhooks = webhookConfig(e, {}, problems);
-  if (problems.length > 0) throw new ConfigError(problems);
   const byMode = {
     production: { databaseUrl: e.PRODUCTION_DATABASE_URL, namespace: e.PRODUCTION_TEMPORAL_NAMESPACE },
     sandbox: { databaseUrl: e.SANDBOX_DATABASE_URL, namespace: e.SANDBOX_TEMPORAL_NAMESPACE },
   };
+  const modeConfigs =
+    problems.length === 0
+      ? modes.map((mode) => ({ mode, ...byMode[mode], documents: documentStoreConfig(e, mode, problems) }))
+      : [];
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
-    modes: modes.map((mode) => ({ mode, ...byMode[mode] })),
+    modes: modeConfigs,
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
     redisUrl: e.REDIS_URL,

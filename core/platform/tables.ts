@@ -7,6 +7,7 @@ import type { ApiKeyRow } from '../access/api-keys';
 import type { OrganizationRow } from '../access/organizations';
 import type { BrandingRow } from '../branding/branding';
 import type { DebtorRow } from '../debts/debtors';
+import type { DocumentRow } from '../documents/documents';
 import type { TransactionRow } from '../debts/transactions';
 import type { EventRow } from '../events/outbox';
 import type { LifecycleInputRow } from '../lifecycle/inputs';
@@ -26,6 +27,7 @@ declare module 'knex/types/tables' {
     debts: DebtsTable;
     lifecycle_inputs: LifecycleInputRow;
     transactions: TransactionRow;
+    documents: DocumentRow;
     branding: BrandingRow;
     webhook_configs: WebhookConfigRow;
     webhook_deliveries: DeliveryRow;

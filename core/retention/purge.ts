@@ -6,8 +6,12 @@
  * One pass deletes each kind in bounded batches (one statement, one short transaction each), looping while a batch
  * comes back full, so a pass keeps up with any write rate the database can sustain; a time budget ends a long pass
  * early and the next scheduled pass goes on. Deliveries go before events, so their events can follow in the same pass.
+ * - Document objects no row names (a crash between storing and the row, a sandbox reset), past a grace period: swept
+ *   from the mode's DocumentStore when the pass is given one.
  */
 import type { Db } from '../platform/db';
+import { sweepOrphanObjects } from '../documents/documents';
+import type { DocumentStore } from '../documents/store';
 import type { Mode } from '../platform/mode';
 import { deleteExpiredIdempotencyRecords } from '../platform/idempotency-store';
 import { purgeTakenEvents, type PurgeBatch } from '../events/retention';
@@ -31,6 +35,8 @@ export interface PurgeReport {
   kinds: Record<PurgeKind, KindReport>;
   /** False when the time budget ended the pass with full batches still coming back. */
   complete: boolean;
+  /** Orphan document objects deleted; present when the pass was given a `documents` store. */
+  orphanObjects?: number;
 }
 
 export interface PurgeOptions {
@@ -43,6 +49,8 @@ export interface PurgeOptions {
   organizationId?: string;
   /** Called after every statement, so a long pass can heartbeat. */
   onProgress?: () => void;
+  /** The mode's document store: its orphan objects are swept after the rows (not on a pass narrowed to one tenant). */
+  documents?: DocumentStore;
 }
 
 type BatchDelete = (db: Db, batch: PurgeBatch) => Promise<number>;
@@ -72,6 +80,9 @@ export async function purgeExpiredRows(options: PurgeOptions): Promise<PurgeRepo
       if (purged < batch.batchSize) break;
       if (Date.now() >= deadline) return { ...report, complete: false };
     }
+  }
+  if (options.documents && !options.organizationId) {
+    report.orphanObjects = await sweepOrphanObjects({ db: options.db, store: options.documents });
   }
   return report;
 }

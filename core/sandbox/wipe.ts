@@ -1,7 +1,8 @@
 /**
  * What a sandbox reset removes (DECISIONS.md §6): the tenant's debts, debtors, transactions, lifecycle inputs, events,
  * webhook deliveries (with their attempts) and idempotency records. It keeps the organisation, its branding, its API
- * keys and its webhook configuration. There is no documents table yet; when one comes, its rows go here too.
+ * keys and its webhook configuration. Documents' rows go too; their stored objects are the store's
+ * (`DocumentStore.deleteNamespace`), and any the reset leaves are orphans the retention sweep deletes.
  */
 import type { Trx } from '../platform/db';
 
@@ -12,6 +13,7 @@ const WIPED_TABLES = [
   'idempotency_keys',
   'lifecycle_inputs',
   'transactions',
+  'documents',
   'debts',
   'debtors',
 ] as const;

@@ -19,6 +19,8 @@ import { createDb, type Db } from '../platform/db';
 import { createLogger, type Logger } from '../platform/logger';
 import { createMetricsServer } from '../platform/metrics-server';
 import { createSecretBox, type SecretBox } from '../platform/secret-box';
+import { createDocumentStore } from '../documents/create-store';
+import type { DocumentStore } from '../documents/store';
 import type { TaskQueueName } from './names';
 import { installSdkRuntime, toSdkLogger } from './sdk-logging';
 import { fetchSdkMetrics, freeLoopbackPort } from './sdk-metrics';
@@ -32,6 +34,8 @@ export interface WorkerDeps {
   /** A client in the mode's namespace, on the process's one connection. */
   client: Client;
   logger: Logger;
+  /** The mode's document store. */
+  documents: DocumentStore;
 }
 
 /** A mode's service that runs beside its worker (the webhook relay); resolves to the function that stops it. */
@@ -122,6 +126,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
     ...shared,
     db: createDb(modeConfig.databaseUrl, { pool, logger }),
     client: new Client({ connection, namespace: modeConfig.namespace }),
+    documents: createDocumentStore(modeConfig.documents),
   }));
   try {
     const workflowBundle = await bundleOnce(options.workflowsPath, taskQueue, logger);

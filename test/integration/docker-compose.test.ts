@@ -38,7 +38,11 @@ function envNamesReadBy(functionName: string): string[] {
   const objects = new Map<string, ts.ObjectLiteralExpression>();
   let fn: ts.FunctionDeclaration | undefined;
   // config.ts loads; the shared spec objects it spreads may live in the modules it reads them from.
-  for (const file of ['core/platform/config.ts', 'core/platform/webhook-config.ts']) {
+  for (const file of [
+    'core/platform/config.ts',
+    'core/platform/webhook-config.ts',
+    'core/platform/document-config.ts',
+  ]) {
     const source = ts.createSourceFile(file, read(file), ts.ScriptTarget.Latest, true);
     for (const statement of source.statements) {
       if (ts.isFunctionDeclaration(statement) && statement.name?.text === functionName) fn = statement;

@@ -1,0 +1,236 @@
+/**
+ * Documents on debts (docs/documents.md): upload, list, read. Tenancy is in every function (the organisation id
+ * first; a foreign debt or document is simply not found). The object is stored first and the row written after, in
+ * a transaction that locks the debt so the per-debt limit holds under concurrent uploads; a crash in between leaves
+ * an object without a row, which no read can reach and the retention sweep deletes (sweepOrphanObjects).
+ */
+import type { Readable } from 'node:stream';
+import { ApiError } from '../platform/errors';
+import type { Db, Trx } from '../platform/db';
+import { newId } from '../platform/ids';
+import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
+import { TypeSniffer, UnsupportedDocumentTypeError, type DocumentContentType } from './content-type';
+import { ObjectTooLargeError, type DocumentStore, type StoredObject } from './store';
+import { pipeline } from 'node:stream/promises';
+import { PassThrough } from 'node:stream';
+
+export const DOCUMENT_KINDS = ['Agreement', 'Statement', 'Notice', 'Correspondence', 'Other'] as const;
+export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
+
+/** 10 MiB per file. */
+export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+export const MAX_DOCUMENTS_PER_DEBT = 50;
+export const MAX_FILE_NAME_LENGTH = 255;
+export const MAX_DESCRIPTION_LENGTH = 1000;
+
+export interface DocumentRow {
+  id: string;
+  organization_id: string;
+  debt_id: string;
+  kind: DocumentKind;
+  description: string | null;
+  file_name: string;
+  content_type: DocumentContentType;
+  size: string | number;
+  sha256: string;
+  storage_key: string;
+  created_at: Date;
+}
+
+export interface DebtDocument {
+  id: string;
+  debtId: string;
+  kind: DocumentKind;
+  description: string | null;
+  fileName: string;
+  contentType: DocumentContentType;
+  size: number;
+  sha256: string;
+  createdAt: string;
+}
+
+export function toDocument(row: DocumentRow): DebtDocument {
+  return {
+    id: row.id,
+    debtId: row.debt_id,
+    kind: row.kind,
+    description: row.description,
+    fileName: row.file_name,
+    contentType: row.content_type,
+    size: Number(row.size),
+    sha256: row.sha256,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export interface NewDocument {
+  body: Readable;
+  fileName: string;
+  kind?: DocumentKind;
+  description?: string | null;
+}
+
+export interface DocumentDeps {
+  db: Db;
+  store: DocumentStore;
+  /** Test hook: runs between storing the object and writing the row (a crash there is what the sweep is for). */
+  afterStored?: (stored: StoredObject) => Promise<void>;
+}
+
+const tooMany = () =>
+  new ApiError('invalid_state', `A debt holds at most ${MAX_DOCUMENTS_PER_DEBT} documents; this one is full.`);
+
+/**
+ * Streams the file into the store (type recognised from its first bytes, refused past 10 MiB with 413), then writes
+ * its row. A debt in any state, terminal ones included, takes documents.
+ */
+export async function uploadDocument(
+  deps: DocumentDeps,
+  organizationId: string,
+  debtId: string,
+  doc: NewDocument,
+): Promise<DebtDocument> {
+  const count = await countDocuments(deps.db, organizationId, debtId);
+  if (count === undefined) throw new ApiError('not_found', 'The debt was not found.');
+  if (count >= MAX_DOCUMENTS_PER_DEBT) throw tooMany();
+  const sniffer = new TypeSniffer();
+  const sniffed = new PassThrough();
+  const feeding = pipeline(doc.body, sniffer, sniffed);
+  let stored: StoredObject;
+  try {
+    [stored] = await Promise.all([deps.store.put(organizationId, sniffed, MAX_DOCUMENT_BYTES), feeding]);
+  } catch (err) {
+    sniffed.destroy();
+    await feeding.catch(() => undefined);
+    throw documentError(err);
+  }
+  await deps.afterStored?.(stored);
+  const contentType = sniffer.type;
+  if (!contentType) throw new Error('stored a document whose type was never recognised');
+  const row = await deps.db.transaction(async (trx) => {
+    const locked = await trx('debts').where({ organization_id: organizationId, id: debtId }).forUpdate().first('id');
+    if (!locked) throw new ApiError('not_found', 'The debt was not found.');
+    const counted = await trx('documents')
+      .where({ organization_id: organizationId, debt_id: debtId })
+      .count({ n: '*' });
+    if (Number(counted[0]?.n ?? 0) >= MAX_DOCUMENTS_PER_DEBT) throw tooMany(); // its object is left to the orphan sweep
+    return insertDocument(trx, {
+      id: newId(),
+      organization_id: organizationId,
+      debt_id: debtId,
+      kind: doc.kind ?? 'Other',
+      description: doc.description ?? null,
+      file_name: doc.fileName.slice(0, MAX_FILE_NAME_LENGTH),
+      content_type: contentType,
+      size: stored.size,
+      sha256: stored.sha256,
+      storage_key: stored.key,
+    });
+  });
+  return toDocument(row);
+}
+
+function documentError(err: unknown): unknown {
+  if (err instanceof ObjectTooLargeError)
+    return new ApiError('payload_too_large', `A document is at most ${MAX_DOCUMENT_BYTES} bytes (10 MiB).`);
+  if (err instanceof UnsupportedDocumentTypeError)
+    return new ApiError('unsupported_media_type', 'A document must be a PDF, PNG or JPEG file (checked by content).');
+  return err;
+}
+
+async function insertDocument(trx: Trx, row: Omit<DocumentRow, 'created_at'>): Promise<DocumentRow> {
+  const [inserted] = await trx('documents').insert(row).returning('*');
+  if (!inserted) throw new Error('insert into documents returned no row');
+  return inserted;
+}
+
+/** The number of documents on a debt of this organisation, or undefined when it has no such debt. */
+async function countDocuments(db: Db, organizationId: string, debtId: string): Promise<number | undefined> {
+  const result = await db.raw<{ rows: { debt: string | null; n: string }[] }>(
+    `select (select id from debts where organization_id = ? and id = ?) as debt,
+            (select count(*) from documents where organization_id = ? and debt_id = ?) as n`,
+    [organizationId, debtId, organizationId, debtId],
+  );
+  const first = result.rows[0];
+  return first?.debt ? Number(first.n) : undefined;
+}
+
+/**
+ * A debt's documents, newest first, paged: what `GET /v1/debts/{id}/documents`, the console and the debtor portal
+ * show. Undefined when the organisation has no such debt.
+ */
+export async function listDebtDocuments(
+  db: Db,
+  organizationId: string,
+  debtId: string,
+  page: PageRequest,
+): Promise<Page<DebtDocument> | undefined> {
+  const debt = await db('debts').where({ organization_id: organizationId, id: debtId }).first('id');
+  if (!debt) return undefined;
+  return fetchPage<DocumentRow, DebtDocument>(
+    db('documents').where({ organization_id: organizationId, debt_id: debtId }).select('*'),
+    {
+      list: `documents:${debtId}`,
+      page,
+      createdAtColumn: 'documents.created_at',
+      idColumn: 'documents.id',
+      position: (row) => ({ createdAt: row.created_at, id: row.id }),
+    },
+    toDocument,
+  );
+}
+
+export async function getDebtDocument(
+  db: Db,
+  organizationId: string,
+  debtId: string,
+  documentId: string,
+): Promise<DocumentRow | undefined> {
+  return db('documents').where({ organization_id: organizationId, debt_id: debtId, id: documentId }).first();
+}
+
+/** The document's metadata and its bytes, streamed from the store; undefined when not found in this organisation. */
+export async function openDebtDocument(
+  deps: Pick<DocumentDeps, 'db' | 'store'>,
+  organizationId: string,
+  debtId: string,
+  documentId: string,
+): Promise<{ document: DebtDocument; content: Readable } | undefined> {
+  const row = await getDebtDocument(deps.db, organizationId, debtId, documentId);
+  if (!row) return undefined;
+  return { document: toDocument(row), content: await deps.store.get(row.storage_key) };
+}
+
+/** An object younger than this may be an upload whose row is about to be written: the sweep leaves it. */
+export const ORPHAN_GRACE_MS = 60 * 60_000;
+
+/**
+ * Deletes stored objects that no document row names and that are older than the grace period: what a crash between
+ * storing an object and writing its row leaves. Returns the number deleted.
+ */
+export async function sweepOrphanObjects(
+  deps: Pick<DocumentDeps, 'db' | 'store'>,
+  options: { graceMs?: number; now?: Date } = {},
+): Promise<number> {
+  const cutoff = (options.now ?? new Date()).getTime() - (options.graceMs ?? ORPHAN_GRACE_MS);
+  let deleted = 0;
+  let batch: string[] = [];
+  const flush = async () => {
+    const named = new Set(
+      (await deps.db('documents').whereIn('storage_key', batch).distinct('storage_key')).map((r) => r.storage_key),
+    );
+    for (const key of batch) {
+      if (named.has(key)) continue;
+      await deps.store.delete(key);
+      deleted += 1;
+    }
+    batch = [];
+  };
+  for await (const object of deps.store.listObjects()) {
+    if (object.lastModified.getTime() > cutoff) continue;
+    batch.push(object.key);
+    if (batch.length >= 500) await flush();
+  }
+  if (batch.length > 0) await flush();
+  return deleted;
+}

@@ -1,0 +1,75 @@
+/**
+ * The local filesystem store: content-addressed by SHA-256 under `<root>/<namespace>/<sha256>`. Bytes are written to
+ * a temporary file under `<root>/.tmp` and renamed into place once complete, so a crash never leaves half a file
+ * under a real name. The same bytes uploaded twice in one namespace share one file.
+ */
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { checkNamespace, HashingLimit, type DocumentStore, type ListedObject, type StoredObject } from './store';
+
+const TMP = '.tmp';
+
+export class LocalDocumentStore implements DocumentStore {
+  constructor(private readonly root: string) {}
+
+  async put(namespace: string, body: Readable, maxBytes: number): Promise<StoredObject> {
+    checkNamespace(namespace);
+    await mkdir(join(this.root, TMP), { recursive: true });
+    await mkdir(join(this.root, namespace), { recursive: true });
+    const temp = join(this.root, TMP, randomUUID());
+    const counter = new HashingLimit(maxBytes);
+    try {
+      await pipeline(body, counter, createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+      const { sha256, size } = counter.result();
+      const key = `${namespace}/${sha256}`;
+      await rename(temp, this.pathOf(key));
+      return { key, sha256, size };
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    }
+  }
+
+  async get(key: string): Promise<Readable> {
+    const path = this.pathOf(key);
+    await stat(path); // ENOENT here, not as a stream error after the answer has started
+    return createReadStream(path);
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+
+  async deleteNamespace(namespace: string): Promise<void> {
+    await rm(join(this.root, checkNamespace(namespace)), { recursive: true, force: true });
+  }
+
+  async *listObjects(): AsyncIterable<ListedObject> {
+    for (const namespace of await entries(this.root)) {
+      if (namespace === TMP) continue;
+      for (const name of await entries(join(this.root, namespace))) {
+        const info = await stat(join(this.root, namespace, name)).catch(() => null);
+        if (info?.isFile()) yield { key: `${namespace}/${name}`, lastModified: info.mtime };
+      }
+    }
+  }
+
+  private pathOf(key: string): string {
+    const [namespace, name, ...rest] = key.split('/');
+    if (rest.length > 0 || !name || !/^[0-9a-f]{64}$/.test(name)) throw new Error(`invalid document key: ${key}`);
+    return join(this.root, checkNamespace(namespace ?? ''), name);
+  }
+}
+
+async function entries(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Where a debt's documents keep their bytes. Two implementations: the local filesystem (`local-store.ts`, the embedded
+ * default for `npm start` and the tests) and S3 (`s3-store.ts`). The database row is written only after `put` has
+ * stored the object, so a crash in between leaves an object with no row: `listObjects` lets the retention schedule
+ * find and delete such orphans.
+ */
+import { createHash } from 'node:crypto';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
+
+/** What `put` stored: the key to read it back by, its SHA-256 (hex) and its size in bytes. */
+export interface StoredObject {
+  key: string;
+  sha256: string;
+  size: number;
+}
+
+export interface ListedObject {
+  key: string;
+  lastModified: Date;
+}
+
+export interface DocumentStore {
+  /**
+   * Streams `body` into the store under `namespace` (an organisation id), hashing and counting as it goes; never
+   * buffers the whole body. Past `maxBytes` it stops reading and rejects with `ObjectTooLargeError`, leaving nothing
+   * under a real name.
+   */
+  put(namespace: string, body: Readable, maxBytes: number): Promise<StoredObject>;
+  /** The bytes of a stored object, streamed. */
+  get(key: string): Promise<Readable>;
+  /** Deletes one object; an absent key is no error. */
+  delete(key: string): Promise<void>;
+  /** Deletes every object of a namespace (the sandbox reset). */
+  deleteNamespace(namespace: string): Promise<void>;
+  /** Every stored object, for the orphan sweep. */
+  listObjects(): AsyncIterable<ListedObject>;
+}
+
+export class ObjectTooLargeError extends Error {
+  constructor(public readonly maxBytes: number) {
+    super(`the object is larger than ${maxBytes} bytes`);
+    this.name = 'ObjectTooLargeError';
+  }
+}
+
+/** Namespaces become path segments and key prefixes: only ids, never anything a client chose. */
+export function checkNamespace(namespace: string): string {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(namespace)) throw new Error(`invalid document namespace: ${namespace}`);
+  return namespace;
+}
+
+/**
+ * A pass-through that hashes and counts the bytes and fails the pipeline with `ObjectTooLargeError` as soon as more
+ * than `maxBytes` went through. `result()` is valid once the stream has ended.
+ */
+export class HashingLimit extends Transform {
+  private readonly hash = createHash('sha256');
+  private bytes = 0;
+
+  constructor(private readonly maxBytes: number) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) {
+      callback(new ObjectTooLargeError(this.maxBytes));
+      return;
+    }
+    this.hash.update(chunk);
+    callback(null, chunk);
+  }
+
+  result(): { sha256: string; size: number } {
+    return { sha256: this.hash.digest('hex'), size: this.bytes };
+  }
+}
