@@ -40,6 +40,8 @@ export interface Config {
   /** Where `temporal server start-dev` serves its Web UI; printed for operators. */
   temporalUiUrl: string;
   webhooks: WebhookConfig;
+  /** Outgoing mail (core/notifications/mail.ts): `SMTP_URL` and the `From` header, `MAIL_FROM`. */
+  mail: { smtpUrl: string; from: string };
 }
 
 const DEFAULT_PORTS: Record<Mode, number> = { production: 3000, sandbox: 3001 };
@@ -111,6 +113,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' }),
       LOG_FORMAT: str({ choices: LOG_FORMATS, default: 'auto', desc: 'json, pretty, or auto: pretty on a terminal' }),
       ...WEBHOOK_ENV,
+      SMTP_URL: str({
+        default: 'smtp://127.0.0.1:1025',
+        desc: 'SMTP relay for outgoing mail (maildev in development)',
+      }),
+      MAIL_FROM: str({ default: 'Client console <console@localhost>', desc: 'From header of outgoing mail' }),
     },
     { reporter: ({ errors }) => collect(errors, problems) },
   );
@@ -135,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     logFormat: e.LOG_FORMAT,
     temporalUiUrl: stripSlash(e.TEMPORAL_UI_URL),
     webhooks,
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
   };
 }
 
