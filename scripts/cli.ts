@@ -4,10 +4,12 @@
  *   npm run cli -- key create --org <id> --name "CI" --scopes all
  *   npm run cli -- secrets reseal
  *   npm run cli -- lifecycle backfill
+ *   npm run cli -- user invite --org <id> --email dev@example.com --role developer
  */
 import { configOrExit, loadConfig, processEnv, type Mode } from '../core/platform/config';
 import { createDb } from '../core/platform/db';
 import { createSecretBox } from '../core/platform/secret-box';
+import { createMailer, type Mailer } from '../core/notifications/mail';
 import type { Client } from '@temporalio/client';
 import { closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { runCommand, USAGE } from './cli/commands';
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
   const config = configOrExit(() => loadConfig(processEnv({ API_MODE: mode }), { secretKeyOptional: true }));
   const db = createDb(config.databaseUrl, { pool: { min: 0, max: 2 } });
   let temporal: Client | undefined;
+  let mailer: Mailer | undefined;
   try {
     process.exitCode = await runCommand(rest, {
       db,
@@ -39,9 +42,14 @@ async function main(): Promise<void> {
       err: (line) => process.stderr.write(`${line}\n`),
       secretBox: () => createSecretBox(config.webhooks.secretKeys),
       temporal: () => (temporal ??= createTemporalClient(config.temporal.address, config.temporal.namespace)),
+      mail: {
+        mailer: () => (mailer ??= createMailer(config.mail)),
+        consoleBaseUrl: mode === 'production' ? config.productionBaseUrl : config.sandboxBaseUrl,
+      },
     });
   } finally {
     await db.destroy();
+    mailer?.close();
     if (temporal) await closeTemporalClient(temporal);
   }
 }

@@ -65,12 +65,19 @@ export async function requestSignInLink(
   if (!isPlausibleEmail(email)) return 'sent-if-known';
   const user = await findStaffUserByEmail(deps.db, email);
   if (!user) return 'sent-if-known';
-  await sendSignInLink(deps, user, 'Your sign-in link');
+  await sendSignInLink(deps, user, 'sign-in');
+  deps.logger.info({ userId: user.id, organizationId: user.organizationId }, 'sign-in link sent');
   return 'sent-if-known';
 }
 
-/** Store a new token for `user` and mail its link. Also the invitation's mail (`subject` says which). */
-export async function sendSignInLink(deps: SignInLinkDeps, user: StaffUser, subject: string): Promise<void> {
+export type LinkMailDeps = Pick<SignInLinkDeps, 'db' | 'mailer' | 'publicBaseUrl' | 'now'>;
+
+/** Store a new token for `user` and mail its link: the sign-in mail, or the invitation (`kind` says which). */
+export async function sendSignInLink(
+  deps: LinkMailDeps,
+  user: StaffUser,
+  kind: 'sign-in' | 'invitation',
+): Promise<void> {
   const now = deps.now?.() ?? new Date();
   const token = randomBytes(32).toString('base64url');
   await deps.db('staff_sign_in_tokens').insert({
@@ -81,14 +88,28 @@ export async function sendSignInLink(deps: SignInLinkDeps, user: StaffUser, subj
     used_at: null,
   });
   const link = `${deps.publicBaseUrl}${SIGN_IN_LINK_PATH}?token=${token}`;
-  await deps.mailer.send({
-    to: user.email,
-    subject,
+  await deps.mailer.send(kind === 'sign-in' ? signInMail(user.email, link) : invitationMail(user, link));
+}
+
+function signInMail(email: string, link: string) {
+  return {
+    to: email,
+    subject: 'Your sign-in link',
     text:
-      `Open this link to sign in to the client console as ${user.email}:\n\n${link}\n\n` +
+      `Open this link to sign in to the client console as ${email}:\n\n${link}\n\n` +
       'It works once, within 15 minutes. If you did not ask for it, ignore this message.\n',
-  });
-  deps.logger.info({ userId: user.id, organizationId: user.organizationId }, 'sign-in link sent');
+  };
+}
+
+function invitationMail(user: StaffUser, link: string) {
+  return {
+    to: user.email,
+    subject: 'You are invited to the client console',
+    text:
+      `You have been given the ${user.role} role in an organisation's client console, as ${user.email}.\n\n` +
+      `Open this link to sign in:\n\n${link}\n\n` +
+      'It works once, within 15 minutes; after that, ask for a new link on the sign-in page with this address.\n',
+  };
 }
 
 /**

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createOrganization } from '../../core/access/organizations';
 import { createMailer, type Mailer } from '../../core/notifications/mail';
 import { createLogger } from '../../core/platform/logger';
+import { redisReady } from '../../core/platform/redis';
 import {
   consumeSignInLink,
   requestSignInLink,
@@ -24,6 +25,7 @@ describe('Staff sign-in links, mailed through a real SMTP sink', function () {
   let deps: SignInLinkDeps;
 
   before(async () => {
+    await redisReady(testRedis());
     sink = await startMailSink();
     mailer = createMailer({ smtpUrl: sink.smtpUrl, from: FROM });
   });
