@@ -128,5 +128,5 @@ export async function consumeSignInLink(deps: Pick<SignInLinkDeps, 'db' | 'now'>
     .returning(['user_id']);
   if (!row) return null;
   const user = await deps.db('staff_users').where({ id: row.user_id }).first();
-  return user ? { userId: user.id, organizationId: user.organization_id, role: user.role } : null;
+  return user ? { userId: user.id, organizationId: user.organization_id, email: user.email, role: user.role } : null;
 }

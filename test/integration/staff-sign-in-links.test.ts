@@ -80,6 +80,7 @@ describe('Staff sign-in links, mailed through a real SMTP sink', function () {
     const token = tokenOf((await sink.nthMailTo(email, 1)).text);
     expect(await consumeSignInLink(deps, token)).to.deep.equal({
       userId: user.id,
+      email,
       organizationId: organization.id,
       role: 'owner',
     });
