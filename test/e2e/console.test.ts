@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -223,6 +223,36 @@ describe('Client console in a real browser with JavaScript off, signed in by lin
       expect(await keys!.text())
         .not.to.contain('cross')
         .and.not.to.contain('no token');
+    });
+  });
+
+  it('axe-core finds no serious or critical violation on any page', async () => {
+    const email = await newUser('owner');
+    const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+    await withBrowser(async (browser) => {
+      // The pages forbid every script (CSP); only this context lets the test inject axe.
+      const context = await browser.newContext({ bypassCSP: true });
+      const signInPage = await context.newPage();
+      await signInPage.goto(`${server.baseUrl}/console/sign-in`);
+      const pages: Page[] = [signInPage];
+      const page = await signIn(context, email);
+      pages.push(page);
+      for (const route of ['/console/keys', '/console/sign-in/link?token=x', '/console/no-such-page']) {
+        const p = await context.newPage();
+        await p.goto(`${server.baseUrl}${route}`);
+        pages.push(p);
+      }
+      for (const p of pages) {
+        await p.addScriptTag({ content: axeSource });
+        const serious = await p.evaluate(async () => {
+          const axe = (
+            window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }
+          ).axe;
+          const result = await axe.run();
+          return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+        });
+        expect(serious, p.url()).to.deep.equal([]);
+      }
     });
   });
 

@@ -12,7 +12,7 @@ export function KeysBody(props: { keys: ConsoleKey[]; csrfToken: string; canMana
         {props.keys.length === 0 ? (
           <p>No keys yet.</p>
         ) : (
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="API keys table">
             <KeyTable keys={props.keys} canManage={props.canManage} />
           </div>
         )}
