@@ -82,8 +82,10 @@ function MintForm({ csrfToken, keyKind }: { csrfToken: string; keyKind: string }
             </span>
           ))}
         </fieldset>
-        <input type="checkbox" id="read-only" name="read_only" value="yes" />
-        <label for="read-only">Read-only (refused every write, whatever its scopes)</label>
+        <div class="check">
+          <input type="checkbox" id="read-only" name="read_only" value="yes" />
+          <label for="read-only">Read-only (refused every write, whatever its scopes)</label>
+        </div>
         <label for="hourly-limit">Requests per hour (optional)</label>
         <input id="hourly-limit" name="hourly_limit" type="number" min={1} max={999999999} />
         <label for="daily-limit">Requests per day (optional)</label>
