@@ -13,6 +13,7 @@ COPY workflows ./workflows
 COPY workers ./workers
 COPY migrations ./migrations
 COPY scripts ./scripts
+COPY web ./web
 RUN npx tsc -p tsconfig.build.json
 
 FROM node:20-bookworm-slim
@@ -25,6 +26,7 @@ RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 # The compiled code, and the files it reads at run time: the guides (served under /docs) and the OpenAPI document.
 COPY --from=build /app/dist ./dist
 COPY docs ./docs
+COPY web/assets ./web/assets
 
 USER node
 EXPOSE 3000

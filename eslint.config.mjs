@@ -110,6 +110,23 @@ export default tseslint.config(
     rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The console's and portal's pages call core/ services directly, never the public API (ARCHITECTURE.md).
+    files: ['web/**/*.ts', 'web/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/api/**', '**/workflows/**', '**/activities/**', '**/workers/**'],
+              message: 'web/ imports core/ only',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-unused-expressions': 'off' },
   },

@@ -46,6 +46,8 @@ import { sandboxActivity } from './http/middleware/sandbox-activity';
 import { createActivityTouch } from '../core/sandbox/activity-touch';
 import type { SandboxResets } from '../core/sandbox/resets';
 import { createSignupLimiter } from '../core/sandbox/signup-limit';
+import { createMailer, type Mailer } from '../core/notifications/mail';
+import { consolePages } from '../web/console/console-pages';
 
 export interface AppDeps {
   config: Config;
@@ -70,6 +72,10 @@ export interface AppDeps {
   metrics?: ApiMetrics;
   /** Sandbox mode: the tenants' reset workflows (sign-up starts one, API use signals it, POST /v1/sandbox/reset). */
   sandboxResets?: SandboxResets;
+  /** Outgoing mail (the console's sign-in links); defaults to SMTP at `config.mail` (nodemailer connects on send). */
+  mailer?: Mailer;
+  /** The console's clock for sign-in links (tests move it past their 15 minutes). */
+  consoleNow?: () => Date;
   /** Extra route declarations (tests use this to exercise the machinery, e.g. deprecation). */
   extraRoutes?: RouteDefinition[];
 }
@@ -138,6 +144,9 @@ export function createApp(deps: AppDeps): BuiltApp {
   app.use(clientAddress(config.trustedProxies));
   app.use(requestId());
   app.use(requestLog(logger, metrics));
+  // The console's pages (web/console) render their own errors as pages; everything else is the API's.
+  const mailer = deps.mailer ?? createMailer(config.mail);
+  app.use(consolePages({ config, db: deps.db, redis: deps.redis, logger, mailer, now: deps.consoleNow }));
   app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));
   app.use(authenticateV1(authenticator, rateLimiter));
   if (config.mode === 'sandbox' && deps.sandboxResets) {

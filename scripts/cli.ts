@@ -5,10 +5,12 @@
  *   npm run cli -- secrets reseal
  *   npm run cli -- lifecycle backfill
  *   npm run cli -- listen --forward-to http://localhost:4000/hook --api-key ak_test_…   (the SDK's, docs/sdk.md)
+ *   npm run cli -- user invite --org <id> --email dev@example.com --role developer
  */
 import { configOrExit, loadConfig, processEnv, type Mode } from '../core/platform/config';
 import { createDb } from '../core/platform/db';
 import { createSecretBox } from '../core/platform/secret-box';
+import { createMailer, type Mailer } from '../core/notifications/mail';
 import type { Client } from '@temporalio/client';
 import { closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { runListen } from '../sdk/src/cli';
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
   const config = configOrExit(() => loadConfig(processEnv({ API_MODE: mode }), { secretKeyOptional: true }));
   const db = createDb(config.databaseUrl, { pool: { min: 0, max: 2 } });
   let temporal: Client | undefined;
+  let mailer: Mailer | undefined;
   try {
     process.exitCode = await runCommand(rest, {
       db,
@@ -46,9 +49,14 @@ async function main(): Promise<void> {
       err: (line) => process.stderr.write(`${line}\n`),
       secretBox: () => createSecretBox(config.webhooks.secretKeys),
       temporal: () => (temporal ??= createTemporalClient(config.temporal.address, config.temporal.namespace)),
+      mail: {
+        mailer: () => (mailer ??= createMailer(config.mail)),
+        consoleBaseUrl: mode === 'production' ? config.productionBaseUrl : config.sandboxBaseUrl,
+      },
     });
   } finally {
     await db.destroy();
+    mailer?.close();
     if (temporal) await closeTemporalClient(temporal);
   }
 }

@@ -259,6 +259,7 @@ async function main(): Promise<void> {
   );
   // scripts/compiled.sh built dist/ before this started: every app runs as production runs it, compiled.
   const compiled = (entry: string) => [path.join(ROOT, 'dist', `${entry}.js`)];
+  const mailInbox = startMailSink(base);
   for (const api of apis) apps.push(startProcess(`api-${api.mode}`, process.execPath, compiled('api/server'), api.env));
   for (const queue of Object.values(TASK_QUEUES)) {
     const env = queue === TASK_QUEUES.webhooks ? { ...DEV_WEBHOOK_ENV, ...base } : base;
@@ -271,9 +272,26 @@ async function main(): Promise<void> {
         `${api.mode.padEnd(10)} API  ${api.url}  (docs ${api.url}/docs/, ${api.url}/reference, ${api.url}/swagger)`,
     ),
     `Temporal Web UI  ${uiUrl}`,
+    mailInbox ? `Mail inbox (maildev) ${mailInbox}  (console sign-in links arrive here)` : 'Mail goes to SMTP_URL',
     `Workers: ${Object.values(TASK_QUEUES).join(', ')} (each logs when it polls its task queue). Ctrl-C stops everything.`,
   ];
   for (const line of lines) print('dev', line);
+}
+
+/** Mail sink port of the web inbox: loopback only, next to the default SMTP port 1025. */
+const MAILDEV_WEB_PORT = 1080;
+
+/**
+ * maildev 3 (a dev dependency) on loopback, unless SMTP_URL points at a relay other than the default sink: the
+ * console's sign-in links land in its web inbox, whose URL this returns.
+ */
+function startMailSink(base: NodeJS.ProcessEnv): string | undefined {
+  const smtp = new URL(base.SMTP_URL ?? 'smtp://127.0.0.1:1025');
+  if (!['127.0.0.1', 'localhost'].includes(smtp.hostname) || smtp.port !== '1025') return undefined;
+  const bin = path.join(ROOT, 'node_modules', 'maildev', 'dist', 'bin', 'maildev.js');
+  const args = [bin, '--smtp', '1025', '--web', String(MAILDEV_WEB_PORT), '--ip', '127.0.0.1', '--web-ip', '127.0.0.1'];
+  apps.push(startProcess('maildev', process.execPath, args, base));
+  return `http://127.0.0.1:${MAILDEV_WEB_PORT}/index.html`;
 }
 
 main().catch((err: unknown) => {

@@ -46,6 +46,19 @@ export interface Config {
   webhooks: WebhookConfig;
   /** Where uploaded documents are kept (core/documents). */
   documents: DocumentStoreConfig;
+  /** Outgoing mail (core/notifications/mail.ts): `SMTP_URL` and the `From` header, `MAIL_FROM`. */
+  mail: { smtpUrl: string; from: string };
+  /** The client console's sessions and sign-in (docs/configuration.md, "Console"). */
+  console: ConsoleConfig;
+}
+
+export interface ConsoleConfig {
+  sessionIdleTimeoutMs: number;
+  sessionAbsoluteLifetimeMs: number;
+  /** `Secure` (and the `__Host-` prefix) on the session cookie: outside development, or on an https host. */
+  secureCookies: boolean;
+  /** Sign-in link requests per email, and per client address, in one hour. */
+  signInRequestsPerHour: number;
 }
 
 const DEFAULT_PORTS: Record<Mode, number> = { production: 3000, sandbox: 3001 };
@@ -121,6 +134,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       LOG_FORMAT: str({ choices: LOG_FORMATS, default: 'auto', desc: 'json, pretty, or auto: pretty on a terminal' }),
       ...WEBHOOK_ENV,
       ...DOCUMENT_ENV,
+      SMTP_URL: str({
+        default: 'smtp://127.0.0.1:1025',
+        desc: 'SMTP relay for outgoing mail (maildev in development)',
+      }),
+      SESSION_IDLE_MINUTES: num({ default: 30, desc: 'a console session ends after this long unused' }),
+      SESSION_MAX_HOURS: num({ default: 12, desc: 'a console session ends this long after sign-in, used or not' }),
+      SIGN_IN_REQUESTS_PER_HOUR: num({ default: 5, desc: 'sign-in link requests per email and per address, hourly' }),
+      MAIL_FROM: str({ default: 'Client console <console@localhost>', desc: 'From header of outgoing mail' }),
     },
     { reporter: ({ errors }) => collect(errors, problems) },
   );
@@ -148,6 +169,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     temporalUiUrl: stripSlash(e.TEMPORAL_UI_URL),
     webhooks,
     documents,
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    console: {
+      sessionIdleTimeoutMs: e.SESSION_IDLE_MINUTES * 60_000,
+      sessionAbsoluteLifetimeMs: e.SESSION_MAX_HOURS * 3_600_000,
+      secureCookies: publicBaseUrl.startsWith('https:') || (e.APP_ENV !== 'development' && e.APP_ENV !== 'test'),
+      signInRequestsPerHour: e.SIGN_IN_REQUESTS_PER_HOUR,
+    },
   };
 }
 

@@ -12,6 +12,9 @@ import type { TransactionRow } from '../debts/transactions';
 import type { EventRow } from '../events/outbox';
 import type { LifecycleInputRow } from '../lifecycle/inputs';
 import type { DebtsTable } from '../lifecycle/lifecycle-row';
+import type { ApiKeyCreatorRow } from '../staff/console-keys';
+import type { StaffSignInTokenRow } from '../staff/magic-links';
+import type { StaffUserRow } from '../staff/staff-users';
 import type { AttemptRow, DeliveryRow } from '../webhooks/deliveries';
 import type { WebhookConfigRow } from '../webhooks/receiver-config';
 import type { IdempotencyKeyTable } from './idempotency-store';
@@ -32,5 +35,8 @@ declare module 'knex/types/tables' {
     webhook_configs: WebhookConfigRow;
     webhook_deliveries: DeliveryRow;
     webhook_delivery_attempts: AttemptRow;
+    staff_users: StaffUserRow;
+    staff_sign_in_tokens: StaffSignInTokenRow;
+    api_key_creators: ApiKeyCreatorRow;
   }
 }

@@ -15,6 +15,15 @@ import type { Client } from '@temporalio/client';
 import { backfillDebtWorkflows } from '../../core/lifecycle/backfill';
 import { createDebtTriggers } from '../../core/lifecycle/triggers';
 import { ApiError } from '../../core/platform/errors';
+import type { Mailer } from '../../core/notifications/mail';
+import { sendSignInLink } from '../../core/staff/magic-links';
+import {
+  createStaffUser,
+  isStaffRole,
+  listStaffUsers,
+  StaffEmailTakenError,
+  STAFF_ROLES,
+} from '../../core/staff/staff-users';
 
 export interface CliIo {
   db: Db;
@@ -25,6 +34,8 @@ export interface CliIo {
   secretBox: () => SecretBox;
   /** The mode's Temporal client, connected on first use: only the lifecycle commands need it. */
   temporal: () => Client;
+  /** The SMTP mailer and the console's base URL for this mode (where a link points): only `user invite` needs them. */
+  mail?: { mailer: () => Mailer; consoleBaseUrl: string };
   /** The lifecycle task queue; the default one unless a test runs its own worker. */
   lifecycleTaskQueue?: string;
 }
@@ -39,6 +50,8 @@ export const USAGE = `usage: npm run cli -- <command> [options]   (every command
   secrets reseal [--org <organizationId>]   re-seal every stored webhook secret under WEBHOOK_SECRET_KEY (after a key rotation)
   lifecycle backfill [--org <organizationId>]   start the workflow of every open debt that has none (idempotent)
   debt write-off --org <organizationId> --id <debtId>   operations write a debt off (through its workflow)
+  user invite --org <organizationId> --email <email> --role ${STAFF_ROLES.join('|')}   a console user; the sign-in link goes by email
+  user list [--org <organizationId>]
 scopes: ${SCOPES.join(', ')}`;
 
 export class UsageError extends Error {}
@@ -161,6 +174,36 @@ const COMMANDS: Record<string, Command> = {
       io.err(`error: ${error.code}: ${error.message}`);
       return 1;
     }
+  },
+  'user invite': async (args, io) => {
+    const v = options(args, { org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } });
+    const organizationId = uuid('org', required('org', v.org));
+    const role = required('role', v.role);
+    if (!isStaffRole(role)) throw new UsageError(`--role must be one of ${STAFF_ROLES.join(', ')} (got "${role}")`);
+    const email = required('email', v.email);
+    if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`--email must be an email address (got "${email}")`);
+    if (!(await getOrganization(io.db, organizationId)))
+      throw new UsageError(`no organisation ${organizationId} in ${io.mode}`);
+    let user;
+    try {
+      user = await createStaffUser(io.db, organizationId, { email, role });
+    } catch (error) {
+      if (!(error instanceof StaffEmailTakenError)) throw error;
+      io.err(`error: ${email} already has a console account`);
+      return 1;
+    }
+    if (!io.mail) throw new Error('user invite needs a mailer');
+    const mailDeps = { db: io.db, mailer: io.mail.mailer(), publicBaseUrl: io.mail.consoleBaseUrl };
+    await sendSignInLink(mailDeps, user, 'invitation');
+    io.out(`invited ${user.email} as ${user.role} (user ${user.id}); the sign-in link was sent by email`);
+    return 0;
+  },
+  'user list': async (args, io) => {
+    const { org } = options(args, { org: { type: 'string' } });
+    for (const u of await listStaffUsers(io.db, org ? uuid('org', org) : undefined)) {
+      io.out(`${u.id}  org=${u.organizationId}  ${u.role}  ${u.createdAt}  ${u.email}`);
+    }
+    return 0;
   },
 };
 

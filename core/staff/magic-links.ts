@@ -1,0 +1,132 @@
+/**
+ * Sign-in by emailed magic link (issue 27, item 1). A link carries 32 random bytes (base64url); only their SHA-256 is
+ * stored. A link is good for 15 minutes and once: it is consumed by a POST from its landing page, never by the GET
+ * a mail scanner makes. Asking for a link answers the same whether or not the address has an account; requests are
+ * limited per email and per client address. The clock is injected so tests can move past the 15 minutes.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Mailer } from '../notifications/mail';
+import type { Db } from '../platform/db';
+import type { Logger } from '../platform/logger';
+import type { Redis } from '../platform/redis';
+import { findStaffUserByEmail, isPlausibleEmail, normalizeEmail, type StaffUser } from './staff-users';
+
+export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
+export const SIGN_IN_LINK_PATH = '/console/sign-in/link';
+const TOKEN_FORM = /^[A-Za-z0-9_-]{43}$/;
+
+export interface SignInLinkDeps {
+  db: Db;
+  redis: Redis;
+  mailer: Mailer;
+  logger: Logger;
+  /** This host's public base URL: the link points here. */
+  publicBaseUrl: string;
+  /** Link requests allowed per email and per client address in one hour. */
+  requestsPerHour: number;
+  now?: () => Date;
+}
+
+/** A row of `staff_sign_in_tokens`. */
+export interface StaffSignInTokenRow {
+  token_hash: string;
+  user_id: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export type LinkRequestOutcome = 'sent-if-known' | 'rate-limited';
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+async function overLimit(redis: Redis, key: string, limit: number): Promise<boolean> {
+  const count = await redis.incr(key);
+  if (count === 1) await redis.pexpire(key, 3_600_000);
+  return count > limit;
+}
+
+/**
+ * Ask for a link. The answer does not depend on whether `email` has an account: the caller shows "check your email"
+ * either way, and a limit reached is reported the same for known and unknown addresses.
+ */
+export async function requestSignInLink(
+  deps: SignInLinkDeps,
+  input: { email: string; clientAddress: string },
+): Promise<LinkRequestOutcome> {
+  const email = normalizeEmail(input.email);
+  const limited = await Promise.all([
+    overLimit(deps.redis, `console:sign-in:email:${hashToken(email)}`, deps.requestsPerHour),
+    overLimit(deps.redis, `console:sign-in:address:${input.clientAddress}`, deps.requestsPerHour),
+  ]);
+  if (limited.some(Boolean)) return 'rate-limited';
+  if (!isPlausibleEmail(email)) return 'sent-if-known';
+  const user = await findStaffUserByEmail(deps.db, email);
+  if (!user) return 'sent-if-known';
+  await sendSignInLink(deps, user, 'sign-in');
+  deps.logger.info({ userId: user.id, organizationId: user.organizationId }, 'sign-in link sent');
+  return 'sent-if-known';
+}
+
+export type LinkMailDeps = Pick<SignInLinkDeps, 'db' | 'mailer' | 'publicBaseUrl' | 'now'>;
+
+/** Store a new token for `user` and mail its link: the sign-in mail, or the invitation (`kind` says which). */
+export async function sendSignInLink(
+  deps: LinkMailDeps,
+  user: StaffUser,
+  kind: 'sign-in' | 'invitation',
+): Promise<void> {
+  const now = deps.now?.() ?? new Date();
+  const token = randomBytes(32).toString('base64url');
+  await deps.db('staff_sign_in_tokens').insert({
+    token_hash: hashToken(token),
+    user_id: user.id,
+    created_at: now,
+    expires_at: new Date(now.getTime() + SIGN_IN_LINK_TTL_MS),
+    used_at: null,
+  });
+  const link = `${deps.publicBaseUrl}${SIGN_IN_LINK_PATH}?token=${token}`;
+  await deps.mailer.send(kind === 'sign-in' ? signInMail(user.email, link) : invitationMail(user, link));
+}
+
+function signInMail(email: string, link: string) {
+  return {
+    to: email,
+    subject: 'Your sign-in link',
+    text:
+      `Open this link to sign in to the client console as ${email}:\n\n${link}\n\n` +
+      'It works once, within 15 minutes. If you did not ask for it, ignore this message.\n',
+  };
+}
+
+function invitationMail(user: StaffUser, link: string) {
+  return {
+    to: user.email,
+    subject: 'You are invited to the client console',
+    text:
+      `You have been given the ${user.role} role in an organisation's client console, as ${user.email}.\n\n` +
+      `Open this link to sign in:\n\n${link}\n\n` +
+      'It works once, within 15 minutes; after that, ask for a new link on the sign-in page with this address.\n',
+  };
+}
+
+/**
+ * Consume a link's token: the user it signs in, or null if the token is unknown, used or expired. One statement
+ * marks it used, so two POSTs of the same link sign in at most once.
+ */
+export async function consumeSignInLink(deps: Pick<SignInLinkDeps, 'db' | 'now'>, token: string) {
+  if (!TOKEN_FORM.test(token)) return null;
+  const now = deps.now?.() ?? new Date();
+  const [row] = await deps
+    .db('staff_sign_in_tokens')
+    .where({ token_hash: hashToken(token) })
+    .whereNull('used_at')
+    .where('expires_at', '>', now)
+    .update({ used_at: now })
+    .returning(['user_id']);
+  if (!row) return null;
+  const user = await deps.db('staff_users').where({ id: row.user_id }).first();
+  return user ? { userId: user.id, organizationId: user.organization_id, email: user.email, role: user.role } : null;
+}

@@ -1,0 +1,23 @@
+/**
+ * What each console role may do (issue 27): owner everything; admin keys, webhooks, branding, retries, recall;
+ * developer test keys and webhooks on the sandbox host, reads in production; viewer reads. Pages ask these
+ * functions; they never decide on their own.
+ */
+import type { Mode } from '../platform/config';
+import { ApiError } from '../platform/errors';
+import type { StaffRole } from './staff-users';
+
+export function canManageKeys(role: StaffRole, mode: Mode): boolean {
+  if (role === 'owner' || role === 'admin') return true;
+  return role === 'developer' && mode === 'sandbox';
+}
+
+export function requireKeyManagement(role: StaffRole, mode: Mode): void {
+  if (canManageKeys(role, mode)) return;
+  throw new ApiError(
+    'forbidden',
+    mode === 'production'
+      ? 'Only an owner or an admin can mint or revoke live keys.'
+      : 'Only an owner, an admin or a developer can mint or revoke test keys.',
+  );
+}

@@ -1,0 +1,280 @@
+import { expect } from 'chai';
+import { mkdir, readFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createOrganization, type Organization } from '../../core/access/organizations';
+import { createMailer, type Mailer } from '../../core/notifications/mail';
+import { SIGN_IN_LINK_TTL_MS } from '../../core/staff/magic-links';
+import { createStaffUser, type StaffRole } from '../../core/staff/staff-users';
+import { PROJECT_ROOT } from '../../core/platform/project-root';
+import { startTestServer, type TestServer } from '../support/app';
+import { withBrowser } from '../support/browser';
+import { startMailSink, type MailSink } from '../support/mail-sink';
+import { testDb } from '../support/resources';
+import { waitFor } from '../support/wait';
+
+/** Screenshots of every page, a test artefact (git-ignored); docs/console.md carries copies of the main ones. */
+export const CONSOLE_SHOTS = path.join(PROJECT_ROOT, 'test-artifacts', 'console');
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(CONSOLE_SHOTS, `${name}.png`), fullPage: true });
+
+describe('Client console in a real browser with JavaScript off, signed in by links from a real mail sink', function () {
+  this.timeout(120_000);
+  let sink: MailSink;
+  let mailer: Mailer;
+  let server: TestServer;
+  let clock: Date | undefined;
+  let organization: Organization;
+
+  before(async () => {
+    await mkdir(CONSOLE_SHOTS, { recursive: true });
+    sink = await startMailSink();
+    mailer = createMailer({ smtpUrl: sink.smtpUrl, from: 'Client console <console@example.test>' });
+    server = await startTestServer({
+      deps: { mailer, consoleNow: () => clock ?? new Date() },
+      env: { SIGN_IN_REQUESTS_PER_HOUR: '1000' },
+    });
+    organization = await createOrganization(testDb(), { name: 'Console Browser Org', mode: 'production' });
+  });
+  beforeEach(() => {
+    clock = undefined;
+  });
+  after(async () => {
+    await server.close();
+    mailer.close();
+    await sink.stop();
+  });
+
+  async function newUser(role: StaffRole, org = organization) {
+    const email = `${role}-${randomUUID()}@example.test`;
+    await createStaffUser(testDb(), org.id, { email, role });
+    return email;
+  }
+
+  const noJs = (browser: Browser) => browser.newContext({ javaScriptEnabled: false });
+
+  /** Asks for a link on the sign-in page; returns the text of the page that answers. */
+  async function askForLink(page: Page, email: string): Promise<string> {
+    await page.goto(`${server.baseUrl}/console/sign-in`);
+    await page.getByLabel('Email address').fill(email);
+    await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+    await page.getByRole('heading', { name: 'Check your email' }).waitFor();
+    return page.locator('main').innerText();
+  }
+
+  /** The path of the link in the `nth` mail to `email`. */
+  async function linkIn(email: string, nth: number): Promise<string> {
+    const mail = await sink.nthMailTo(email, nth);
+    const link = /http:\/\/\S+(\/console\/sign-in\/link\?token=[A-Za-z0-9_-]{43})/.exec(mail.text)?.[1];
+    expect(link, mail.text).to.be.a('string');
+    return link!;
+  }
+
+  async function signIn(context: BrowserContext, email: string): Promise<Page> {
+    const page = await context.newPage();
+    const count = (await sink.mailTo(email)).length;
+    await askForLink(page, email);
+    await page.goto(`${server.baseUrl}${await linkIn(email, count + 1)}`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    return page;
+  }
+
+  /** A POST made outside the page (what a forger's script or another site sends), with this browser's cookies. */
+  async function forgedPost(page: Page, path: string, form: Record<string, string>, headers: Record<string, string>) {
+    const cookies = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    return fetch(`${server.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies, ...headers },
+      body: new URLSearchParams(form).toString(),
+      redirect: 'manual',
+    });
+  }
+
+  async function isSignedOut(context: BrowserContext): Promise<boolean> {
+    const page = await context.newPage();
+    await page.goto(`${server.baseUrl}/console`);
+    return new URL(page.url()).pathname === '/console/sign-in';
+  }
+
+  it('signs in only by the landing page POST, once, and answers alike for an address without an account', async () => {
+    const email = await newUser('owner');
+    await withBrowser(async (browser) => {
+      const context = await noJs(browser);
+      const page = await context.newPage();
+      await page.goto(`${server.baseUrl}/console/sign-in`);
+      await shot(page, 'sign-in');
+      const known = await askForLink(page, email);
+      await shot(page, 'check-your-email');
+      expect(await askForLink(page, `nobody-${randomUUID()}@example.test`)).to.equal(known);
+
+      const link = await linkIn(email, 1);
+      await page.goto(`${server.baseUrl}${link}`); // what a mail scanner does
+      await shot(page, 'link-landing');
+      expect(await isSignedOut(context)).to.equal(true);
+
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      await shot(page, 'overview');
+      expect(await isSignedOut(context)).to.equal(false);
+
+      const again = await (await noJs(browser)).newPage();
+      await again.goto(`${server.baseUrl}${link}`);
+      await again.getByRole('button', { name: 'Sign in' }).click();
+      await again.getByRole('heading', { name: 'Link expired or used' }).waitFor();
+      await shot(again, 'link-refused');
+      expect(await isSignedOut(again.context())).to.equal(true);
+    });
+  });
+
+  it('refuses a link after its 15 minutes (the console clock moved, no sleep)', async () => {
+    const email = await newUser('admin');
+    await withBrowser(async (browser) => {
+      const page = await (await noJs(browser)).newPage();
+      await askForLink(page, email);
+      const link = await linkIn(email, 1);
+      clock = new Date(Date.now() + SIGN_IN_LINK_TTL_MS + 1_000);
+      await page.goto(`${server.baseUrl}${link}`);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Link expired or used' }).waitFor();
+    });
+  });
+
+  it('mints a live key whose secret, shown once, calls the API; revoked, the API answers 401', async () => {
+    const email = await newUser('admin');
+    await withBrowser(async (browser) => {
+      const page = await signIn(await noJs(browser), email);
+      await page.getByRole('link', { name: 'API keys' }).click();
+      await page.getByLabel('Name').fill('Console CI');
+      await page.getByLabel('debts:read').check();
+      await page.getByLabel('debts:write').check();
+      await page.getByLabel('Requests per hour (optional)').fill('500');
+      await shot(page, 'keys-mint-form');
+      await page.getByRole('button', { name: 'Mint key' }).click();
+      const secret = (await page.locator('#secret').innerText()).trim();
+      expect(secret).to.match(/^ak_live_[A-Za-z0-9]{40}$/);
+      await shot(page, 'key-minted');
+      const auth = { authorization: `Bearer ${secret}` };
+      expect((await fetch(`${server.baseUrl}/v1/organization`, { headers: auth })).status).to.equal(200);
+
+      await page.goto(`${server.baseUrl}/console/keys`);
+      const row = page.locator('tr', { hasText: 'Console CI' });
+      expect(await row.innerText())
+        .to.contain(email)
+        .and.to.contain('debts:read, debts:write');
+      await shot(page, 'keys');
+      await page.getByRole('link', { name: 'Revoke Console CI' }).click();
+      await shot(page, 'key-revoke-confirm');
+      await page.getByRole('button', { name: 'Revoke the key' }).click();
+      await page.getByRole('heading', { name: 'API keys' }).waitFor();
+      await waitFor(async () => (await fetch(`${server.baseUrl}/v1/organization`, { headers: auth })).status === 401, {
+        what: 'the revoked key to be refused',
+        timeoutMs: 5_000,
+      });
+    });
+  });
+
+  it('refuses a viewer every write, the forged POST too, and another organisation’s key is a 404 page', async () => {
+    const email = await newUser('viewer');
+    const other = await createOrganization(testDb(), { name: 'Other Org', mode: 'production' });
+    const otherAdmin = await newUser('admin', other);
+    await withBrowser(async (browser) => {
+      const adminPage = await signIn(await noJs(browser), otherAdmin);
+      await adminPage.goto(`${server.baseUrl}/console/keys`);
+      await adminPage.getByLabel('Name').fill('Other key');
+      await adminPage.getByRole('button', { name: 'Mint key' }).click();
+      await adminPage.goto(`${server.baseUrl}/console/keys`);
+      const revokeHref = await adminPage.getByRole('link', { name: 'Revoke Other key' }).getAttribute('href');
+
+      const page = await signIn(await noJs(browser), email);
+      await page.goto(`${server.baseUrl}/console/keys`);
+      expect(await page.getByRole('button', { name: 'Mint key' }).count()).to.equal(0);
+      await shot(page, 'keys-viewer');
+      const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+      const forged = await forgedPost(
+        page,
+        '/console/keys',
+        { _csrf: csrf, name: 'forged', scopes: 'debts:read' },
+        { origin: server.baseUrl },
+      );
+      expect(forged.status).to.equal(403);
+      expect(await forged.text()).to.contain('Only an owner or an admin can mint or revoke live keys.');
+
+      const foreign = await page.goto(`${server.baseUrl}${revokeHref!}`);
+      expect(foreign?.status()).to.equal(404);
+      await shot(page, 'not-found');
+    });
+  });
+
+  it('refuses a cross-origin POST and a POST without the form token (CSRF)', async () => {
+    const email = await newUser('owner');
+    await withBrowser(async (browser) => {
+      const page = await signIn(await noJs(browser), email);
+      await page.goto(`${server.baseUrl}/console/keys`);
+      const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+      const form = { _csrf: csrf, name: 'cross' };
+      expect((await forgedPost(page, '/console/keys', form, { origin: 'https://evil.example' })).status).to.equal(403);
+      expect((await forgedPost(page, '/console/keys', form, { 'sec-fetch-site': 'cross-site' })).status).to.equal(403);
+      const noToken = await forgedPost(page, '/console/keys', { name: 'no token' }, { origin: server.baseUrl });
+      expect(noToken.status).to.equal(403);
+      expect(await noToken.text()).to.contain('did not come from this site');
+      const keys = await page.goto(`${server.baseUrl}/console/keys`);
+      expect(await keys!.text())
+        .not.to.contain('cross')
+        .and.not.to.contain('no token');
+    });
+  });
+
+  it('axe-core finds no serious or critical violation on any page', async () => {
+    const email = await newUser('owner');
+    const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+    await withBrowser(async (browser) => {
+      // The pages forbid every script (CSP); only this context lets the test inject axe.
+      const context = await browser.newContext({ bypassCSP: true });
+      const signInPage = await context.newPage();
+      await signInPage.goto(`${server.baseUrl}/console/sign-in`);
+      const pages: Page[] = [signInPage];
+      const page = await signIn(context, email);
+      pages.push(page);
+      for (const route of ['/console/keys', '/console/sign-in/link?token=x', '/console/no-such-page']) {
+        const p = await context.newPage();
+        await p.goto(`${server.baseUrl}${route}`);
+        pages.push(p);
+      }
+      for (const p of pages) {
+        await p.addScriptTag({ content: axeSource });
+        const serious = await p.evaluate(async () => {
+          const axe = (
+            window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }
+          ).axe;
+          const result = await axe.run();
+          return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+        });
+        expect(serious, p.url()).to.deep.equal([]);
+      }
+    });
+  });
+
+  it('sign out ends this session; sign out everywhere ends the others too', async () => {
+    const email = await newUser('developer');
+    await withBrowser(async (browser) => {
+      const first = await noJs(browser);
+      const second = await noJs(browser);
+      const third = await noJs(browser);
+      const page = await signIn(first, email);
+      await signIn(second, email);
+      await signIn(third, email);
+      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      expect(await isSignedOut(first)).to.equal(true);
+      expect(await isSignedOut(second)).to.equal(false);
+
+      const other = await second.newPage();
+      await other.goto(`${server.baseUrl}/console`);
+      await other.getByRole('button', { name: 'Sign out everywhere' }).click();
+      expect(await isSignedOut(second)).to.equal(true);
+      expect(await isSignedOut(third)).to.equal(true);
+    });
+  });
+});

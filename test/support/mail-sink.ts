@@ -1,0 +1,64 @@
+/**
+ * A real mail sink for tests: maildev 3 started in this process on free loopback ports, read through its REST API
+ * (`GET /api/email`), never a mock. Each test filters by recipient, so tests sharing one sink do not see each other's mail.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from './ports';
+import { waitFor } from './wait';
+
+export interface ReceivedMail {
+  subject: string;
+  text: string;
+  html?: string;
+  from: { address: string; name: string }[];
+  to: { address: string; name: string }[];
+}
+
+export interface MailSink {
+  smtpUrl: string;
+  webUrl: string;
+  /** Every message received so far for `address`, oldest first. */
+  mailTo(address: string): Promise<ReceivedMail[]>;
+  /** Waits for the `count`-th message to `address` and returns it. */
+  nthMailTo(address: string, count: number): Promise<ReceivedMail>;
+  stop(): Promise<void>;
+}
+
+export async function startMailSink(): Promise<MailSink> {
+  const smtp = await freePort();
+  const web = await freePort();
+  // maildev 3 is ESM-only with an import-only export map: load it with import(), which nodenext keeps as is.
+  const { MailDev } = await import('maildev');
+  // Its own directory: maildev's default (/tmp/maildev) would be shared by every sink on the machine.
+  const mailDirectory = await mkdtemp(path.join(tmpdir(), 'mail-sink-'));
+  const maildev = new MailDev({ smtp, web, ip: '127.0.0.1', webIp: '127.0.0.1', silent: true, mailDirectory });
+  await maildev.start();
+  const webUrl = `http://127.0.0.1:${web}`;
+  const mailTo = async (address: string) => {
+    const res = await fetch(`${webUrl}/api/email`);
+    const all = (await res.json()) as ReceivedMail[];
+    return all.filter((m) => m.to.some((t) => t.address.toLowerCase() === address.toLowerCase()));
+  };
+  return {
+    smtpUrl: `smtp://127.0.0.1:${smtp}`,
+    webUrl,
+    mailTo,
+    async nthMailTo(address, count) {
+      let found: ReceivedMail | undefined;
+      await waitFor(
+        async () => {
+          found = (await mailTo(address))[count - 1];
+          return found !== undefined;
+        },
+        { what: `mail number ${count} to ${address}` },
+      );
+      return found as ReceivedMail;
+    },
+    async stop() {
+      await maildev.stop();
+      await rm(mailDirectory, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * The pages' static assets: one stylesheet, served under a name carrying its content hash so it can be cached for a
+ * year (`immutable`); a new build is a new name. Read once when the app is built, never at import time.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Middleware } from 'koa';
+import { PROJECT_ROOT } from '../core/platform/project-root';
+
+export const ASSETS_PREFIX = '/console/assets/';
+
+export interface WebAssets {
+  stylesheetHref: string;
+  serve: Middleware;
+}
+
+export function loadWebAssets(): WebAssets {
+  const css = readFileSync(path.join(PROJECT_ROOT, 'web', 'assets', 'console.css'));
+  const hash = createHash('sha256').update(css).digest('hex').slice(0, 12);
+  const stylesheetHref = `${ASSETS_PREFIX}site.${hash}.css`;
+  return {
+    stylesheetHref,
+    serve: async (ctx, next) => {
+      if (ctx.path !== stylesheetHref || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {
+        await next();
+        return;
+      }
+      ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.type = 'text/css; charset=utf-8';
+      ctx.body = css;
+    },
+  };
+}

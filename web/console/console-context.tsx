@@ -1,0 +1,99 @@
+/**
+ * What every console route shares: the dependencies, the session store, cookie names, and three helpers that make
+ * the rules hard to forget: `page` renders inside the layout, `anonymousForm` and `sessionForm` read a POST's form
+ * only after the origin check and the synchronizer token (and, for `sessionForm`, a live session).
+ */
+import type { Context } from 'koa';
+import type { VNode } from 'preact';
+import type { Config } from '../../core/platform/config';
+import type { Db } from '../../core/platform/db';
+import { ApiError } from '../../core/platform/errors';
+import type { Logger } from '../../core/platform/logger';
+import type { Redis } from '../../core/platform/redis';
+import type { Mailer } from '../../core/notifications/mail';
+import type { SignInLinkDeps } from '../../core/staff/magic-links';
+import type { SessionStore, StaffSession } from '../../core/staff/sessions';
+import { Layout } from '../layout';
+import { sendPage } from '../page';
+import { checkCsrfToken, checkSameOrigin, readForm, type CookieNames, type FormBody } from './http';
+
+export interface ConsoleDeps {
+  config: Config;
+  db: Db;
+  redis: Redis;
+  logger: Logger;
+  mailer: Mailer;
+  /** Tests move the sign-in links' clock past their 15 minutes. */
+  now?: () => Date;
+}
+
+export interface ConsoleContext {
+  deps: ConsoleDeps;
+  sessions: SessionStore;
+  linkDeps: SignInLinkDeps;
+  names: CookieNames;
+  secure: boolean;
+  stylesheetHref: string;
+  session(ctx: Context): Promise<StaffSession | null>;
+  page(ctx: Context, title: string, body: VNode, status?: number): void;
+  anonymousForm(ctx: Context): Promise<FormBody>;
+  sessionForm(ctx: Context): Promise<{ form: FormBody; session: StaffSession }>;
+}
+
+const SESSION_STATE = Symbol('console session');
+
+export function createConsoleContext(
+  deps: ConsoleDeps,
+  parts: { sessions: SessionStore; names: CookieNames; stylesheetHref: string },
+): ConsoleContext {
+  const { config } = deps;
+  const secure = config.console.secureCookies;
+  const c: ConsoleContext = {
+    deps,
+    ...parts,
+    secure,
+    linkDeps: {
+      db: deps.db,
+      redis: deps.redis,
+      mailer: deps.mailer,
+      logger: deps.logger,
+      publicBaseUrl: config.publicBaseUrl,
+      requestsPerHour: config.console.signInRequestsPerHour,
+      now: deps.now,
+    },
+    async session(ctx) {
+      const state = ctx.state as Record<symbol, StaffSession | null | undefined>;
+      if (state[SESSION_STATE] !== undefined) return state[SESSION_STATE];
+      const id = ctx.cookies.get(parts.names.session);
+      const session = id ? await parts.sessions.touch(id) : null;
+      state[SESSION_STATE] = session;
+      return session;
+    },
+    page(ctx, title, body, status = 200) {
+      const s = (ctx.state as Record<symbol, StaffSession | null | undefined>)[SESSION_STATE];
+      const user = s ? { email: s.email, role: s.role, csrfToken: s.csrfToken } : undefined;
+      sendPage(
+        ctx,
+        <Layout title={title} stylesheetHref={parts.stylesheetHref} user={user} mode={config.mode}>
+          {body}
+        </Layout>,
+        status,
+      );
+    },
+    async anonymousForm(ctx) {
+      checkSameOrigin(ctx, config.publicBaseUrl);
+      const form = await readForm(ctx);
+      checkCsrfToken(ctx.cookies.get(parts.names.preSession) ?? '', form);
+      return form;
+    },
+    async sessionForm(ctx) {
+      checkSameOrigin(ctx, config.publicBaseUrl);
+      const session = await c.session(ctx);
+      if (!session) throw new ApiError('unauthenticated', 'Your session has ended. Sign in again.');
+      const form = await readForm(ctx);
+      checkCsrfToken(session.csrfToken, form);
+      return { form, session };
+    },
+  };
+  return c;
+}
