@@ -58,7 +58,8 @@ export const resolveDisputeUpdate = defineUpdate<LifecycleView, [{ outcome: 'rej
 );
 export const agreePlanUpdate = defineUpdate<LifecycleView, [PlanRequest]>(LIFECYCLE_UPDATES.agreePlan);
 export const reportPaymentUpdate = defineUpdate<LifecycleView, [PaymentReport]>(LIFECYCLE_UPDATES.reportPayment);
-export const closeUpdate = defineUpdate<LifecycleView>(LIFECYCLE_UPDATES.close);
+/** `fieldsId`: the fields the same PATCH changes, stored as an input (core/lifecycle/inputs.ts), applied with it. */
+export const closeUpdate = defineUpdate<LifecycleView, [{ fieldsId?: string }]>(LIFECYCLE_UPDATES.close);
 export const writeOffUpdate = defineUpdate<LifecycleView>(LIFECYCLE_UPDATES.writeOff);
 export const advanceUpdate = defineUpdate<LifecycleView>(LIFECYCLE_UPDATES.advance);
 export const stateQuery = defineQuery<LifecycleView>(QUERIES.state);
@@ -190,7 +191,10 @@ export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<
   onTrigger(resolveDisputeUpdate, 'resolveDispute', ({ outcome }) => ({ kind: 'resolveDispute', outcome }));
   onTrigger(agreePlanUpdate, 'agreePlan', (request) => ({ kind: 'agreePlan', request }));
   onTrigger(reportPaymentUpdate, 'payment', (payment) => ({ kind: 'payment', payment }));
-  onTrigger(closeUpdate, 'close', () => ({ kind: 'close' }));
+  // Runs recorded before the argument existed sent none: `request` is then undefined.
+  onTrigger(closeUpdate, 'close', (request?: { fieldsId?: string }) =>
+    request?.fieldsId ? { kind: 'close', fieldsId: request.fieldsId } : { kind: 'close' },
+  );
   onTrigger(writeOffUpdate, 'writeOff', () => ({ kind: 'writeOff' }));
   setHandler(
     advanceUpdate,

@@ -1,14 +1,28 @@
 /**
  * `PATCH /v1/debts/{id}` (DECISIONS.md §2-§3): the field changes are the API's to write, but a recall
  * (`status: "Closed"`) is a transition, so it goes to the debt's workflow, which owns the state. The whole request
- * is checked first, so a request refused for any field recalls nothing; the recall then commits in the workflow's
- * activity (with its `debt.updated`), and the other fields are written after it under the row lock. Recalling a debt
- * that is already `Closed` is not a change: the workflow is not asked again.
+ * is checked first, so a request refused for any field recalls nothing. A recall takes the request's other field
+ * changes with it: the workflow's activity writes both in one transaction with one `debt.updated` (issue 23, item 2),
+ * never the recall first and the fields after it. Recalling a debt that is already `Closed` is not a change: the
+ * workflow is not asked again, and the fields alone are written.
  */
 import { checkDebtPatch, updateDebt, type DebtPatch } from '../debts/debt-updates';
-import { findDebtRow, type Debt } from '../debts/debts';
+import { findDebtRow, type Debt, type DebtRow } from '../debts/debts';
 import type { Trx } from '../platform/db';
+import type { RecallFields } from './inputs';
 import type { DebtTriggers } from './triggers';
+
+/** The identifiers the request really changes (a field sent with its current value is not a change). */
+function changedRecallFields(row: DebtRow, patch: DebtPatch): RecallFields {
+  const fields: RecallFields = {};
+  if (patch.externalAccountId !== undefined && patch.externalAccountId !== row.external_account_id) {
+    fields.externalAccountId = patch.externalAccountId;
+  }
+  if (patch.clientReference !== undefined && (patch.clientReference || null) !== row.client_reference) {
+    fields.clientReference = patch.clientReference;
+  }
+  return fields;
+}
 
 export async function amendDebt(
   trx: Trx,
@@ -23,7 +37,10 @@ export async function amendDebt(
   const row = await findDebtRow(trx, organizationId, id);
   if (!row) return undefined;
   checkDebtPatch(row, patch);
-  checkDebtPatch({ ...row, status }, fields); // the fields as they will meet the recalled debt
-  if (row.status !== status) await (requestId ? triggers.forRequest(requestId) : triggers).close(organizationId, id);
-  return updateDebt(trx, organizationId, id, fields);
+  // The fields as they will meet the recalled debt: a principal can change only while PendingAssignment, so a
+  // recall carries at most the client's identifiers (a principal sent unchanged is no change).
+  checkDebtPatch({ ...row, status }, fields);
+  if (row.status === status) return updateDebt(trx, organizationId, id, fields);
+  const recall = requestId ? triggers.forRequest(requestId) : triggers;
+  return recall.close(organizationId, id, changedRecallFields(row, patch));
 }

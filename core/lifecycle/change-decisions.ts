@@ -32,6 +32,26 @@ function move(row: LifecycleRow, trigger: DebtTrigger, what: string, cancelPlan 
   return apply({ status: to, ...(cancelPlan ? cancelActivePlan(row) : {}) });
 }
 
+/**
+ * The client's recall, with the fields its PATCH changes at the same time (`fieldsId`, a stored input): one change,
+ * one transaction, one `debt.updated` carrying both.
+ */
+async function close({ trx, row }: DecisionContext, fieldsId: string | undefined): Promise<ChangeDecision> {
+  const decision = move(row, 'clientCloses', 'Closing the debt', true);
+  if (decision.outcome !== 'apply' || fieldsId === undefined) return decision;
+  const fields = await loadLifecycleInput(trx, row.organization_id, row.id, fieldsId, 'recallFields');
+  if (!fields) {
+    throw new LifecycleIntegrityError(
+      LIFECYCLE_FAILURE_TYPES.inputNotFound,
+      `No recall fields ${fieldsId} were recorded for debt ${row.id}.`,
+    );
+  }
+  const changes: DebtColumnChanges = { ...decision.effect.changes };
+  if (fields.externalAccountId !== undefined) changes.external_account_id = fields.externalAccountId;
+  if (fields.clientReference !== undefined) changes.client_reference = fields.clientReference || null;
+  return apply(changes, decision.effect.event);
+}
+
 async function dispute({ trx, row }: DecisionContext, reasonId: string): Promise<ChangeDecision> {
   const to = nextStatus(row.status, 'debtorDisputes');
   if (to === null) return refusedInState(row, 'Disputing the debt');
@@ -99,7 +119,7 @@ export async function decideChange(context: DecisionContext, change: LifecycleCh
     case 'default':
       return defaultPlan(context, change.instalmentIndex);
     case 'close':
-      return move(row, 'clientCloses', 'Closing the debt', true);
+      return close(context, change.fieldsId);
     case 'writeOff':
       return move(row, 'operatorWritesOff', 'Writing the debt off', true);
   }

@@ -11,6 +11,8 @@ export type DebtColumnChanges = Partial<
   Pick<
     LifecycleRow,
     | 'status'
+    | 'external_account_id'
+    | 'client_reference'
     | 'dispute_reason'
     | 'outstanding_principal'
     | 'plan_status'

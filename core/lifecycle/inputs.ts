@@ -6,10 +6,15 @@
 import type { Db } from '../platform/db';
 import { isUuid, newId } from '../platform/ids';
 
-export const LIFECYCLE_INPUT_KINDS = ['disputeReason'] as const;
+export const LIFECYCLE_INPUT_KINDS = ['disputeReason', 'recallFields'] as const;
 export type LifecycleInputKind = (typeof LIFECYCLE_INPUT_KINDS)[number];
 
-/** The payload of each kind. */
+/** The client's own identifiers a recall may change at the same time (an empty `clientReference` clears it). */
+export interface RecallFields {
+  externalAccountId?: string;
+  clientReference?: string;
+}
+
 /** A row of `lifecycle_inputs`: free text a trigger carries, kept out of workflow history. */
 export interface LifecycleInputRow {
   id: string;
@@ -22,6 +27,8 @@ export interface LifecycleInputRow {
 
 export interface LifecycleInputPayloads {
   disputeReason: { reason: string };
+  /** The fields a PATCH changes together with its recall: applied in the recall's own change, one `debt.updated`. */
+  recallFields: RecallFields;
 }
 
 /** Stores an input for one of the organisation's debts and returns its id (the `reasonId` of a dispute). */

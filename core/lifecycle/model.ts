@@ -62,7 +62,7 @@ export type LifecycleChange =
   | { kind: 'agreePlan'; request: PlanRequest }
   | { kind: 'payment'; payment: PaymentReport }
   | { kind: 'default'; instalmentIndex: number }
-  | { kind: 'close' }
+  | { kind: 'close'; fieldsId?: string }
   | { kind: 'writeOff' };
 
 export type LifecycleChangeKind = LifecycleChange['kind'];

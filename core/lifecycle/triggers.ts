@@ -11,7 +11,7 @@ import type { Db } from '../platform/db';
 import { ApiError, ERROR_CATALOGUE, errors, type ErrorCode } from '../platform/errors';
 import type { Mode } from '../platform/mode';
 import { LIFECYCLE_UPDATES } from '../temporal/names';
-import { recordLifecycleInput } from './inputs';
+import { recordLifecycleInput, type RecallFields } from './inputs';
 import type { PaymentReport, PlanRequest } from './model';
 import { startDebtWorkflowOperation } from './workflow-start';
 
@@ -24,8 +24,8 @@ export interface DebtTriggers {
   resolveDispute(organizationId: string, debtId: string, outcome: 'rejected' | 'upheld'): Promise<Debt>;
   agreePlan(organizationId: string, debtId: string, request: PlanRequest): Promise<Debt>;
   reportPayment(organizationId: string, debtId: string, payment: PaymentReport): Promise<Debt>;
-  /** The client's recall (`PATCH status=Closed`). */
-  close(organizationId: string, debtId: string): Promise<Debt>;
+  /** The client's recall (`PATCH status=Closed`), with the fields the same request changes: one change, one event. */
+  close(organizationId: string, debtId: string, fields?: RecallFields): Promise<Debt>;
   /** Operations' write-off. */
   writeOff(organizationId: string, debtId: string): Promise<Debt>;
   /** Sandbox only: fire the debt's next timer now. */
@@ -97,7 +97,13 @@ export function createDebtTriggers(deps: DebtTriggerDeps, requestId?: string): D
     resolveDispute: (org, id, outcome) => trigger(org, id, LIFECYCLE_UPDATES.resolveDispute, [{ outcome }]),
     agreePlan: (org, id, request) => trigger(org, id, LIFECYCLE_UPDATES.agreePlan, [request]),
     reportPayment: (org, id, payment) => trigger(org, id, LIFECYCLE_UPDATES.reportPayment, [payment]),
-    close: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.close, []),
+    // Fields travel as a stored input's id, as a dispute's reason does; none stored when there are none.
+    close: (org, id, fields = {}) =>
+      trigger(org, id, LIFECYCLE_UPDATES.close, async () =>
+        Object.keys(fields).length === 0
+          ? [{}]
+          : [{ fieldsId: await recordLifecycleInput(db, org, id, 'recallFields', fields) }],
+      ),
     writeOff: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.writeOff, []),
     advance: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.advance, []),
     forRequest: (id) => createDebtTriggers(deps, id),

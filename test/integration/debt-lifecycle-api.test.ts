@@ -45,6 +45,30 @@ describe('the debt lifecycle behind the API', function () {
     expect(events.map((e) => e.type).sort()).to.deep.equal(['debt.created', 'debt.updated']);
   });
 
+  it('a PATCH that changes a field and recalls is one change: one debt.updated with both, and the answer is it', async () => {
+    const debt = await raiseDebt(ctx.api);
+    const res = await ctx.api<Debt>('PATCH', `/v1/debts/${debt.id}`, { clientReference: 'LOAN-77', status: 'Closed' });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.include({ clientReference: 'LOAN-77', status: 'Closed' });
+    const updates = await testDb()('events')
+      .where({ type: 'debt.updated' })
+      .whereRaw(`data::jsonb -> 'debt' ->> 'id' = ?`, [debt.id])
+      .select<{ data: { debt: Debt } }[]>('data');
+    expect(updates.map((e) => e.data.debt)).to.deep.equal([res.body]);
+    expect(Date.parse(res.body.updatedAt)).to.be.greaterThan(Date.parse(debt.updatedAt));
+    // Sent again: nothing changes, nothing is emitted, the workflow (finished) is not asked.
+    const again = await ctx.api<Debt>('PATCH', `/v1/debts/${debt.id}`, {
+      clientReference: 'LOAN-77',
+      status: 'Closed',
+    });
+    expect(again.body).to.deep.equal(res.body);
+    const count = await testDb()('events')
+      .where({ type: 'debt.updated' })
+      .whereRaw(`data::jsonb -> 'debt' ->> 'id' = ?`, [debt.id])
+      .count<{ n: string }[]>({ n: '*' });
+    expect(Number(count[0]!.n)).to.equal(1);
+  });
+
   it('refuses a recall combined with a change the recalled debt cannot take, and recalls nothing', async () => {
     const debt = await raiseDebt(ctx.api, { originalPrincipal: 100 });
     await testDb()('debts').where({ id: debt.id }).update({ status: 'Accepted' });

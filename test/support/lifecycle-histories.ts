@@ -157,7 +157,7 @@ const SCENARIOS: Record<LifecycleScenario, (run: ScenarioRun) => Promise<void>> 
     await run.skipTo(endOf(first!.dueDate) + 7 * DAY);
     await run.statusBecomes('InArrears');
     await run.monthlyPlan(3);
-    await run.handle.executeUpdate(closeUpdate);
+    await run.handle.executeUpdate(closeUpdate, { args: [{}] });
   },
   async 'disputed-rejected-then-upheld'(run) {
     await run.dispute();

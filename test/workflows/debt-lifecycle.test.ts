@@ -186,7 +186,7 @@ describe('debtLifecycleWorkflow on the time-skipping server (real durations)', f
     await agreeMonthlyPlan(handle, 3);
     const plan = { instalments: await planScheduleOf(debtId) };
     await skipTo(endOf(plan.instalments[0]!.dueDate) - DAY);
-    const closed = await handle.executeUpdate(closeUpdate);
+    const closed = await handle.executeUpdate(closeUpdate, { args: [{}] });
     expect(closed.state.status).to.equal('Closed');
     expect(closed.state.plan?.status).to.equal('Cancelled');
     expect(closed.nextTimer).to.equal(null);
