@@ -24,7 +24,7 @@ describe('Interactive references in a real browser', function () {
         if (!r.url().startsWith(server.baseUrl)) offHost.push(r.url());
       });
       await page.goto(`${server.baseUrl}/swagger`);
-      const operation = page.locator('.opblock-summary-path', { hasText: '/healthz' }).first();
+      const operation = page.locator('.opblock-summary-path', { hasText: '/v1/debts' }).first();
       await operation.waitFor({ timeout: 30_000 });
       expect(await page.locator('.opblock').count()).to.be.greaterThan(1);
       expect(await page.locator('.info .title').innerText()).to.contain('Debt Recovery Client Public API');
