@@ -14,6 +14,7 @@ import { LIFECYCLE_UPDATES } from '../temporal/names';
 import { recordLifecycleInput, type RecallFields } from './inputs';
 import type { PaymentReport, PlanRequest } from './model';
 import { startDebtWorkflowOperation } from './workflow-start';
+import { createTriggerLimit, type TriggerLimit } from './trigger-limit';
 
 /** How long a caller waits for the workflow to answer before being told to retry. */
 export const TRIGGER_TIMEOUT_MS = 10_000;
@@ -43,13 +44,21 @@ export interface DebtTriggerDeps {
   client: Client;
   mode: Mode;
   taskQueue?: string;
+  /** Shared by every request's triggers in the process; one is made from DEFAULT_TRIGGERS_IN_FLIGHT if absent. */
+  limit?: TriggerLimit;
 }
 
 export function createDebtTriggers(deps: DebtTriggerDeps, requestId?: string): DebtTriggers {
   const { db, client, mode, taskQueue } = deps;
+  const limit = deps.limit ?? createTriggerLimit();
 
   /** `args` may be computed once the debt is known to be the organisation's (a dispute stores its reason first). */
-  async function trigger(
+  /** Counted against the process's cap from the first read: past it, nothing is read, stored or asked. */
+  function trigger(...args: Parameters<typeof triggerNow>): Promise<Debt> {
+    return limit.run(() => triggerNow(...args));
+  }
+
+  async function triggerNow(
     organizationId: string,
     debtId: string,
     update: string,
@@ -106,6 +115,6 @@ export function createDebtTriggers(deps: DebtTriggerDeps, requestId?: string): D
       ),
     writeOff: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.writeOff, []),
     advance: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.advance, []),
-    forRequest: (id) => createDebtTriggers(deps, id),
+    forRequest: (id) => createDebtTriggers({ ...deps, limit }, id),
   };
 }
