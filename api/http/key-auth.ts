@@ -125,7 +125,9 @@ export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticato
 
   /** The key's secret, once its form and mode are right: before any lookup. */
   function secretOf(header: string | undefined): string {
-    if (!header) throw errors.unauthenticated('Missing Authorization header: send `Authorization: Bearer <API key>`.');
+    if (!header) {
+      throw errors.unauthenticated('Missing Authorization header: send `Authorization: Bearer <API key>`.', false);
+    }
     const match = /^Bearer +(\S+)$/i.exec(header.trim());
     if (!match) throw errors.unauthenticated('Malformed Authorization header: expected `Bearer <API key>`.');
     const secret = match[1]!;

@@ -172,7 +172,14 @@ export const errors = {
   invalidRequest: (detail: string, fieldErrors?: FieldError[]) =>
     new ApiError('invalid_request', detail, fieldErrors ? { errors: fieldErrors } : {}),
   notFound: (what = 'resource') => new ApiError('not_found', `The ${what} was not found.`),
-  unauthenticated: (detail?: string) => new ApiError('unauthenticated', detail),
+  /**
+   * RFC 6750 §3: a 401 names the scheme in `WWW-Authenticate`, and says `error="invalid_token"` when a credential was
+   * presented but is no good (malformed, unknown, revoked, of the other mode).
+   */
+  unauthenticated: (detail?: string, credentialPresented = true) =>
+    new ApiError('unauthenticated', detail, {
+      headers: { 'WWW-Authenticate': credentialPresented ? 'Bearer error="invalid_token"' : 'Bearer' },
+    }),
   forbidden: (scope: string) => new ApiError('forbidden', `This operation requires the ${scope} scope.`),
   readOnlyKey: () => new ApiError('read_only_key'),
   internal: () => new ApiError('internal_error'),

@@ -33,7 +33,12 @@ describe('Authentication and authorisation on every /v1 route', function () {
   async function statusAndTitle(server: TestServer, route: RouteDefinition, headers: Record<string, string>) {
     const res = await fetch(routeUrl(server.baseUrl, route), routeRequest(route, headers));
     const body = (await res.json()) as { title?: string };
-    return { status: res.status, title: body.title, type: res.headers.get('content-type') };
+    return {
+      status: res.status,
+      title: body.title,
+      type: res.headers.get('content-type'),
+      challenge: res.headers.get('www-authenticate'),
+    };
   }
 
   it('every /v1 route is declared with an API key (none is left open)', () => {
@@ -42,7 +47,7 @@ describe('Authentication and authorisation on every /v1 route', function () {
     expect(keyRoutes.length).to.be.greaterThan(0);
   });
 
-  it('answers 401 unauthenticated for a missing, malformed, unknown, revoked or wrong-mode key', async () => {
+  it('answers 401 unauthenticated with WWW-Authenticate: Bearer for a missing, malformed, unknown, revoked or wrong-mode key', async () => {
     const revoked = await mintKey(tenant.organization.id);
     await revokeApiKey(testDb(), revoked.keyId);
     const sandboxTenant = await createTestTenant({ mode: 'sandbox' });
@@ -63,6 +68,8 @@ describe('Authentication and authorisation on every /v1 route', function () {
           status: 401,
           title: 'unauthenticated',
           type: 'application/problem+json',
+          // RFC 6750 §3: the scheme alone when no credential came, invalid_token when one came and is no good.
+          challenge: name === 'missing' ? 'Bearer' : 'Bearer error="invalid_token"',
         });
       }
       const liveOnSandbox = await statusAndTitle(sandbox, route, tenant.headers);
@@ -102,6 +109,7 @@ describe('Authentication and authorisation on every /v1 route', function () {
         status: 403,
         title: 'forbidden',
         type: 'application/problem+json',
+        challenge: null,
       });
     }
   });
