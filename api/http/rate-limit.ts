@@ -18,14 +18,14 @@ export const DEFAULT_LIMITS: Record<Mode, { hourly: number; daily: number }> = {
   sandbox: { hourly: 3600, daily: 50000 },
 };
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
 
 /**
  * KEYS: hourly counter, daily counter. ARGV: hourly limit, daily limit, hour ms, day ms.
  * Returns {admitted (1|0), hourly count, hourly pttl, daily count, daily pttl}; a window starts at its first request.
  */
-const CHECK_AND_CHARGE = `
+export const CHECK_AND_CHARGE = `
 local hourly = tonumber(redis.call('GET', KEYS[1]) or '0')
 local daily = tonumber(redis.call('GET', KEYS[2]) or '0')
 local admitted = 0

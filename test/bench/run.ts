@@ -34,7 +34,7 @@ const redisUrl = process.env.BENCH_REDIS_URL ?? testEnv.redisUrl;
 async function httpScenarios(ctx: Omit<BenchContext, 'api' | 'bare'>): Promise<void> {
   const env = { API_MODE: 'production', DATABASE_URL: databaseUrl, REDIS_URL: redisUrl } as const;
   const api = await startApiProcess(env, [], COMPILED_API);
-  const bare = await startBenchProcess('test/bench/bare-server.ts', { DATABASE_URL: databaseUrl });
+  const bare = await startBenchProcess('test/bench/bare-server.ts', { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl });
   const full = { ...ctx, api, bare };
   try {
     console.log(`API pid ${api.pid} at ${api.baseUrl}, bare pid ${bare.pid} at ${bare.baseUrl}`);
