@@ -16,6 +16,7 @@ import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { withoutRedaction } from '../../api/http/middleware/request-log';
 import { CHECK_AND_CHARGE, DAY_MS, HOUR_MS } from '../../api/http/rate-limit';
 import { hashKeySecret } from '../../core/access/api-keys';
 import { newRequestId } from '../../core/events/request-cause';
@@ -138,12 +139,14 @@ interface KnownKey {
 
 /**
  * The authenticated, rate-limited route's same work: the key hashed and found in memory (ours caches it too; a miss
- * loads it once, as ours does once a second), the same Lua script in Redis (one round trip a request: no
- * auto-pipelining, so a ratio above 1.0 is what ours gains from it), the headers, one log line.
+ * loads it once, as ours does once a second), the same Lua script in Redis by its digest (EVALSHA, one round trip a
+ * request: no auto-pipelining), the headers, one log line without the redaction pass, as ours writes it.
  */
 function organizationCeiling(pool: pg.Pool, redis: Redis) {
   const keys = new Map<string, KnownKey>();
-  const logger = createLogger({ level: 'info', name: 'bare', destination: asyncStdout() });
+  // Ours writes its access line without the redaction pass (request-log.ts), and loads the script once (EVALSHA).
+  const logger = withoutRedaction(createLogger({ level: 'info', name: 'bare', destination: asyncStdout() }));
+  redis.defineCommand('clientApiRateLimit', { numberOfKeys: 2, lua: CHECK_AND_CHARGE });
   const limits = { hourly: 1_000_000_000, daily: 1_000_000_000 };
   async function findKey(secretHash: string): Promise<KnownKey | undefined> {
     const known = keys.get(secretHash);
@@ -167,16 +170,14 @@ function organizationCeiling(pool: pg.Pool, redis: Redis) {
       ctx.status = 401;
       return;
     }
-    const [, hourly, hourlyPttl] = (await redis.eval(
-      CHECK_AND_CHARGE,
-      2,
+    const [, hourly, hourlyPttl] = await redis.clientApiRateLimit(
       `rl:bare:hourly:${key.keyId}`,
       `rl:bare:daily:${key.keyId}`,
       limits.hourly,
       limits.daily,
       HOUR_MS,
       DAY_MS,
-    )) as [number, number, number, number, number];
+    );
     ctx.set('X-RateLimit-Limit', String(limits.hourly));
     ctx.set('X-RateLimit-Remaining', String(limits.hourly - hourly));
     ctx.set('X-RateLimit-Reset', String(Math.ceil((Date.now() + hourlyPttl) / 1000)));

@@ -1,0 +1,66 @@
+/**
+ * Diagnostic, not a benchmark: the system calls per request of ours and of the bare ceiling for one route, counted
+ * with `strace -c -f` on each process while a fixed number of requests runs. A round trip to PostgreSQL or Redis is
+ * a write and a read, so this shows whether ours talks to its dependencies more often than the same work needs.
+ *   APP_ENV=test npx tsx test/bench/syscalls.ts [organization|debts]
+ */
+import { spawn } from 'node:child_process';
+import autocannon from 'autocannon';
+import { createDb } from '../../core/platform/db';
+import { testEnv } from '../support/env';
+import { creating } from './debts.bench';
+import { COMPILED_API, benchTenant, buildCompiled, startApiProcess, startBenchProcess } from './support';
+
+const route = process.argv[2] ?? 'organization';
+const REQUESTS = 4_000;
+const databaseUrl =
+  process.env.BENCH_DATABASE_URL ?? 'postgres://client_api:client_api@127.0.0.1:5432/client_api_bench';
+
+async function traced(pid: number, drive: () => Promise<unknown>): Promise<string> {
+  const strace = spawn('strace', ['-c', '-f', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let report = '';
+  strace.stderr.on('data', (chunk: Buffer) => (report += chunk.toString()));
+  await new Promise((resolve) => setTimeout(resolve, 500)); // strace attaches
+  await drive();
+  const exited = new Promise((resolve) => strace.once('exit', resolve));
+  strace.kill('SIGINT');
+  await exited;
+  return report;
+}
+
+async function main(): Promise<void> {
+  buildCompiled();
+  const db = createDb(databaseUrl);
+  const tenant = await benchTenant(db, 'Syscalls');
+  const env = { API_MODE: 'production', DATABASE_URL: databaseUrl, REDIS_URL: testEnv.redisUrl };
+  const api = await startApiProcess(env, [], COMPILED_API);
+  const bare = await startBenchProcess('test/bench/bare-server.ts', env);
+  const run = (url: string, headers: Record<string, string>) => () =>
+    route === 'debts'
+      ? autocannon({
+          url: `${url}/${api.baseUrl === url ? 'v1/debts' : 'debts'}`,
+          amount: REQUESTS,
+          connections: 20,
+          requests: creating(headers),
+        })
+      : autocannon({
+          url: `${url}/${api.baseUrl === url ? 'v1/organization' : 'organization'}`,
+          amount: REQUESTS,
+          connections: 20,
+          headers,
+        });
+  try {
+    const auth = { authorization: tenant.authorization };
+    const bareHeaders = route === 'debts' ? { 'x-org': tenant.organizationId } : auth;
+    await run(api.baseUrl, auth)(); // warm-up
+    await run(bare.baseUrl, bareHeaders)();
+    console.log(`ours, ${REQUESTS} requests:\n${await traced(api.pid, run(api.baseUrl, auth))}`);
+    console.log(`bare, ${REQUESTS} requests:\n${await traced(bare.pid, run(bare.baseUrl, bareHeaders))}`);
+  } finally {
+    await Promise.all([api.stop(), bare.stop()]);
+    await db('organizations').where({ id: tenant.organizationId }).delete();
+    await db.destroy();
+  }
+}
+
+void main();
