@@ -56,10 +56,11 @@ export async function readMultipartUpload<T>(
   try {
     parser = busboy({
       headers: ctx.req.headers,
+      defParamCharset: 'utf8', // file names as browsers and fetch send them
       limits: {
         files: 1,
         fields: options.fields.length,
-        parts: options.fields.length + 1,
+        parts: options.fields.length + 2, // busboy signals on reaching the limit: the one part too many
         fieldSize: options.maxFieldBytes,
         fieldNameSize: 100,
       },
