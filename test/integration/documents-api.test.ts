@@ -53,7 +53,11 @@ async function upload(
 ): Promise<ApiAnswer<Doc>> {
   const form = new FormData();
   for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
-  form.append('file', new Blob([bytes], { type: 'application/pdf' }), options.fileName ?? 'agreement.pdf');
+  form.append(
+    'file',
+    new Blob([new Uint8Array(bytes)], { type: 'application/pdf' }),
+    options.fileName ?? 'agreement.pdf',
+  );
   const headers: Record<string, string> = { ...options.tenant.headers };
   if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
   const res = await fetch(`${server.baseUrl}/v1/debts/${debtId}/documents`, { method: 'POST', headers, body: form });
@@ -217,8 +221,11 @@ function documentsApiOnStore(name: string, openStore: () => DocumentStore): void
     it('answers a clear 404, never a 500, when the stored object has gone missing', async () => {
       const debt = await raiseDebt(api);
       const stored = await upload(server, debt.id, pdfLike(1000), { tenant });
-      const row = await testDb()('documents').where({ id: stored.body.id }).first('storage_key');
-      await store.delete(String(row.storage_key));
+      const row = await testDb()<{ id: string; storage_key: string }>('documents')
+        .where({ id: stored.body.id })
+        .first('storage_key');
+      if (!row) throw new Error('the uploaded document has no row');
+      await store.delete(row.storage_key);
       const missing = await api('GET', `/v1/debts/${debt.id}/documents/${stored.body.id}/content`);
       const problem = expectProblem(missing, 404, 'not_found');
       expect(problem.detail).to.match(/missing from storage/);
