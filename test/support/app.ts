@@ -5,6 +5,8 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createApp, type AppDeps, type BuiltApp } from '../../api/app';
 import { answerUnparsableRequests } from '../../api/http/client-errors';
 import { createMetricsServer } from '../../core/platform/metrics-server';
@@ -39,6 +41,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     DATABASE_URL: testEnv.databaseUrl,
     REDIS_URL: testEnv.redisUrl,
     LOG_LEVEL: 'info',
+    // Uploaded documents go to a scratch directory, never the working tree's .data/.
+    DOCUMENT_DIR: path.join(tmpdir(), 'client-api-test-documents'),
     ...options.env,
   });
   const chunks: string[] = [];
