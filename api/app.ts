@@ -99,6 +99,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   const docs = loadDocsSite(deps.docsDir ?? DEFAULT_DOCS_DIR);
   const metrics = deps.metrics ?? createMetrics();
   let openApiJson = '';
+  const documentStore = deps.documentStore ?? createDocumentStore(config.documents);
   const routes: RouteDefinition[] = [
     ...healthRoutes({
       mode: config.mode,
@@ -107,7 +108,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     ...discoveryRoutes({ openApiJson: () => openApiJson, docs, mode: config.mode, servers: hostServers(config) }),
     ...organizationRoutes(),
     ...debtRoutes(deps.debtTriggers),
-    ...documentRoutes({ db: deps.db, store: deps.documentStore ?? createDocumentStore(config.documents) }),
+    ...documentRoutes({ db: deps.db, store: documentStore }),
     ...debtorRoutes(),
     ...transactionRoutes(),
     ...brandingRoutes({ redis: deps.redis }),
@@ -126,6 +127,7 @@ export function createApp(deps: AppDeps): BuiltApp {
           signupLimiter: createSignupLimiter({ redis: deps.redis, logger, limitPerHour: config.sandboxSignupsPerHour }),
           logger,
           resets: deps.sandboxResets,
+          documents: documentStore,
         })
       : []),
     ...(deps.extraRoutes ?? []),
