@@ -174,6 +174,20 @@ function documentsApiOnStore(name: string, openStore: () => DocumentStore): void
       expectProblem(badKind, 400, 'invalid_request');
     });
 
+    it('answers 405 to another method on the upload path, even with a multipart body', async () => {
+      const debt = await raiseDebt(api);
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(PNG)]), 'a.png');
+      const res = await fetch(`${server.baseUrl}/v1/debts/${debt.id}/documents`, {
+        method: 'PUT',
+        headers: tenant.headers,
+        body: form,
+      });
+      expect(res.status).to.equal(405);
+      expect(res.headers.get('allow')).to.contain('POST');
+      await res.arrayBuffer();
+    });
+
     it('answers 404 for another organisation’s debt or document, and for their document under my debt', async () => {
       const theirs = await createTestTenant();
       const them = callerFor(server.baseUrl, theirs);

@@ -62,13 +62,13 @@ export function rawBody(request: unknown): string {
   return typeof raw === 'string' ? raw : '';
 }
 
-/** Whether a request is for one of the routes that read their own (multipart) body. */
+/**
+ * Whether a request is for a path whose route reads its own (multipart) body. Any method on that path passes: the
+ * router answers another method 405, as for any path, rather than this parser answering 415 first.
+ */
 export function streamedBodyRoutes(routes: RouteDefinition[]): (ctx: { method: string; path: string }) => boolean {
-  const matchers = routes
+  const patterns = routes
     .filter((route) => route.multipart)
-    .map((route) => ({
-      method: route.method.toUpperCase(),
-      pattern: new RegExp(`^${route.path.replace(/\{[A-Za-z0-9_]+\}/g, '[^/]+')}$`),
-    }));
-  return (ctx) => matchers.some((m) => m.method === ctx.method && m.pattern.test(ctx.path));
+    .map((route) => new RegExp(`^${route.path.replace(/\{[A-Za-z0-9_]+\}/g, '[^/]+')}$`));
+  return (ctx) => patterns.some((pattern) => pattern.test(ctx.path));
 }
