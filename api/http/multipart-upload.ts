@@ -72,6 +72,7 @@ export async function readMultipartUpload<T>(
   return new Promise<MultipartUpload<T>>((resolve, reject) => {
     let settled = false;
     let consuming: Promise<T> | undefined;
+    let file: Readable | undefined;
     let fileName = '';
     const fields: Record<string, string> = {};
     const fail = (err: unknown) => {
@@ -79,6 +80,8 @@ export async function readMultipartUpload<T>(
       settled = true;
       req.unpipe(parser);
       req.pause();
+      // A file still streaming ends in error, so the store drops its temporary object instead of waiting forever.
+      file?.destroy(new Error('upload abandoned'));
       reject(closing(err));
     };
     const refuse = (detail: string, path = 'body') => fail(errors.invalidRequest(detail, [{ path, message: detail }]));
@@ -90,6 +93,7 @@ export async function readMultipartUpload<T>(
         return;
       }
       fileName = info.filename ?? '';
+      file = stream;
       consuming = options.consume(stream);
       consuming.catch(fail);
     });

@@ -362,6 +362,31 @@ describe('Documents API: a file past 10 MiB', function () {
     expect(list.body.data).to.deep.equal([]);
   });
 
+  it('leaves no temporary file when the client goes away in the middle of the file', async () => {
+    const tenant = await createTestTenant();
+    const debt = await raiseDebt(callerFor(server.baseUrl, tenant));
+    const boundary = `b${randomBytes(16).toString('hex')}`;
+    const req = request(`${server.baseUrl}/v1/debts/${debt.id}/documents`, {
+      method: 'POST',
+      headers: {
+        ...tenant.headers,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(5 * 1024 * 1024),
+      },
+    });
+    req.on('error', () => undefined); // the abort below
+    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="gone.pdf"\r\n\r\n`);
+    req.write(pdfLike(1024 * 1024));
+    const tmp = path.join(root, '.tmp');
+    await waitFor(async () => (await readdir(tmp).catch(() => [])).length > 0, { what: 'the upload to begin' });
+    req.destroy();
+    await waitFor(async () => (await readdir(tmp)).length === 0, {
+      what: 'the abandoned upload’s temporary file to be removed',
+    });
+    const list = await callerFor(server.baseUrl, tenant)<DocPage>('GET', `/v1/debts/${debt.id}/documents`);
+    expect(list.body.data).to.deep.equal([]);
+  });
+
   it('is refused at once when the declared length is already too large, before the body is read', async () => {
     const tenant = await createTestTenant();
     const debt = await raiseDebt(callerFor(server.baseUrl, tenant));
