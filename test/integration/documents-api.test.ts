@@ -142,6 +142,7 @@ function documentsApiOnStore(name: string, openStore: () => DocumentStore): void
       expect(sha256(bytes)).to.equal(sha256(pdf));
       expect(res.headers.get('content-type')).to.equal('application/pdf');
       expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
+      expect(res.headers.get('content-length')).to.equal(String(pdf.length));
       expect(res.headers.get('content-disposition')).to.equal(
         `attachment; filename="Agreement __1.pdf"; filename*=UTF-8''Agreement%20%C3%BC%3B1.pdf`,
       );
