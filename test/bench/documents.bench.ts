@@ -12,7 +12,8 @@ import { MAX_DOCUMENT_BYTES, MAX_DOCUMENTS_PER_DEBT } from '../../core/documents
 import { LocalDocumentStore } from '../../core/documents/local-store';
 import type { BenchContext } from './context';
 import { compare, type Figure } from './report';
-import { benchTenant } from './support';
+import { cpuPerItem, sharedProcesses, type ProcessSet } from './cpu';
+import { benchTenant, meanByProcess } from './support';
 
 const FILE_BYTES = 1024 * 1024;
 const IN_FLIGHT = 4;
@@ -36,14 +37,30 @@ interface Slice {
   seconds: number;
   latencies: number[];
   errors: number;
+  /** CPU µs per upload, by process (cpu.ts). */
+  cpu: Record<string, number>;
 }
 
-/** Runs `once` from `IN_FLIGHT` loops for `seconds`. */
+/** Runs `once` from `IN_FLIGHT` loops for `seconds`, with the CPU each of `processes` spent per upload. */
 async function timed(
   label: string,
   seconds: number,
   once: (worker: number, n: number) => Promise<void>,
+  processes: ProcessSet = {},
 ): Promise<Slice> {
+  const { result, perItemUs } = await cpuPerItem(
+    processes,
+    () => run(label, seconds, once),
+    (slice) => slice.uploads,
+  );
+  return { ...result, cpu: perItemUs };
+}
+
+async function run(
+  label: string,
+  seconds: number,
+  once: (worker: number, n: number) => Promise<void>,
+): Promise<Omit<Slice, 'cpu'>> {
   const latencies: number[] = [];
   let errors = 0;
   let n = 0;
@@ -76,6 +93,7 @@ function figureOf(label: string, slices: Slice[]): Figure {
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
     errors: slices.reduce((sum, s) => sum + s.errors, 0),
+    cpuUsPerItem: meanByProcess(slices.map((s) => s.cpu)),
   };
 }
 
@@ -158,8 +176,8 @@ export async function benchDocumentUploads(ctx: BenchContext, storeDirectory: st
     const ours: Slice[] = [];
     const ceiling: Slice[] = [];
     for (let i = 0; i < SLICES; i += 1) {
-      ours.push(await timed('ours', duration / SLICES, viaApi));
-      ceiling.push(await timed('direct', duration / SLICES, direct));
+      ours.push(await timed('ours', duration / SLICES, viaApi, { api: () => [api.pid], ...sharedProcesses() }));
+      ceiling.push(await timed('direct', duration / SLICES, direct, sharedProcesses()));
     }
     compare(
       ctx.report,
