@@ -22,7 +22,7 @@ import { startTestServer, type TestServer } from '../support/app';
 import { callerFor, expectProblem, raiseDebt, type ApiAnswer, type Caller } from '../support/debt-api';
 import { startOwnS3, type OwnS3 } from '../support/own-s3';
 import { testDb } from '../support/resources';
-import { createTestTenant, type TestTenant } from '../support/tenants';
+import { createTestTenant, mintKey, type TestTenant } from '../support/tenants';
 import { waitFor } from '../support/wait';
 
 type Doc = Record<string, unknown> & { id: string; sha256: string; size: number };
@@ -173,6 +173,21 @@ function documentsApiOnStore(name: string, openStore: () => DocumentStore): void
       expect(((await res.json()) as { title: string }).title).to.equal('invalid_request');
       const badKind = await upload(server, debt.id, PNG, { tenant, fields: { kind: 'Selfie' } });
       expectProblem(badKind, 400, 'invalid_request');
+    });
+
+    it('needs debts:documents:write to upload and debts:read to list', async () => {
+      const debt = await raiseDebt(api);
+      const reader = {
+        ...tenant,
+        ...(await mintKey(tenant.organization.id, { scopes: ['debts:read', 'debts:write'] })),
+      };
+      expectProblem(await upload(server, debt.id, PNG, { tenant: reader }), 403, 'forbidden');
+      const writer = { ...tenant, ...(await mintKey(tenant.organization.id, { scopes: ['debts:documents:write'] })) };
+      expect((await upload(server, debt.id, PNG, { tenant: writer })).status).to.equal(201);
+      const list = await callerFor(server.baseUrl, writer)('GET', `/v1/debts/${debt.id}/documents`);
+      expectProblem(list, 403, 'forbidden');
+      const listed = await callerFor(server.baseUrl, reader)<DocPage>('GET', `/v1/debts/${debt.id}/documents`);
+      expect(listed.body.data).to.have.length(1);
     });
 
     it('answers 405 to another method on the upload path, even with a multipart body', async () => {
