@@ -14,7 +14,7 @@ import { pingRedis, type Redis } from '../core/platform/redis';
 import type { SecretBox } from '../core/platform/secret-box';
 import { resolveAll, type ResolveHost } from '../core/webhooks/ssrf-guard';
 import { loadDocsSite } from './discovery/docs-site';
-import { jsonBody } from './http/middleware/json-body';
+import { jsonBody, streamedBodyRoutes } from './http/middleware/json-body';
 import { notMatched } from './http/middleware/not-matched';
 import { problemErrors } from './http/middleware/problem-errors';
 import { clientAddress } from './http/middleware/client-address';
@@ -34,6 +34,9 @@ import { organizationRoutes } from './routes/organization';
 import { debtRoutes } from './routes/debts';
 import type { DebtTriggers } from '../core/lifecycle/triggers';
 import { debtorRoutes } from './routes/debtors';
+import { documentRoutes } from './routes/documents';
+import { createDocumentStore } from '../core/documents/create-store';
+import type { DocumentStore } from '../core/documents/store';
 import { transactionRoutes } from './routes/transactions';
 import { brandingRoutes } from './routes/branding';
 import { eventRoutes } from './routes/events';
@@ -76,6 +79,8 @@ export interface AppDeps {
   mailer?: Mailer;
   /** The console's clock for sign-in links (tests move it past their 15 minutes). */
   consoleNow?: () => Date;
+  /** Where uploaded documents are kept; defaults to the store `config.documents` describes. */
+  documentStore?: DocumentStore;
   /** Extra route declarations (tests use this to exercise the machinery, e.g. deprecation). */
   extraRoutes?: RouteDefinition[];
 }
@@ -94,6 +99,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   const docs = loadDocsSite(deps.docsDir ?? DEFAULT_DOCS_DIR);
   const metrics = deps.metrics ?? createMetrics();
   let openApiJson = '';
+  const documentStore = deps.documentStore ?? createDocumentStore(config.documents);
   const routes: RouteDefinition[] = [
     ...healthRoutes({
       mode: config.mode,
@@ -102,6 +108,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     ...discoveryRoutes({ openApiJson: () => openApiJson, docs, mode: config.mode, servers: hostServers(config) }),
     ...organizationRoutes(),
     ...debtRoutes(deps.debtTriggers),
+    ...documentRoutes({ db: deps.db, store: documentStore }),
     ...debtorRoutes(),
     ...transactionRoutes(),
     ...brandingRoutes({ redis: deps.redis }),
@@ -120,6 +127,7 @@ export function createApp(deps: AppDeps): BuiltApp {
           signupLimiter: createSignupLimiter({ redis: deps.redis, logger, limitPerHour: config.sandboxSignupsPerHour }),
           logger,
           resets: deps.sandboxResets,
+          documents: documentStore,
         })
       : []),
     ...(deps.extraRoutes ?? []),
@@ -152,7 +160,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   if (config.mode === 'sandbox' && deps.sandboxResets) {
     app.use(sandboxActivity(createActivityTouch({ redis: deps.redis, resets: deps.sandboxResets, logger })));
   }
-  app.use(jsonBody());
+  app.use(jsonBody(streamedBodyRoutes(routes)));
   app.use(notMatched(router));
   app.use(router.routes());
   return { app, metrics, routes, openApiDocument };

@@ -8,8 +8,8 @@ void runWorker({
   taskQueue: TASK_QUEUES.sandbox,
   workflowsPath: require.resolve('../workflows/bundles/sandbox'),
   defaultModes: 'sandbox',
-  createActivities: ({ db, client, logger }) => ({
+  createActivities: ({ db, client, logger, documents }) => ({
     ...createDiagnosticsActivities({ db }),
-    ...createSandboxResetActivities({ db, client, logger }),
+    ...createSandboxResetActivities({ db, client, logger, documents }),
   }),
 });

@@ -29,6 +29,7 @@ const READING_ORDER = [
   'rate-limits',
   'versioning',
   'debts',
+  'documents',
   'lifecycle',
   'webhooks',
   'sandbox',

@@ -6,6 +6,7 @@
 import { brandingSchema } from '../schemas/branding';
 import { debtorSchema } from '../schemas/debtors';
 import { debtSchema } from '../schemas/debts';
+import { documentSchema } from '../schemas/documents';
 import { eventListSchema } from '../schemas/events';
 import { organizationSchema } from '../schemas/organization';
 import { transactionSchema } from '../schemas/transactions';
@@ -26,6 +27,7 @@ function registry(): [string, JsonSchema][] {
   return [
     ['Debt', debtSchema],
     ['Plan', child(debtSchema, 'properties', 'plan')],
+    ['Document', documentSchema],
     ['Debtor', debtorSchema],
     ['Transaction', transactionSchema],
     ['Organization', organizationSchema],

@@ -206,7 +206,13 @@ function operation(route: RouteDefinition, config: Config): Record<string, unkno
   const parameters = [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')];
   if (route.auth.kind === 'key' && route.method !== 'get') parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   if (parameters.length > 0) op.parameters = parameters;
-  if (route.body) {
+  if (route.multipart) {
+    const { schema, encoding } = route.multipart;
+    op.requestBody = {
+      required: true,
+      content: { 'multipart/form-data': { schema: documentedSchema(schema), ...(encoding ? { encoding } : {}) } },
+    };
+  } else if (route.body) {
     op.requestBody = {
       required: !route.optionalBody,
       content: { 'application/json': { schema: documentedSchema(route.body) } },
@@ -245,13 +251,14 @@ function successResponses(responses: Record<number, ResponseSpec>): Record<strin
   const out: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(responses)) {
     const headers = { 'X-Request-Id': REQUEST_ID_HEADER, ...(spec.headers ?? {}) };
+    const types = spec.contentTypes ?? [spec.contentType ?? 'application/json'];
     const content = spec.schema
-      ? {
-          [spec.contentType ?? 'application/json']: {
-            schema: spec.schema,
-            ...(spec.example !== undefined ? { example: spec.example } : {}),
-          },
-        }
+      ? Object.fromEntries(
+          types.map((type) => [
+            type,
+            { schema: spec.schema, ...(spec.example !== undefined ? { example: spec.example } : {}) },
+          ]),
+        )
       : undefined;
     out[status] = { description: spec.description, headers, ...(content ? { content } : {}) };
   }

@@ -75,7 +75,8 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
         [{ path: 'header.Idempotency-Key', message: `must be 1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable characters` }],
       );
     }
-    const fingerprint = requestFingerprint(ctx.method, ctx.originalUrl, rawBody(ctx.request));
+    const body = route.fingerprintBody ? route.fingerprintBody(input) : rawBody(ctx.request);
+    const fingerprint = requestFingerprint(ctx.method, ctx.originalUrl, body);
     return db.transaction(async (trx) => {
       const claim = await claimIdempotencyKey(trx, secretBox, auth.organizationId, key, HANDLER_SAVEPOINT);
       if (!claim.locked) throw new ApiError('idempotency_in_progress');

@@ -32,6 +32,8 @@ export interface ResponseSpec {
   /** Omitted for bodiless responses such as 204. */
   schema?: JsonSchema;
   contentType?: string;
+  /** Several content types sharing `schema` (e.g. a document's bytes: PDF, PNG or JPEG); overrides `contentType`. */
+  contentTypes?: string[];
   example?: unknown;
   headers?: Record<string, { description: string; schema: JsonSchema }>;
 }
@@ -135,6 +137,16 @@ export interface RouteDefinition<TInput extends AnyRouteInput = AnyRouteInput> {
   params?: JsonSchema;
   query?: JsonSchema;
   body?: JsonSchema;
+  /**
+   * A `multipart/form-data` body, described by this schema and encoding in the OpenAPI document. The JSON body parser
+   * leaves such a route's request stream unread: the route reads it itself (in `prepare`), never buffering it whole.
+   */
+  multipart?: { schema: JsonSchema; encoding?: Record<string, { contentType: string }> };
+  /**
+   * What an Idempotency-Key fingerprints instead of the raw JSON body, computed from `prepared` (e.g. an uploaded
+   * file's SHA-256 and its fields): a route whose body is streamed has no raw text to compare.
+   */
+  fingerprintBody?: (input: { prepared?: unknown }) => string;
   /** The body may be left out altogether (the handler then gets `{}`); by default a route with `body` needs one. */
   optionalBody?: boolean;
   /** Success responses by status code. */

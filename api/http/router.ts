@@ -106,6 +106,9 @@ export function writeResult(ctx: ApiContext, result: HandlerResult): void {
   if (typeof result.body === 'string' || Buffer.isBuffer(result.body) || result.body instanceof Readable) {
     ctx.type = result.contentType ?? 'text/plain; charset=utf-8';
     ctx.body = result.body;
+    // Koa drops Content-Length when the body is a stream; a stream of known size (a document) keeps it.
+    const length = result.headers?.['Content-Length'];
+    if (result.body instanceof Readable && length !== undefined) ctx.length = Number(length);
     return;
   }
   ctx.type = result.contentType ?? 'application/json; charset=utf-8';

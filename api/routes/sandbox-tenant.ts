@@ -4,6 +4,7 @@
  * - `POST /sandbox/signup`: anonymous sign-up, outside `/v1` because it takes no key; rate-limited per address.
  * - `POST /v1/sandbox/reset`: wipe and reseed the caller's tenant now, through its reset workflow.
  */
+import type { DocumentStore } from '../../core/documents/store';
 import type { Logger } from '../../core/platform/logger';
 import { ApiError } from '../../core/platform/errors';
 import type { SandboxResets } from '../../core/sandbox/resets';
@@ -30,13 +31,15 @@ export interface SandboxTenantDeps {
   logger: Logger;
   /** The tenants' reset workflows; without it (tests of the routes alone) sign-up starts none and reset is 503. */
   resets?: SandboxResets;
+  /** Where the seed's sample agreements are stored. */
+  documents?: DocumentStore;
 }
 
 export function sandboxTenantRoutes(deps: SandboxTenantDeps): RouteDefinition[] {
   return [signupRoute(deps), resetRoute(deps)];
 }
 
-function signupRoute({ signupLimiter, logger, resets }: SandboxTenantDeps): RouteDefinition {
+function signupRoute({ signupLimiter, logger, resets, documents }: SandboxTenantDeps): RouteDefinition {
   return defineRoute<MutationInput<{ organizationName?: string }>>({
     method: 'post',
     path: '/sandbox/signup',
@@ -63,7 +66,7 @@ function signupRoute({ signupLimiter, logger, resets }: SandboxTenantDeps): Rout
       }
     },
     handler: async (_ctx, { trx, body, afterCommit }) => {
-      const signup = await signUpSandboxTenant(trx, { organizationName: body.organizationName });
+      const signup = await signUpSandboxTenant(trx, { organizationName: body.organizationName }, documents);
       const organizationId = signup.organization.id;
       afterCommit(async () => {
         // Best effort: the tenant's first authenticated request starts the workflow if this did not.

@@ -7,10 +7,10 @@
 import type { Readable } from 'node:stream';
 import { ApiError } from '../platform/errors';
 import type { Db, Trx } from '../platform/db';
-import { newId } from '../platform/ids';
+import { isUuid, newId } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
 import { TypeSniffer, UnsupportedDocumentTypeError, type DocumentContentType } from './content-type';
-import { ObjectTooLargeError, type DocumentStore, type StoredObject } from './store';
+import { ObjectMissingError, ObjectTooLargeError, type DocumentStore, type StoredObject } from './store';
 import { pipeline } from 'node:stream/promises';
 import { PassThrough } from 'node:stream';
 
@@ -78,7 +78,79 @@ export interface DocumentDeps {
 }
 
 const tooMany = () =>
-  new ApiError('invalid_state', `A debt holds at most ${MAX_DOCUMENTS_PER_DEBT} documents; this one is full.`);
+  new ApiError('document_limit_reached', `A debt holds at most ${MAX_DOCUMENTS_PER_DEBT} documents; this one is full.`);
+
+/** A file's bytes in the store, recognised and counted, whose row is not written yet. */
+export interface StoredDocument {
+  stored: StoredObject;
+  contentType: DocumentContentType;
+}
+
+/**
+ * Refuses before reading a byte when the organisation has no such debt (404) or the debt is full (409); the
+ * upload route calls it before it opens the request body.
+ */
+export async function checkDebtTakesDocuments(db: Db, organizationId: string, debtId: string): Promise<void> {
+  const count = await countDocuments(db, organizationId, debtId);
+  if (count === undefined) throw new ApiError('not_found', 'The debt was not found.');
+  if (count >= MAX_DOCUMENTS_PER_DEBT) throw tooMany();
+}
+
+/**
+ * Streams a file into the store: its type recognised from its first bytes (415 otherwise), refused past 10 MiB
+ * (413), hashed as it goes. Nothing is kept under a real name when it is refused.
+ */
+export async function storeDocumentObject(
+  store: DocumentStore,
+  organizationId: string,
+  body: Readable,
+): Promise<StoredDocument> {
+  const sniffer = new TypeSniffer();
+  const sniffed = new PassThrough();
+  const feeding = pipeline(body, sniffer, sniffed);
+  let stored: StoredObject;
+  try {
+    [stored] = await Promise.all([store.put(organizationId, sniffed, MAX_DOCUMENT_BYTES), feeding]);
+  } catch (err) {
+    sniffed.destroy();
+    await feeding.catch(() => undefined);
+    throw documentError(err);
+  }
+  const contentType = sniffer.type;
+  if (!contentType) throw new Error('stored a document whose type was never recognised');
+  return { stored, contentType };
+}
+
+/**
+ * Writes the row of a stored object, in the caller's transaction. The debt is locked so the per-debt limit holds
+ * under concurrent uploads; a refusal here leaves the object to the orphan sweep (never deleted here: the local
+ * store shares one file between equal uploads).
+ */
+export async function recordDocument(
+  trx: Trx,
+  organizationId: string,
+  debtId: string,
+  object: StoredDocument,
+  meta: Omit<NewDocument, 'body'>,
+): Promise<DebtDocument> {
+  const locked = await trx('debts').where({ organization_id: organizationId, id: debtId }).forUpdate().first('id');
+  if (!locked) throw new ApiError('not_found', 'The debt was not found.');
+  const counted = await trx('documents').where({ organization_id: organizationId, debt_id: debtId }).count({ n: '*' });
+  if (Number(counted[0]?.n ?? 0) >= MAX_DOCUMENTS_PER_DEBT) throw tooMany();
+  const row = await insertDocument(trx, {
+    id: newId(),
+    organization_id: organizationId,
+    debt_id: debtId,
+    kind: meta.kind ?? 'Other',
+    description: meta.description ?? null,
+    file_name: meta.fileName.slice(0, MAX_FILE_NAME_LENGTH),
+    content_type: object.contentType,
+    size: object.stored.size,
+    sha256: object.stored.sha256,
+    storage_key: object.stored.key,
+  });
+  return toDocument(row);
+}
 
 /**
  * Streams the file into the store (type recognised from its first bytes, refused past 10 MiB with 413), then writes
@@ -90,44 +162,10 @@ export async function uploadDocument(
   debtId: string,
   doc: NewDocument,
 ): Promise<DebtDocument> {
-  const count = await countDocuments(deps.db, organizationId, debtId);
-  if (count === undefined) throw new ApiError('not_found', 'The debt was not found.');
-  if (count >= MAX_DOCUMENTS_PER_DEBT) throw tooMany();
-  const sniffer = new TypeSniffer();
-  const sniffed = new PassThrough();
-  const feeding = pipeline(doc.body, sniffer, sniffed);
-  let stored: StoredObject;
-  try {
-    [stored] = await Promise.all([deps.store.put(organizationId, sniffed, MAX_DOCUMENT_BYTES), feeding]);
-  } catch (err) {
-    sniffed.destroy();
-    await feeding.catch(() => undefined);
-    throw documentError(err);
-  }
-  await deps.afterStored?.(stored);
-  const contentType = sniffer.type;
-  if (!contentType) throw new Error('stored a document whose type was never recognised');
-  const row = await deps.db.transaction(async (trx) => {
-    const locked = await trx('debts').where({ organization_id: organizationId, id: debtId }).forUpdate().first('id');
-    if (!locked) throw new ApiError('not_found', 'The debt was not found.');
-    const counted = await trx('documents')
-      .where({ organization_id: organizationId, debt_id: debtId })
-      .count({ n: '*' });
-    if (Number(counted[0]?.n ?? 0) >= MAX_DOCUMENTS_PER_DEBT) throw tooMany(); // its object is left to the orphan sweep
-    return insertDocument(trx, {
-      id: newId(),
-      organization_id: organizationId,
-      debt_id: debtId,
-      kind: doc.kind ?? 'Other',
-      description: doc.description ?? null,
-      file_name: doc.fileName.slice(0, MAX_FILE_NAME_LENGTH),
-      content_type: contentType,
-      size: stored.size,
-      sha256: stored.sha256,
-      storage_key: stored.key,
-    });
-  });
-  return toDocument(row);
+  await checkDebtTakesDocuments(deps.db, organizationId, debtId);
+  const object = await storeDocumentObject(deps.store, organizationId, doc.body);
+  await deps.afterStored?.(object.stored);
+  return deps.db.transaction((trx) => recordDocument(trx, organizationId, debtId, object, doc));
 }
 
 function documentError(err: unknown): unknown {
@@ -146,6 +184,7 @@ async function insertDocument(trx: Trx, row: Omit<DocumentRow, 'created_at'>): P
 
 /** The number of documents on a debt of this organisation, or undefined when it has no such debt. */
 async function countDocuments(db: Db, organizationId: string, debtId: string): Promise<number | undefined> {
+  if (!isUuid(debtId)) return undefined;
   const result = await db.raw<{ rows: { debt: string | null; n: string }[] }>(
     `select (select id from debts where organization_id = ? and id = ?) as debt,
             (select count(*) from documents where organization_id = ? and debt_id = ?) as n`,
@@ -165,6 +204,7 @@ export async function listDebtDocuments(
   debtId: string,
   page: PageRequest,
 ): Promise<Page<DebtDocument> | undefined> {
+  if (!isUuid(debtId)) return undefined;
   const debt = await db('debts').where({ organization_id: organizationId, id: debtId }).first('id');
   if (!debt) return undefined;
   return fetchPage<DocumentRow, DebtDocument>(
@@ -186,6 +226,7 @@ export async function getDebtDocument(
   debtId: string,
   documentId: string,
 ): Promise<DocumentRow | undefined> {
+  if (!isUuid(debtId) || !isUuid(documentId)) return undefined;
   return db('documents').where({ organization_id: organizationId, debt_id: debtId, id: documentId }).first();
 }
 
@@ -198,7 +239,14 @@ export async function openDebtDocument(
 ): Promise<{ document: DebtDocument; content: Readable } | undefined> {
   const row = await getDebtDocument(deps.db, organizationId, debtId, documentId);
   if (!row) return undefined;
-  return { document: toDocument(row), content: await deps.store.get(row.storage_key) };
+  const content = await deps.store.get(row.storage_key).catch((err: unknown) => {
+    if (!(err instanceof ObjectMissingError)) throw err;
+    throw new ApiError(
+      'not_found',
+      'The document’s content is missing from storage (it was removed outside the API); its metadata remains.',
+    );
+  });
+  return { document: toDocument(row), content };
 }
 
 /** An object younger than this may be an upload whose row is about to be written: the sweep leaves it. */

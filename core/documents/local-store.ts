@@ -9,7 +9,14 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { checkNamespace, HashingLimit, type DocumentStore, type ListedObject, type StoredObject } from './store';
+import {
+  checkNamespace,
+  HashingLimit,
+  ObjectMissingError,
+  type DocumentStore,
+  type ListedObject,
+  type StoredObject,
+} from './store';
 
 const TMP = '.tmp';
 
@@ -36,7 +43,10 @@ export class LocalDocumentStore implements DocumentStore {
 
   async get(key: string): Promise<Readable> {
     const path = this.pathOf(key);
-    await stat(path); // ENOENT here, not as a stream error after the answer has started
+    // ENOENT here, not as a stream error after the answer has started.
+    await stat(path).catch((err: NodeJS.ErrnoException) => {
+      throw err.code === 'ENOENT' ? new ObjectMissingError(key) : err;
+    });
     return createReadStream(path);
   }
 

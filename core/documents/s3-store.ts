@@ -12,11 +12,19 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   ListObjectsV2Command,
+  NoSuchKey,
   S3Client,
   type ServerSideEncryption,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { checkNamespace, HashingLimit, type DocumentStore, type ListedObject, type StoredObject } from './store';
+import {
+  checkNamespace,
+  HashingLimit,
+  ObjectMissingError,
+  type DocumentStore,
+  type ListedObject,
+  type StoredObject,
+} from './store';
 
 export interface S3StoreConfig {
   bucket: string;
@@ -75,7 +83,11 @@ export class S3DocumentStore implements DocumentStore {
   }
 
   async get(key: string): Promise<Readable> {
-    const answer = await this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.fullKey(key) }));
+    const answer = await this.client
+      .send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.fullKey(key) }))
+      .catch((err: unknown) => {
+        throw err instanceof NoSuchKey ? new ObjectMissingError(key) : err;
+      });
     if (!(answer.Body instanceof Readable)) throw new Error(`S3 returned no stream for ${key}`);
     return answer.Body;
   }

@@ -26,7 +26,7 @@ export interface DocumentStore {
    * under a real name.
    */
   put(namespace: string, body: Readable, maxBytes: number): Promise<StoredObject>;
-  /** The bytes of a stored object, streamed. */
+  /** The bytes of a stored object, streamed; rejects with `ObjectMissingError` when there is no such object. */
   get(key: string): Promise<Readable>;
   /** Deletes one object; an absent key is no error. */
   delete(key: string): Promise<void>;
@@ -40,6 +40,14 @@ export class ObjectTooLargeError extends Error {
   constructor(public readonly maxBytes: number) {
     super(`the object is larger than ${maxBytes} bytes`);
     this.name = 'ObjectTooLargeError';
+  }
+}
+
+/** `get` of a key the store does not hold (a file removed by hand, an S3 `NoSuchKey`). */
+export class ObjectMissingError extends Error {
+  constructor(public readonly key: string) {
+    super(`no stored object ${key}`);
+    this.name = 'ObjectMissingError';
   }
 }
 

@@ -110,16 +110,24 @@ export const ERROR_CATALOGUE = {
     action: 'Read the resource again and check its `status` before retrying.',
     detail: 'The resource’s current state does not allow this change.',
   },
+  document_limit_reached: {
+    status: 409,
+    when: 'The debt already holds 50 documents, the most one debt can hold.',
+    action: 'Attach fewer, larger files (combine pages into one PDF); documents are not removed through the API.',
+    detail: 'A debt holds at most 50 documents; this one is full.',
+  },
   payload_too_large: {
     status: 413,
-    when: 'The request body is larger than 1 MiB.',
-    action: 'Send a smaller body.',
+    when: 'A JSON request body is larger than 1 MiB, or an uploaded document is larger than 10 MiB.',
+    action: 'Send a smaller body; split or compress a document to 10 MiB or less.',
     detail: 'The request body exceeds 1 MiB.',
   },
   unsupported_media_type: {
     status: 415,
-    when: 'A request body was sent with a content type other than `application/json`.',
-    action: 'Send JSON with `Content-Type: application/json`.',
+    when:
+      'A request body was sent with a content type other than `application/json` (`multipart/form-data` for a ' +
+      'document upload), or an uploaded document’s bytes are not a PDF, PNG or JPEG, whatever its name says.',
+    action: 'Send JSON with `Content-Type: application/json`; upload documents as PDF, PNG or JPEG files.',
     detail: 'Request bodies must be application/json.',
   },
   rate_limited: {

@@ -9,6 +9,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import type { DocumentStore } from '../documents/store';
 import type { Db } from '../platform/db';
 import { endDebtWorkflows, startSeedWorkflows } from './debt-workflows';
 import { seedTenant } from './seed';
@@ -20,6 +21,8 @@ export interface SandboxResetDeps {
   client: Client;
   /** Where the seed's debt workflows run; the `lifecycle` queue unless a test says otherwise. */
   lifecycleTaskQueue?: string;
+  /** Where the seed's sample agreements are stored; without it the seed attaches none. */
+  documents?: DocumentStore;
 }
 
 export type SandboxResetReport =
@@ -46,7 +49,7 @@ export async function resetSandboxTenant(
   const { removed, seeded } = await db.transaction(async (trx) => {
     await lockTenantForReset(trx, organizationId);
     const wiped = await wipeTenantData(trx, organizationId);
-    return { removed: wiped, seeded: await seedTenant(trx, organizationId, asOf) };
+    return { removed: wiped, seeded: await seedTenant(trx, organizationId, asOf, deps.documents) };
   });
   const workflowsEnded = await endDebtWorkflows(deps.client, organizationId, seeded.debtIds);
   const { started } = await startSeedWorkflows(deps, organizationId);

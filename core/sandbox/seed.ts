@@ -6,7 +6,14 @@
  * outbox. Each open debt's `debt-<id>` workflow is started afterwards by `startSeedWorkflows` (the workflow loads
  * its state from the row). Nothing here, or anywhere in the sandbox, notifies a debtor: the service has no
  * debtor-facing sender.
+ *
+ * Given a document store, two debts get a generated sample agreement (a real, small PDF) as an `Agreement` document:
+ * an active one and the disputed one, which a creditor would answer with it.
  */
+import { Readable } from 'node:stream';
+import { sampleAgreementPdf } from '../documents/agreement-pdf';
+import { recordDocument, storeDocumentObject } from '../documents/documents';
+import type { DocumentStore } from '../documents/store';
 import type { Trx } from '../platform/db';
 import { newId } from '../platform/ids';
 import { addAmounts, normalizeAmount, subtractAmounts } from '../debts/money';
@@ -114,8 +121,43 @@ async function insertDebt(trx: Trx, organizationId: string, debtorId: string, de
   return id;
 }
 
-/** Seeds one (empty) organisation as of `asOf`; returns the ids it wrote. */
-export async function seedTenant(trx: Trx, organizationId: string, asOf: Date): Promise<SeededTenant> {
+/** The seeded debts that carry the sample agreement. */
+export const AGREEMENT_DEBTS = ['ACCT-0002', 'ACCT-0005'] as const;
+
+async function attachAgreements(
+  trx: Trx,
+  documents: DocumentStore,
+  organizationId: string,
+  debtIds: Map<string, string>,
+): Promise<void> {
+  for (const account of AGREEMENT_DEBTS) {
+    const debt = SEED_DEBTS.find((d) => d.externalAccountId === account);
+    const debtor = SEED_DEBTORS.find((d) => d.referenceId === debt?.debtorReferenceId);
+    const debtId = debtIds.get(account);
+    if (!debt || !debtor || !debtId) throw new Error(`seed agreement names unknown debt ${account}`);
+    const pdf = sampleAgreementPdf({
+      externalAccountId: account,
+      debtorName: `${debtor.firstName} ${debtor.lastName}`,
+    });
+    const object = await storeDocumentObject(documents, organizationId, Readable.from([pdf]));
+    await recordDocument(trx, organizationId, debtId, object, {
+      fileName: `agreement-${account}.pdf`,
+      kind: 'Agreement',
+      description: 'Signed credit agreement (sandbox sample)',
+    });
+  }
+}
+
+/**
+ * Seeds one (empty) organisation as of `asOf`; returns the ids it wrote. With `documents`, two debts get the sample
+ * agreement (its objects are stored before the transaction commits: a rollback leaves orphans for the sweep).
+ */
+export async function seedTenant(
+  trx: Trx,
+  organizationId: string,
+  asOf: Date,
+  documents?: DocumentStore,
+): Promise<SeededTenant> {
   const debtorIds = await insertDebtors(trx, organizationId, asOf);
   const debtIds: string[] = [];
   for (const debt of SEED_DEBTS) {
@@ -123,6 +165,10 @@ export async function seedTenant(trx: Trx, organizationId: string, asOf: Date): 
     if (!debtorId)
       throw new Error(`seed debt ${debt.externalAccountId} names unknown debtor ${debt.debtorReferenceId}`);
     debtIds.push(await insertDebt(trx, organizationId, debtorId, debt, asOf));
+  }
+  if (documents) {
+    const byAccount = new Map(SEED_DEBTS.map((debt, i) => [debt.externalAccountId, debtIds[i]!]));
+    await attachAgreements(trx, documents, organizationId, byAccount);
   }
   return { debtorIds: [...debtorIds.values()], debtIds };
 }

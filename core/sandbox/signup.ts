@@ -6,6 +6,7 @@
 import { mintApiKey, type ApiKey } from '../access/api-keys';
 import { createOrganization, type Organization } from '../access/organizations';
 import { SCOPES } from '../access/scopes';
+import type { DocumentStore } from '../documents/store';
 import type { Trx } from '../platform/db';
 import { seedTenant } from './seed';
 
@@ -20,7 +21,12 @@ export interface SandboxSignup {
   seededDebtIds: string[];
 }
 
-export async function signUpSandboxTenant(trx: Trx, input: { organizationName?: string }): Promise<SandboxSignup> {
+/** With `documents`, the seed attaches its sample agreements (seed.ts). */
+export async function signUpSandboxTenant(
+  trx: Trx,
+  input: { organizationName?: string },
+  documents?: DocumentStore,
+): Promise<SandboxSignup> {
   const name = input.organizationName?.trim() || DEFAULT_SANDBOX_ORGANIZATION_NAME;
   const organization = await createOrganization(trx, { name, mode: 'sandbox' });
   const { apiKey, secret } = await mintApiKey(trx, {
@@ -30,6 +36,6 @@ export async function signUpSandboxTenant(trx: Trx, input: { organizationName?: 
     scopes: [...SCOPES],
     readOnly: false,
   });
-  const seeded = await seedTenant(trx, organization.id, new Date());
+  const seeded = await seedTenant(trx, organization.id, new Date(), documents);
   return { organization, apiKey, secret, seededDebtIds: seeded.debtIds };
 }

@@ -24,6 +24,7 @@ const EXPECTED_SCENARIOS = [
   'GET /v1/events?limit=50 p99 growth',
   'GET /v1/webhooks/deliveries?limit=50 p99 growth',
   'POST /v1/debts with Idempotency-Key',
+  'POST /v1/debts/{id}/documents, 1 MiB files',
   'webhook deliveries',
   'lifecycle',
   'webhook reconciler',
@@ -41,7 +42,7 @@ describe('bench harness (quick mode)', function () {
       env: {
         ...process.env,
         BENCH_QUICK: '1',
-        BENCH_ONLY: 'api,lists,debts,webhooks,lifecycle,reconcile',
+        BENCH_ONLY: 'api,lists,debts,documents,webhooks,lifecycle,reconcile',
         BENCH_OUTPUT: output,
       },
       maxBuffer: 16 * 1024 * 1024,

@@ -3,19 +3,24 @@
  * (bare-server.ts) against PostgreSQL and Redis, runs each scenario against its bare ceiling in the same run, prints
  * ratios with their targets (PASS/BELOW), p50/p99 and each process's peak memory, and writes the same as JSON
  * (bench-results/latest.json, path printed). Nothing here asserts: benchmarks print, tests assert.
- *   BENCH_DURATION=10 (seconds per load)  BENCH_ONLY=api,debts,lists,outbox,webhooks,lifecycle,reconcile (default: all)
+ *   BENCH_DURATION=10 (seconds per load)
+ *   BENCH_ONLY=api,debts,documents,lists,outbox,webhooks,lifecycle,reconcile (default: all)
  *   BENCH_QUICK=1: small data, 2 s per load (the smoke test's mode; its figures mean nothing)
  *   BENCH_DATABASE_URL: the list tenants (up to 1,000,000 rows each) are kept there between runs; default: the
  *   client_api_bench database (scripts/bench.sh creates and migrates it), or TEST_DATABASE_URL in quick mode
  *   (whose small tenants are removed afterwards)
  * CPU profiles of the hot paths: test/bench/profile.ts.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
 import { closeSharedResources } from '../support/resources';
 import { benchApiContract } from './api.bench';
 import type { BenchContext } from './context';
 import { benchDebtCreation } from './debts.bench';
+import { benchDocumentUploads } from './documents.bench';
 import { benchLifecycle } from './lifecycle.bench';
 import { benchLists } from './lists.bench';
 import { benchOutboxCommits } from './outbox-commits.bench';
@@ -26,13 +31,17 @@ import { COMPILED_API, ROOT, buildCompiled, peakMemoryMiB, startApiProcess, star
 
 const quick = process.env.BENCH_QUICK === '1';
 const duration = Number(process.env.BENCH_DURATION ?? (quick ? 2 : 10));
-const only = new Set((process.env.BENCH_ONLY ?? 'api,debts,lists,outbox,webhooks,lifecycle,reconcile').split(','));
+const only = new Set(
+  (process.env.BENCH_ONLY ?? 'api,debts,documents,lists,outbox,webhooks,lifecycle,reconcile').split(','),
+);
 const BENCH_DATABASE = 'postgres://client_api:client_api@127.0.0.1:5432/client_api_bench';
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? (quick ? testEnv.databaseUrl : BENCH_DATABASE);
 const redisUrl = process.env.BENCH_REDIS_URL ?? testEnv.redisUrl;
 
 async function httpScenarios(ctx: Omit<BenchContext, 'api' | 'bare'>): Promise<void> {
-  const env = { API_MODE: 'production', DATABASE_URL: databaseUrl, REDIS_URL: redisUrl } as const;
+  // The API's documents go to a scratch directory, which the upload scenario also writes to directly.
+  const documentDir = mkdtempSync(path.join(os.tmpdir(), 'bench-documents-'));
+  const env = { API_MODE: 'production', DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DOCUMENT_DIR: documentDir };
   const api = await startApiProcess(env, [], COMPILED_API);
   const bare = await startBenchProcess('test/bench/bare-server.ts', { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl });
   const full = { ...ctx, api, bare };
@@ -41,10 +50,14 @@ async function httpScenarios(ctx: Omit<BenchContext, 'api' | 'bare'>): Promise<v
     if (only.has('api')) await attempt(ctx.report, 'api', () => benchApiContract(full));
     if (only.has('lists')) await attempt(ctx.report, 'lists', () => benchLists(full));
     if (only.has('debts')) await attempt(ctx.report, 'debts', () => benchDebtCreation(full));
+    const documentStoreDir = path.join(documentDir, 'production'); // the mode's directory, as config.ts appends it
+    if (only.has('documents'))
+      await attempt(ctx.report, 'documents', () => benchDocumentUploads(full, documentStoreDir));
     recordMemory(ctx.report, 'api process (1 process)', api.pid, peakMemoryMiB(api.pid));
     recordMemory(ctx.report, 'bare process', bare.pid, peakMemoryMiB(bare.pid));
   } finally {
     await Promise.all([api.stop(), bare.stop()]);
+    rmSync(documentDir, { recursive: true, force: true });
   }
 }
 

@@ -69,6 +69,8 @@ export async function fuzzTheApi(options: FuzzOptions): Promise<FuzzResult> {
       METRICS_PORT: '0', // the default port would collide with any other API on the machine
       // Every fuzzer request comes from 127.0.0.1: the per-address limit would turn its 401 checks into 429s.
       FAILED_AUTH_LIMIT: '1000000',
+      // Uploaded documents (the fuzzer's multipart bodies) go to a scratch directory, not the checkout's .data/.
+      DOCUMENT_DIR: path.join(os.tmpdir(), 'fuzz-documents'),
     });
     // Schemathesis keeps a crash cache (.schemathesis/) in its working directory: a scratch one, not the checkout.
     const scratch = mkdtempSync(path.join(os.tmpdir(), 'fuzz-'));

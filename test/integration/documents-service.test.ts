@@ -186,7 +186,7 @@ function documentsOnEitherStore(name: string, openStore: () => Promise<DocumentS
       }
       expect(
         await codeOf(uploadDocument(deps, org, debt.id, { body: chunked(pdfLike(64)), fileName: 'x.pdf' })),
-      ).to.equal('invalid_state');
+      ).to.equal('document_limit_reached');
     });
   });
 }

@@ -15,7 +15,7 @@ import { runningDebtWorkflowsQuery } from '../../core/sandbox/debt-workflows';
 import { createSandboxResets } from '../../core/sandbox/resets';
 import { NAMESPACES, SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, workflowIds } from '../../core/temporal/names';
 import { sandboxResetWorkflow, statusQuery } from '../../workflows/sandbox-reset';
-import { startTestServer, type TestServer } from '../support/app';
+import { startTestServer, testDocumentStore, type TestServer } from '../support/app';
 import { raiseDebt, type Caller } from '../support/debt-api';
 import { testLifecycle, type LifecycleStack } from '../support/lifecycle-stack';
 import { testDb } from '../support/resources';
@@ -36,7 +36,12 @@ describe('Sandbox reset against PostgreSQL and Temporal', function () {
   const workers: { worker: Worker; running: Promise<void> }[] = [];
 
   function realActivities(): SandboxResetActivities {
-    return createSandboxResetActivities({ db: testDb(), client, lifecycleTaskQueue: stack.taskQueue });
+    return createSandboxResetActivities({
+      db: testDb(),
+      client,
+      lifecycleTaskQueue: stack.taskQueue,
+      documents: testDocumentStore('sandbox'), // the store the test server's sign-up and downloads use
+    });
   }
 
   /** A sandbox worker on `taskQueue`: workflows, activities, or both. */
@@ -158,6 +163,19 @@ describe('Sandbox reset against PostgreSQL and Temporal', function () {
     expect(debts.map((d) => d.id)).to.not.include.members([...oldDebtIds, own.id]);
     expect((await tenant.api<Page>('GET', '/v1/debtors?limit=200')).body.data).to.have.length(5);
     expect((await tenant.api<Page>('GET', '/v1/events')).body.data).to.deep.equal([]);
+    // The new seed's sample agreement, once (the old rows went with their debts), and its bytes are served.
+    const active = String(debts.find((d) => d.externalAccountId === 'ACCT-0002')!.id);
+    const documents = (await tenant.api<Page>('GET', `/v1/debts/${active}/documents`)).body.data;
+    expect(documents.map((d) => d.kind)).to.deep.equal(['Agreement']);
+    const content = await fetch(`${server.baseUrl}/v1/debts/${active}/documents/${String(documents[0]!.id)}/content`, {
+      headers: { authorization: `Bearer ${tenant.key}` },
+    });
+    expect(content.status).to.equal(200);
+    expect(
+      Buffer.from(await content.arrayBuffer())
+        .subarray(0, 5)
+        .toString('latin1'),
+    ).to.equal('%PDF-');
     for (const table of ['events', 'webhook_deliveries', 'idempotency_keys', 'lifecycle_inputs'] as const) {
       expect(await counts(table), table).to.equal(0);
     }

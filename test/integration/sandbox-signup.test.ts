@@ -114,6 +114,37 @@ describe('Sandbox sign-up: POST /sandbox/signup', function () {
     expect(byAccount.get('ACCT-0005')!.disputeReason).to.be.a('string');
   });
 
+  it('attaches the generated sample agreement, a valid PDF, to the active and the disputed debt', async () => {
+    const { api, key } = await signUp(sandbox.baseUrl);
+    const debts = (await api<Page>('GET', '/v1/debts?limit=200')).body.data;
+    const withDocuments: string[] = [];
+    for (const debt of debts) {
+      const documents = (await api<Page>('GET', `/v1/debts/${String(debt.id)}/documents`)).body.data;
+      if (documents.length === 0) continue;
+      withDocuments.push(String(debt.externalAccountId));
+      expect(documents).to.have.length(1);
+      const document = documents[0]!;
+      expect(document).to.include({
+        kind: 'Agreement',
+        contentType: 'application/pdf',
+        fileName: `agreement-${String(debt.externalAccountId)}.pdf`,
+      });
+      const res = await fetch(
+        `${sandbox.baseUrl}/v1/debts/${String(debt.id)}/documents/${String(document.id)}/content`,
+        {
+          headers: { authorization: `Bearer ${key}` },
+        },
+      );
+      const pdf = Buffer.from(await res.arrayBuffer());
+      expect(createHash('sha256').update(pdf).digest('hex')).to.equal(document.sha256);
+      const text = pdf.toString('latin1');
+      expect(text.startsWith('%PDF-1.4\n')).to.equal(true);
+      expect(text).to.contain(`Account: ${String(debt.externalAccountId)}`);
+      expect(text.trimEnd().endsWith('%%EOF')).to.equal(true);
+    }
+    expect(withDocuments.sort()).to.deep.equal(['ACCT-0002', 'ACCT-0005']);
+  });
+
   it('records no events for the seed: a fixture sends no webhooks', async () => {
     const { api } = await signUp(sandbox.baseUrl);
     const events = await api<Page>('GET', '/v1/events');

@@ -5,8 +5,11 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createApp, type AppDeps, type BuiltApp } from '../../api/app';
 import { answerUnparsableRequests } from '../../api/http/client-errors';
+import { LocalDocumentStore } from '../../core/documents/local-store';
 import { createMetricsServer } from '../../core/platform/metrics-server';
 import { loadConfig, type Config, type Mode } from '../../core/platform/config';
 import { createLogger } from '../../core/platform/logger';
@@ -32,6 +35,14 @@ export interface TestServerOptions {
   deps?: Partial<AppDeps>;
 }
 
+/** Where test servers keep documents (config.ts appends the mode): a scratch directory shared by the test run. */
+export const TEST_DOCUMENT_DIR = path.join(tmpdir(), 'client-api-test-documents');
+
+/** The store a test server of `mode` uses by default, for workers and checks that must see the same objects. */
+export function testDocumentStore(mode: Mode): LocalDocumentStore {
+  return new LocalDocumentStore(path.join(TEST_DOCUMENT_DIR, mode));
+}
+
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const config = loadConfig({
     APP_ENV: 'test',
@@ -39,6 +50,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     DATABASE_URL: testEnv.databaseUrl,
     REDIS_URL: testEnv.redisUrl,
     LOG_LEVEL: 'info',
+    // Uploaded documents go to a scratch directory, never the working tree's .data/.
+    DOCUMENT_DIR: TEST_DOCUMENT_DIR,
     ...options.env,
   });
   const chunks: string[] = [];

@@ -23,6 +23,8 @@ export function idResourceOf(route: RouteDefinition): string | undefined {
 export function listResourceOf(route: RouteDefinition): string | undefined {
   const schema = route.responses[200]?.schema as { required?: string[] } | undefined;
   if (route.method !== 'get' || !schema?.required?.includes('nextCursor')) return undefined;
+  // A list under a resource (`/v1/debts/{id}/documents`) is tried as an {id} route: its parent is what is owned.
+  if (route.path.includes('{')) return undefined;
   return route.path.replace(/^\/v1\//, '');
 }
 
@@ -47,4 +49,16 @@ export function exampleBody(route: RouteDefinition): unknown {
 /** Fills `{id}` (percent-encoding it, as a client would) and any other path parameter with the same value. */
 export function pathWithId(route: RouteDefinition, id: string): string {
   return route.path.replace(/\{[^}]+\}/g, encodeURIComponent(id));
+}
+
+/**
+ * Fills each path parameter with the id of the resource it names: `{id}` the route's `idResourceOf`, `{documentId}`
+ * a `documents` id, and so on; a parameter with no id given keeps the `{id}` one.
+ */
+export function pathWithIds(route: RouteDefinition, idOf: (resource: string) => string | undefined): string {
+  const main = idOf(idResourceOf(route) ?? '') ?? '';
+  return route.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_match, name: string) => {
+    const id = name === 'id' ? main : (idOf(`${name.replace(/Id$/, '')}s`) ?? main);
+    return encodeURIComponent(id);
+  });
 }

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { recordTransaction } from '../../core/debts/transactions';
 import { recordAttempt } from '../../core/webhooks/delivery-attempts';
+import { newId } from '../../core/platform/ids';
 import type { Caller, Debt } from './debt-api';
 import { raiseDebt } from './debt-api';
 import { testDb } from './resources';
@@ -42,6 +43,25 @@ export const RESOURCE_FACTORIES: Record<string, Factory> = {
         status: 'Succeeded',
       })
     ).id,
+  /**
+   * A document's row only (the tenancy tests need its id, not its bytes: its content answers a problem document,
+   * which they compare like any other answer). documents-api.test.ts uploads real ones.
+   */
+  documents: async (owner, { debt }) => {
+    const id = newId();
+    await testDb()('documents').insert({
+      id,
+      organization_id: owner.tenant.organization.id,
+      debt_id: (await debt()).id,
+      kind: 'Agreement',
+      file_name: 'agreement.pdf',
+      content_type: 'application/pdf',
+      size: 5,
+      sha256: '0'.repeat(64),
+      storage_key: `${owner.tenant.organization.id}/${'0'.repeat(64)}`,
+    });
+    return id;
+  },
   events: async (owner) => raiseEvent(owner.tenant.organization.id, 'debt.updated'),
   /** A Failed delivery, the one state a retry would change. No relay runs: the receiver is never contacted. */
   'webhooks/deliveries': async (owner) => {

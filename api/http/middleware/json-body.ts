@@ -9,13 +9,19 @@
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { ApiError } from '../../../core/platform/errors';
-import type { ApiState } from '../route-definition';
+import type { ApiState, RouteDefinition } from '../route-definition';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const ACCEPTED_TYPE = 'application/json';
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-export function jsonBody(): Middleware<ApiState> {
+/**
+ * `streamed` names the requests whose route reads its own body (a multipart upload, see `RouteDefinition.multipart`):
+ * they pass through unread, whatever their type or length.
+ */
+export function jsonBody(
+  streamed: (ctx: { method: string; path: string }) => boolean = () => false,
+): Middleware<ApiState> {
   const parse = koaBody({
     json: true,
     urlencoded: false,
@@ -30,7 +36,7 @@ export function jsonBody(): Middleware<ApiState> {
     },
   }) as unknown as Middleware<ApiState>;
   return async (ctx, next) => {
-    if (!METHODS_WITH_BODY.has(ctx.method) || !hasBody(ctx.headers)) {
+    if (!METHODS_WITH_BODY.has(ctx.method) || !hasBody(ctx.headers) || streamed(ctx)) {
       await next();
       return;
     }
@@ -54,4 +60,15 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
 export function rawBody(request: unknown): string {
   const raw = (request as { rawBody?: unknown }).rawBody;
   return typeof raw === 'string' ? raw : '';
+}
+
+/**
+ * Whether a request is for a path whose route reads its own (multipart) body. Any method on that path passes: the
+ * router answers another method 405, as for any path, rather than this parser answering 415 first.
+ */
+export function streamedBodyRoutes(routes: RouteDefinition[]): (ctx: { method: string; path: string }) => boolean {
+  const patterns = routes
+    .filter((route) => route.multipart)
+    .map((route) => new RegExp(`^${route.path.replace(/\{[A-Za-z0-9_]+\}/g, '[^/]+')}$`));
+  return (ctx) => patterns.some((pattern) => pattern.test(ctx.path));
 }

@@ -69,6 +69,67 @@ export interface paths {
         patch: operations["updateDebt"];
         trace?: never;
     };
+    "/v1/debts/{id}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a debt’s documents
+         * @description The debt’s documents, newest first.
+         */
+        get: operations["listDebtDocuments"];
+        put?: never;
+        /**
+         * Attach a document to a debt
+         * @description Uploads one file as `multipart/form-data` (a `file` part, optional `kind` and `description` fields): a PDF, PNG or JPEG recognised by its bytes, at most 10 MiB, at most 50 per debt. A debt in any state, a terminal one included, takes documents. With an `Idempotency-Key`, a retry of the same file and fields replays the first answer. See /docs/documents.
+         */
+        post: operations["uploadDebtDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/debts/{id}/documents/{documentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a document’s metadata */
+        get: operations["getDebtDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/debts/{id}/documents/{documentId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a document
+         * @description The stored bytes, streamed, as an attachment (`Content-Disposition: attachment`, `X-Content-Type-Options: nosniff`) of the recognised type: never shown inline. Compare them with `sha256`.
+         */
+        get: operations["getDebtDocumentContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/debtors": {
         parameters: {
             query?: never;
@@ -494,6 +555,31 @@ export interface components {
              */
             nextDueDate: string | null;
         } | null;
+        Document: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            debtId: string;
+            /** @enum {string} */
+            kind: "Agreement" | "Statement" | "Notice" | "Correspondence" | "Other";
+            description: string | null;
+            /** @description The name the file was uploaded under, kept as metadata only (never a path). */
+            fileName: string;
+            /**
+             * @description Recognised from the file’s first bytes, not from its name or the declared type.
+             * @enum {string}
+             */
+            contentType: "application/pdf" | "image/png" | "image/jpeg";
+            /** @description Bytes. */
+            size: number;
+            /** @description Hex SHA-256 of the stored bytes. */
+            sha256: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            createdAt: string;
+        };
         Debtor: {
             /** Format: uuid */
             id: string;
@@ -832,7 +918,7 @@ export interface components {
              * @description The short error code.
              * @enum {string}
              */
-            title: "invalid_request" | "missing_debtor" | "debtor_not_found" | "invalid_principal" | "missing_external_account_id" | "invalid_color" | "invalid_url" | "unauthenticated" | "forbidden" | "read_only_key" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "idempotency_in_progress" | "no_webhook_configured" | "invalid_state" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+            title: "invalid_request" | "missing_debtor" | "debtor_not_found" | "invalid_principal" | "missing_external_account_id" | "invalid_color" | "invalid_url" | "unauthenticated" | "forbidden" | "read_only_key" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "idempotency_in_progress" | "no_webhook_configured" | "invalid_state" | "document_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Mirrors the HTTP status. */
             status: number;
             /** @description Human-readable explanation. */
@@ -1307,7 +1393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 1 MiB. */
+            /** @description `payload_too_large`: A JSON request body is larger than 1 MiB, or an uploaded document is larger than 10 MiB. */
             413: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -1324,7 +1410,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json`. */
+            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json` (`multipart/form-data` for a document upload), or an uploaded document’s bytes are not a PDF, PNG or JPEG, whatever its name says. */
             415: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -1716,7 +1802,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 1 MiB. */
+            /** @description `payload_too_large`: A JSON request body is larger than 1 MiB, or an uploaded document is larger than 10 MiB. */
             413: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -1733,8 +1819,748 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json`. */
+            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json` (`multipart/form-data` for a document upload), or an uploaded document’s bytes are not a PDF, PNG or JPEG, whatever its name says. */
             415: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: The key exceeded its hourly or daily request limit, too many failed authentications came from your address, or too many webhook URL checks of your organisation are in flight. */
+            429: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds until the window refills. */
+                    "Retry-After"?: number;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: An unexpected fault on our side. */
+            500: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, cache or workflow engine) is not answering. */
+            503: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDebtDocuments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200; default 50. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, sent with the same filters (only `limit` may change); omit for the first page. A cursor of another list, organisation or filters is `400 invalid_request`. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The resource id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of documents. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01937a4c-2b1d-7f3e-9c8a-5d6e7f8a9b0c",
+                     *           "debtId": "01936f1e-8a52-7c1d-9a5e-3f0b6c2d4e71",
+                     *           "kind": "Agreement",
+                     *           "description": "Signed credit agreement",
+                     *           "fileName": "agreement-ACCT-0001.pdf",
+                     *           "contentType": "application/pdf",
+                     *           "size": 48213,
+                     *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "createdAt": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJsIjoiZGVidHMiLCJ0IjoiMjAyNi0xMS0yMlQwODowMDowMC4wMDBaIiwiaSI6IjAxOTM2ZjFlLThhNTItN2MxZC05YTVlLTNmMGI2YzJkNGU3MSJ9.Qm9dX2kR7vLp0sTe"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Document"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request is malformed or fails validation (body, query or path parameters, cursor, Idempotency-Key). */
+            400: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: The bearer key is missing, malformed, unknown, revoked, or of the other mode (live vs test). */
+            401: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key is valid but lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource or route does not exist, or belongs to another organisation. */
+            404: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: The key exceeded its hourly or daily request limit, too many failed authentications came from your address, or too many webhook URL checks of your organisation are in flight. */
+            429: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds until the window refills. */
+                    "Retry-After"?: number;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: An unexpected fault on our side. */
+            500: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, cache or workflow engine) is not answering. */
+            503: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uploadDebtDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same request within 24 hours replays the saved response. 1 to 200 printable ASCII characters, no space at either end. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The resource id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The file, as a part with a filename: a PDF, PNG or JPEG (recognised by its bytes), at most 10485760 bytes (10 MiB). A debt holds at most 50 documents. */
+                    file: string;
+                    /**
+                     * @default Other
+                     * @enum {string}
+                     */
+                    kind?: "Agreement" | "Statement" | "Notice" | "Correspondence" | "Other";
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The document stored. */
+            201: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description The new document’s URL. */
+                    Location?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01937a4c-2b1d-7f3e-9c8a-5d6e7f8a9b0c",
+                     *       "debtId": "01936f1e-8a52-7c1d-9a5e-3f0b6c2d4e71",
+                     *       "kind": "Agreement",
+                     *       "description": "Signed credit agreement",
+                     *       "fileName": "agreement-ACCT-0001.pdf",
+                     *       "contentType": "application/pdf",
+                     *       "size": 48213,
+                     *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *       "createdAt": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description `invalid_request`: The request is malformed or fails validation (body, query or path parameters, cursor, Idempotency-Key). */
+            400: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: The bearer key is missing, malformed, unknown, revoked, or of the other mode (live vs test). */
+            401: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key is valid but lacks the scope the operation needs. `read_only_key`: A read-only key was used for an operation that writes. */
+            403: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource or route does not exist, or belongs to another organisation. */
+            404: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_conflict`: The `Idempotency-Key` was already used with a different method, path or body. `idempotency_in_progress`: A request with the same `Idempotency-Key` is still being processed. `document_limit_reached`: The debt already holds 50 documents, the most one debt can hold. */
+            409: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: A JSON request body is larger than 1 MiB, or an uploaded document is larger than 10 MiB. Here: the file is larger than 10 MiB. */
+            413: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json` (`multipart/form-data` for a document upload), or an uploaded document’s bytes are not a PDF, PNG or JPEG, whatever its name says. Here: the body is not multipart/form-data, or the file is not a PDF, PNG or JPEG. */
+            415: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: The key exceeded its hourly or daily request limit, too many failed authentications came from your address, or too many webhook URL checks of your organisation are in flight. */
+            429: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds until the window refills. */
+                    "Retry-After"?: number;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: An unexpected fault on our side. */
+            500: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, cache or workflow engine) is not answering. */
+            503: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDebtDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The debt id (a UUID). */
+                id: string;
+                /** @description The document id (a UUID). */
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01937a4c-2b1d-7f3e-9c8a-5d6e7f8a9b0c",
+                     *       "debtId": "01936f1e-8a52-7c1d-9a5e-3f0b6c2d4e71",
+                     *       "kind": "Agreement",
+                     *       "description": "Signed credit agreement",
+                     *       "fileName": "agreement-ACCT-0001.pdf",
+                     *       "contentType": "application/pdf",
+                     *       "size": 48213,
+                     *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *       "createdAt": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description `invalid_request`: The request is malformed or fails validation (body, query or path parameters, cursor, Idempotency-Key). */
+            400: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: The bearer key is missing, malformed, unknown, revoked, or of the other mode (live vs test). */
+            401: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key is valid but lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource or route does not exist, or belongs to another organisation. */
+            404: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: The key exceeded its hourly or daily request limit, too many failed authentications came from your address, or too many webhook URL checks of your organisation are in flight. */
+            429: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds until the window refills. */
+                    "Retry-After"?: number;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: An unexpected fault on our side. */
+            500: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, cache or workflow engine) is not answering. */
+            503: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDebtDocumentContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The debt id (a UUID). */
+                id: string;
+                /** @description The document id (a UUID). */
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document’s bytes. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description `attachment`, with the uploaded file name (`filename*` exact, `filename` in ASCII). */
+                    "Content-Disposition"?: string;
+                    /** @description Always `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                };
+            };
+            /** @description `invalid_request`: The request is malformed or fails validation (body, query or path parameters, cursor, Idempotency-Key). */
+            400: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: The bearer key is missing, malformed, unknown, revoked, or of the other mode (live vs test). */
+            401: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key is valid but lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource or route does not exist, or belongs to another organisation. Also when the document’s bytes are missing from storage. */
+            404: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
                     "X-Request-Id"?: string;
@@ -2093,7 +2919,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 1 MiB. */
+            /** @description `payload_too_large`: A JSON request body is larger than 1 MiB, or an uploaded document is larger than 10 MiB. */
             413: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -2110,7 +2936,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json`. */
+            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json` (`multipart/form-data` for a document upload), or an uploaded document’s bytes are not a PDF, PNG or JPEG, whatever its name says. */
             415: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -2490,7 +3316,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 1 MiB. */
+            /** @description `payload_too_large`: A JSON request body is larger than 1 MiB, or an uploaded document is larger than 10 MiB. */
             413: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -2507,7 +3333,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json`. */
+            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json` (`multipart/form-data` for a document upload), or an uploaded document’s bytes are not a PDF, PNG or JPEG, whatever its name says. */
             415: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -3177,7 +4003,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 1 MiB. */
+            /** @description `payload_too_large`: A JSON request body is larger than 1 MiB, or an uploaded document is larger than 10 MiB. */
             413: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -3194,7 +4020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json`. */
+            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json` (`multipart/form-data` for a document upload), or an uploaded document’s bytes are not a PDF, PNG or JPEG, whatever its name says. */
             415: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -3521,7 +4347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 1 MiB. */
+            /** @description `payload_too_large`: A JSON request body is larger than 1 MiB, or an uploaded document is larger than 10 MiB. */
             413: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -3538,7 +4364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json`. */
+            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json` (`multipart/form-data` for a document upload), or an uploaded document’s bytes are not a PDF, PNG or JPEG, whatever its name says. */
             415: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -3717,7 +4543,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 1 MiB. */
+            /** @description `payload_too_large`: A JSON request body is larger than 1 MiB, or an uploaded document is larger than 10 MiB. */
             413: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -3734,7 +4560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json`. */
+            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json` (`multipart/form-data` for a document upload), or an uploaded document’s bytes are not a PDF, PNG or JPEG, whatever its name says. */
             415: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -4280,7 +5106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large`: The request body is larger than 1 MiB. */
+            /** @description `payload_too_large`: A JSON request body is larger than 1 MiB, or an uploaded document is larger than 10 MiB. */
             413: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -4297,7 +5123,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json`. */
+            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json` (`multipart/form-data` for a document upload), or an uploaded document’s bytes are not a PDF, PNG or JPEG, whatever its name says. */
             415: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
