@@ -57,6 +57,11 @@ function isKind(value: string): value is DocumentKind {
 }
 
 function checkField(name: string, value: string): void {
+  // As for JSON bodies (api/http/validation.ts): PostgreSQL text cannot hold a NUL character.
+  if (value.includes('\u0000')) {
+    const message = 'must not contain a NUL character';
+    throw errors.invalidRequest(`${name} ${message}.`, [{ path: `body.${name}`, message }]);
+  }
   if (name === 'kind' && !isKind(value)) {
     const message = `must be one of ${DOCUMENT_KINDS.join(', ')}`;
     throw errors.invalidRequest(`kind ${message}.`, [{ path: 'body.kind', message }]);

@@ -77,6 +77,8 @@ export async function fuzzTheApi(options: FuzzOptions): Promise<FuzzResult> {
     try {
       return await run(SCHEMATHESIS_PATH, schemathesisArgs(api.baseUrl, tenant.key, options), {
         cwd: scratch,
+        // The upload's file media types (test/fuzz/schemathesis_hooks.py), imported as a module from this directory.
+        env: { SCHEMATHESIS_HOOKS: 'schemathesis_hooks', PYTHONPATH: __dirname },
       });
     } finally {
       await api.stop();
