@@ -2,7 +2,9 @@
  * Runs a validated request's handler with the right database handle:
  * - reads run on the pool (`db`);
  * - mutations run in one transaction (`trx`), so a failure leaves nothing half-done;
- * - mutations with an `Idempotency-Key` also save their response in that transaction, or replay a saved one.
+ * - mutations with an `Idempotency-Key` also save their response in that transaction, or replay a saved one;
+ * - mutations that drive a debt's workflow (`drivesWorkflow`) hold no transaction while Temporal answers: under a key,
+ *   a short transaction records the key as pending with the update id, and another saves the response.
  * What is saved is decided by one rule, `isSavedOutcome` (docs/idempotency.md says the same).
  */
 import { ApiError, errors } from '../../core/platform/errors';
@@ -11,6 +13,8 @@ import type { SecretBox } from '../../core/platform/secret-box';
 import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   claimIdempotencyKey,
+  forgetPendingIdempotencyKey,
+  recordPendingIdempotencyKey,
   requestFingerprint,
   saveIdempotencyRecord,
   type SavedResponse,
@@ -18,7 +22,13 @@ import {
 import { forRequest } from '../../core/events/request-cause';
 import { problemDocument, PROBLEM_CONTENT_TYPE } from './problem';
 import { rawBody } from './middleware/json-body';
-import type { ApiContext, HandlerResult, RequestInput, RouteDefinition } from './route-definition';
+import type {
+  ApiContext,
+  HandlerResult,
+  RequestInput,
+  RouteDefinition,
+  WorkflowMutationInput,
+} from './route-definition';
 
 export type ValidatedRequest = Omit<RequestInput, 'auth' | 'afterCommit'>;
 export type Executor = (ctx: ApiContext, route: RouteDefinition, input: ValidatedRequest) => Promise<HandlerResult>;
@@ -65,31 +75,102 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     // An empty header is a malformed key (refused below), not an absent one.
     const key = ctx.headers['idempotency-key'] === undefined ? undefined : ctx.get('Idempotency-Key');
     const requestId = ctx.state.requestId;
+    if (route.drivesWorkflow) {
+      const workflowInput = (updateId: string) => ({
+        ...input,
+        db,
+        updateId,
+        transaction: <T>(work: (trx: Trx) => Promise<T>) => db.transaction((trx) => work(forRequest(trx, requestId))),
+      });
+      if (key === undefined || !auth) return route.handler(ctx, workflowInput(requestId));
+      const keyed = {
+        organizationId: auth.organizationId,
+        key: checkedKey(key),
+        fingerprint: fingerprintOf(ctx, route, input),
+      };
+      return runDrivingWorkflow(ctx, route, keyed, workflowInput);
+    }
     if (key === undefined || !auth) {
       return db.transaction((trx) => route.handler(ctx, { ...input, trx: forRequest(trx, requestId) }));
     }
 
-    if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_FORM.test(key)) {
-      throw errors.invalidRequest(
-        `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters.`,
-        [{ path: 'header.Idempotency-Key', message: `must be 1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable characters` }],
-      );
-    }
-    const body = route.fingerprintBody ? route.fingerprintBody(input) : rawBody(ctx.request);
-    const fingerprint = requestFingerprint(ctx.method, ctx.originalUrl, body);
+    checkedKey(key);
+    const fingerprint = fingerprintOf(ctx, route, input);
     return db.transaction(async (trx) => {
       const claim = await claimIdempotencyKey(trx, secretBox, auth.organizationId, key, HANDLER_SAVEPOINT);
       if (!claim.locked) throw new ApiError('idempotency_in_progress');
-      const { saved } = claim;
+      const { saved, pending } = claim;
       if (saved) {
         if (saved.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
         return replay(saved);
       }
+      if (pending && pending.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
       const response = await handleInSavepoint(trx, ctx, route, input);
       if (isSavedOutcome(response.status))
         await saveIdempotencyRecord(trx, secretBox, auth.organizationId, key, fingerprint, response);
       return toResult(response);
     });
+  }
+
+  /**
+   * A request that drives a debt's workflow, under an Idempotency-Key, in three steps so that no transaction is held
+   * while Temporal answers: (1) a short transaction claims the key and records it as pending with this request's id,
+   * or finds the pending record of an earlier try with the same request and takes its id; (2) the handler asks the
+   * workflow with that id as the update id, so a retry after a 5xx is the same update (Temporal answers it with the
+   * first one's result, never applying it twice); (3) a short transaction saves the response. A 5xx leaves the key
+   * pending for the retry; a 400 frees it, as nothing was asked.
+   */
+  async function runDrivingWorkflow(
+    ctx: ApiContext,
+    route: RouteDefinition,
+    keyed: { organizationId: string; key: string; fingerprint: string },
+    workflowInput: (updateId: string) => WorkflowMutationInput,
+  ): Promise<HandlerResult> {
+    const { organizationId, key, fingerprint } = keyed;
+    const requestId = ctx.state.requestId;
+    const start = await db.transaction(async (trx) => {
+      const claim = await claimIdempotencyKey(trx, secretBox, organizationId, key);
+      if (!claim.locked) throw new ApiError('idempotency_in_progress');
+      const taken = claim.saved ?? claim.pending;
+      if (taken && taken.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
+      if (claim.saved) return { saved: claim.saved, updateId: '' };
+      if (claim.pending) return { updateId: claim.pending.requestId };
+      await recordPendingIdempotencyKey(trx, organizationId, key, fingerprint, requestId);
+      return { updateId: requestId };
+    });
+    if (start.saved) return replay(start.saved);
+    const response = await handleOutcome(ctx, () => route.handler(ctx, workflowInput(start.updateId)));
+    return db.transaction(async (trx) => {
+      const claim = await claimIdempotencyKey(trx, secretBox, organizationId, key);
+      // Another try of the same request holds the key: it asked the same update and saves the same answer.
+      if (!claim.locked) return toResult(response);
+      if (claim.saved?.fingerprint === fingerprint) return replay(claim.saved);
+      if (isSavedOutcome(response.status)) {
+        await saveIdempotencyRecord(trx, secretBox, organizationId, key, fingerprint, response);
+      } else if (response.status < 500) {
+        await forgetPendingIdempotencyKey(trx, organizationId, key);
+      }
+      return toResult(response);
+    });
+  }
+
+  /** The handler's result, or its refusal (any ApiError) as the response it would be; other errors are thrown. */
+  async function handleOutcome(ctx: ApiContext, handle: () => Promise<HandlerResult>): Promise<SavedResponse> {
+    try {
+      return serialize(await handle(), ctx.state.requestId);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return problemResponse(ctx, err);
+    }
+  }
+
+  function problemResponse(ctx: ApiContext, err: ApiError): SavedResponse {
+    return {
+      status: err.status,
+      headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.extra.headers ?? {}) },
+      body: JSON.stringify(problemDocument(err, ctx.state.requestId, errorBaseUrl)),
+      requestId: ctx.state.requestId,
+    };
   }
 
   /**
@@ -109,14 +190,24 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     } catch (err) {
       if (!(err instanceof ApiError) || !isSavedOutcome(err.status)) throw err;
       await trx.raw(`rollback to savepoint ${HANDLER_SAVEPOINT}`);
-      return {
-        status: err.status,
-        headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...(err.extra.headers ?? {}) },
-        body: JSON.stringify(problemDocument(err, ctx.state.requestId, errorBaseUrl)),
-        requestId: ctx.state.requestId,
-      };
+      return problemResponse(ctx, err);
     }
   }
+}
+
+function checkedKey(key: string): string {
+  if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_FORM.test(key)) {
+    throw errors.invalidRequest(
+      `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters.`,
+      [{ path: 'header.Idempotency-Key', message: `must be 1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable characters` }],
+    );
+  }
+  return key;
+}
+
+function fingerprintOf(ctx: ApiContext, route: RouteDefinition, input: RequestInput): string {
+  const body = route.fingerprintBody ? route.fingerprintBody(input) : rawBody(ctx.request);
+  return requestFingerprint(ctx.method, ctx.originalUrl, body);
 }
 
 function serialize(result: HandlerResult, requestId: string): SavedResponse {

@@ -91,6 +91,30 @@ export interface MutationInput<
   trx: Trx;
 }
 
+/**
+ * The input of a mutation that drives a debt's workflow (a route with `drivesWorkflow`): no transaction is held while
+ * Temporal answers (issue 23, item 1), so a slow worker cannot tie up the pool. `db` is the pool for short reads;
+ * `transaction` runs a short transaction of the request's own (its events carry the request's id); `updateId` is the
+ * Temporal update id to ask with: the request's id, or under an Idempotency-Key the id of the key's first request,
+ * so a retry after a 5xx is the same update and gets the first one's result (issue 23, item 5).
+ */
+export interface WorkflowMutationInput<
+  TBody = unknown,
+  TQuery = Record<string, unknown>,
+  TParams = Record<string, string>,
+> extends RequestInput<TBody, TQuery, TParams> {
+  db: Db;
+  transaction: <T>(work: (trx: Trx) => Promise<T>) => Promise<T>;
+  updateId: string;
+}
+
+/** The input of an authenticated workflow mutation, where `auth` is always present. */
+export type ApiWorkflowInput<
+  TBody = unknown,
+  TQuery = Record<string, unknown>,
+  TParams = Record<string, string>,
+> = WorkflowMutationInput<TBody, TQuery, TParams> & { auth: AuthContext };
+
 /** The input of an authenticated read, where `auth` is always present. */
 export type ApiRouteInput<
   TBody = unknown,
@@ -105,7 +129,7 @@ export type ApiMutationInput<
   TParams = Record<string, string>,
 > = MutationInput<TBody, TQuery, TParams> & { auth: AuthContext };
 
-export type AnyRouteInput = RouteInput | MutationInput;
+export type AnyRouteInput = RouteInput | MutationInput | WorkflowMutationInput;
 
 export interface HandlerResult {
   status: number;
@@ -164,6 +188,12 @@ export interface RouteDefinition<TInput extends AnyRouteInput = AnyRouteInput> {
    * responses.
    */
   prepare?: (ctx: ApiContext, input: Pick<TInput, 'body' | 'query' | 'params' | 'auth'>) => Promise<unknown>;
+  /**
+   * The handler drives a debt's workflow (a lifecycle trigger): it gets no request transaction but the pool, a way to
+   * open short ones and the update id to ask with (`WorkflowMutationInput`). Under an Idempotency-Key the key is
+   * recorded as pending before the handler runs and its response saved after (api/http/idempotent-execution.ts).
+   */
+  drivesWorkflow?: true;
   handler: (ctx: ApiContext, input: TInput) => Promise<HandlerResult>;
   /**
    * Work outside the database that must have happened whenever this operation answers success, an idempotent replay
@@ -193,15 +223,21 @@ type ApiRouteDeclaration<TInput extends AnyRouteInput> = Omit<RouteDefinition<TI
 
 /**
  * A `/v1` route: needs an API key (and `scope`, unless null); its handler always gets the caller's `auth`, and the
- * pool (`ApiRouteInput`) for a read or the request's transaction (`ApiMutationInput`) for a mutation.
+ * pool (`ApiRouteInput`) for a read, the request's transaction (`ApiMutationInput`) for a mutation, or the pool and
+ * an update id (`ApiWorkflowInput`) for a mutation that `drivesWorkflow`.
  */
 export function defineApiRoute<TInput extends ApiRouteInput = ApiRouteInput>(
   route: ApiRouteDeclaration<TInput> & { method: 'get' },
 ): RouteDefinition;
+export function defineApiRoute<TInput extends ApiWorkflowInput = ApiWorkflowInput>(
+  route: ApiRouteDeclaration<TInput> & { method: MutationMethod; drivesWorkflow: true },
+): RouteDefinition;
 export function defineApiRoute<TInput extends ApiMutationInput = ApiMutationInput>(
   route: ApiRouteDeclaration<TInput> & { method: MutationMethod },
 ): RouteDefinition;
-export function defineApiRoute(route: ApiRouteDeclaration<ApiRouteInput | ApiMutationInput>): RouteDefinition {
+export function defineApiRoute(
+  route: ApiRouteDeclaration<ApiRouteInput | ApiMutationInput | ApiWorkflowInput>,
+): RouteDefinition {
   const { scope, handler, prepare, afterSuccess, ...rest } = route;
   return {
     ...rest,

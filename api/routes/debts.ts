@@ -12,6 +12,7 @@ import {
   defineApiRoute,
   type ApiContext,
   type ApiMutationInput,
+  type ApiWorkflowInput,
   type ApiRouteInput,
   type RouteDefinition,
 } from '../http/route-definition';
@@ -96,7 +97,7 @@ export function debtRoutes(triggers: DebtTriggers): RouteDefinition[] {
         return { status: 201, body: debt, headers: { Location: `/v1/debts/${debt.id}` } };
       },
     }),
-    defineApiRoute<ApiMutationInput<DebtPatch, Record<string, never>, { id: string }>>({
+    defineApiRoute<ApiWorkflowInput<DebtPatch, Record<string, never>, { id: string }>>({
       method: 'patch',
       path: '/v1/debts/{id}',
       operationId: 'updateDebt',
@@ -124,10 +125,13 @@ export function debtRoutes(triggers: DebtTriggers): RouteDefinition[] {
           },
         },
       },
-      handler: async (ctx, { trx, auth, params, body }) => {
+      // A recall waits on the debt's workflow: no request transaction is held meanwhile.
+      drivesWorkflow: true,
+      handler: async (ctx, { db, transaction, updateId, auth, params, body }) => {
         const patch =
           body.originalPrincipal === undefined ? body : { ...body, originalPrincipal: exactPrincipal(ctx, body) };
-        const debt = await amendDebt(trx, triggers, auth.organizationId, params.id, patch, ctx.state.requestId);
+        const access = { db, transaction };
+        const debt = await amendDebt(access, triggers.forRequest(updateId), auth.organizationId, params.id, patch);
         if (!debt) throw errors.notFound('debt');
         return { status: 200, body: debt };
       },

@@ -5,7 +5,6 @@
  * webhook receiver gets the real events. Registered on the sandbox host only (api/app.ts): production answers 404 and
  * its OpenAPI document does not list them. They are mutations like any other: Idempotency-Key, rate limits, scopes.
  */
-import { randomUUID } from 'node:crypto';
 import { getDebt } from '../../core/debts/debts';
 import { numberSourceText } from '../../core/debts/json-numbers';
 import { parseAmount } from '../../core/debts/money';
@@ -13,7 +12,7 @@ import type { DebtTriggers } from '../../core/lifecycle/triggers';
 import type { PlanRequest } from '../../core/lifecycle/model';
 import { errors, type ErrorCode } from '../../core/platform/errors';
 import { rawBody } from '../http/middleware/json-body';
-import { defineApiRoute, type ApiContext, type ApiMutationInput, type RouteDefinition } from '../http/route-definition';
+import { defineApiRoute, type ApiContext, type ApiWorkflowInput, type RouteDefinition } from '../http/route-definition';
 import { idParams } from '../schemas/common';
 import { debtSchema } from '../schemas/debts';
 import {
@@ -24,7 +23,7 @@ import {
   simulationExamples as examples,
 } from '../schemas/sandbox-simulation';
 
-type Input<TBody = undefined> = ApiMutationInput<TBody, Record<string, never>, { id: string }>;
+type Input<TBody = undefined> = ApiWorkflowInput<TBody, Record<string, never>, { id: string }>;
 type PaymentBody = { amount: number | string; status: 'Succeeded' | 'Failed'; processorReference?: string };
 
 const SIMULATION_ERRORS: ErrorCode[] = ['not_found', 'invalid_state', 'service_unavailable'];
@@ -53,6 +52,7 @@ function simulation<TBody>(route: {
     params: idParams,
     ...(route.body ? { body: route.body } : {}),
     errors: SIMULATION_ERRORS,
+    drivesWorkflow: true, // no request transaction is held while the workflow answers
     responses: {
       200: {
         description: 'The debt after the move, as `GET /v1/debts/{id}` returns it.',
@@ -64,9 +64,17 @@ function simulation<TBody>(route: {
   });
 }
 
+/** A simulated payment's reference when the request names none: one per update, so one per request or key. */
+function defaultProcessorReference(updateId: string): string {
+  return `pi_sandbox_${updateId.replace(/^req_/, '')}`;
+}
+
 export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition[] {
-  /** The triggers on behalf of this request: the events they cause carry its id. */
-  const caused = (ctx: ApiContext) => triggers.forRequest(ctx.state.requestId);
+  /**
+   * The triggers on behalf of this request, asking with its update id (the request's id, or its Idempotency-Key's
+   * first request's): the events they cause carry it, and a retry under the key is the same update.
+   */
+  const caused = (input: { updateId: string }) => triggers.forRequest(input.updateId);
   return [
     simulation({
       action: 'accept',
@@ -76,7 +84,7 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
         'Moves a `PendingAssignment` debt to `Accepted` and sends `debt.accepted`, then `debt.updated`. Any other ' +
         'state answers `409 invalid_state`.',
       example: examples.accepted,
-      handler: ({ auth, params }, ctx) => caused(ctx).accept(auth.organizationId, params.id),
+      handler: (input) => caused(input).accept(input.auth.organizationId, input.params.id),
     }),
     simulation<{ reason: string }>({
       action: 'dispute',
@@ -88,7 +96,7 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
         '`debt.updated`.',
       body: disputeBody,
       example: examples.disputed,
-      handler: ({ auth, params, body }, ctx) => caused(ctx).dispute(auth.organizationId, params.id, body.reason),
+      handler: (input) => caused(input).dispute(input.auth.organizationId, input.params.id, input.body.reason),
     }),
     simulation<{ outcome: 'rejected' | 'upheld' }>({
       action: 'dispute/resolve',
@@ -99,8 +107,7 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
         '(`WrittenOff`, final). Either sends `debt.updated`.',
       body: resolveDisputeBody,
       example: examples.resolved,
-      handler: ({ auth, params, body }, ctx) =>
-        caused(ctx).resolveDispute(auth.organizationId, params.id, body.outcome),
+      handler: (input) => caused(input).resolveDispute(input.auth.organizationId, input.params.id, input.body.outcome),
     }),
     simulation<PlanRequest>({
       action: 'plan',
@@ -111,7 +118,7 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
         '`debt.updated`, are sent. The plan’s timers run on real time; `…/advance` fires them now.',
       body: planBody,
       example: examples.planned,
-      handler: ({ auth, params, body }, ctx) => caused(ctx).agreePlan(auth.organizationId, params.id, body),
+      handler: (input) => caused(input).agreePlan(input.auth.organizationId, input.params.id, input.body),
     }),
     simulation<PaymentBody>({
       action: 'payments',
@@ -125,13 +132,16 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
         '`409 invalid_state`.',
       body: paymentBody,
       example: examples.paid,
-      handler: async ({ trx, auth, params, body }, ctx) => {
-        const debt = await getDebt(trx, auth.organizationId, params.id);
+      handler: async (input, ctx) => {
+        const { db, auth, params, body, updateId } = input;
+        const debt = await getDebt(db, auth.organizationId, params.id);
         if (!debt) throw errors.notFound('debt');
         const written = numberSourceText(rawBody(ctx.request), 'amount', body.amount) ?? body.amount;
-        return caused(ctx).reportPayment(auth.organizationId, params.id, {
+        return caused(input).reportPayment(auth.organizationId, params.id, {
           amount: parseAmount(written, debt.currency, 'amount'),
-          processorReference: body.processorReference ?? `pi_sandbox_${randomUUID()}`,
+          // From the update id: a retry under the same Idempotency-Key names the same payment, so it is never
+          // recorded twice (issue 23, item 5), even if the workflow no longer remembers the update.
+          processorReference: body.processorReference ?? defaultProcessorReference(updateId),
           succeeded: body.status === 'Succeeded',
         });
       },
@@ -147,7 +157,7 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
         'becomes `InArrears`, the plan `Defaulted`, and `plan.defaulted`, then `debt.updated`, are sent. So two ' +
         'calls take an unpaid plan to its default. A debt with no timer running answers `409 invalid_state`.',
       example: examples.defaulted,
-      handler: ({ auth, params }, ctx) => caused(ctx).advance(auth.organizationId, params.id),
+      handler: (input) => caused(input).advance(input.auth.organizationId, input.params.id),
     }),
   ];
 }

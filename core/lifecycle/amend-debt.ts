@@ -8,7 +8,7 @@
  */
 import { checkDebtPatch, updateDebt, type DebtPatch } from '../debts/debt-updates';
 import { findDebtRow, type Debt, type DebtRow } from '../debts/debts';
-import type { Trx } from '../platform/db';
+import type { Db, Trx } from '../platform/db';
 import type { RecallFields } from './inputs';
 import type { DebtTriggers } from './triggers';
 
@@ -24,23 +24,32 @@ function changedRecallFields(row: DebtRow, patch: DebtPatch): RecallFields {
   return fields;
 }
 
+/** How a PATCH reaches the database: the pool for reads, and short transactions of the request's own. */
+export interface AmendAccess {
+  db: Db;
+  transaction: <T>(work: (trx: Trx) => Promise<T>) => Promise<T>;
+}
+
+/**
+ * No transaction is held across the recall (issue 23, item 1): the request's checks read the row on the pool, and
+ * the workflow's activity writes the recall and the fields. `triggers` are the request's (their update id).
+ */
 export async function amendDebt(
-  trx: Trx,
+  access: AmendAccess,
   triggers: DebtTriggers,
   organizationId: string,
   id: string,
   patch: DebtPatch,
-  requestId?: string,
 ): Promise<Debt | undefined> {
   const { status, ...fields } = patch;
-  if (status === undefined) return updateDebt(trx, organizationId, id, fields);
-  const row = await findDebtRow(trx, organizationId, id);
+  const writeFields = () => access.transaction((trx) => updateDebt(trx, organizationId, id, fields));
+  if (status === undefined) return writeFields();
+  const row = await findDebtRow(access.db, organizationId, id);
   if (!row) return undefined;
   checkDebtPatch(row, patch);
   // The fields as they will meet the recalled debt: a principal can change only while PendingAssignment, so a
   // recall carries at most the client's identifiers (a principal sent unchanged is no change).
   checkDebtPatch({ ...row, status }, fields);
-  if (row.status === status) return updateDebt(trx, organizationId, id, fields);
-  const recall = requestId ? triggers.forRequest(requestId) : triggers;
-  return recall.close(organizationId, id, changedRecallFields(row, patch));
+  if (row.status === status) return writeFields();
+  return triggers.close(organizationId, id, changedRecallFields(row, patch));
 }

@@ -37,9 +37,10 @@ export interface IdempotencyRow {
   organization_id: string;
   key: string;
   fingerprint: string;
-  response_status: number;
-  response_headers: Record<string, string>;
-  response_body: string;
+  /** Null while the record is pending (a workflow request under way, recordPendingIdempotencyKey). */
+  response_status: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
   request_id: string;
   created_at: Date;
   expires_at: Date;
@@ -74,7 +75,17 @@ function openBody(box: SecretBox, organizationId: string, key: string, stored: s
 const b64 = (text: string) => Buffer.from(text, 'base64url');
 const associatedData = (organizationId: string, key: string) => `idempotency:${organizationId}:${key}`;
 
-export type IdempotencyClaim = { locked: false } | { locked: true; saved: IdempotencyRecord | undefined };
+/**
+ * `saved`: the key's response. `pending`: a request that drives a workflow took the key and has not answered yet
+ * (its fingerprint, and its request id: the Temporal update id a retry reuses).
+ */
+export type IdempotencyClaim =
+  { locked: false } | { locked: true; saved: IdempotencyRecord | undefined; pending?: PendingIdempotencyRecord };
+
+export interface PendingIdempotencyRecord {
+  fingerprint: string;
+  requestId: string;
+}
 
 interface ClaimRow extends Pick<IdempotencyRow, 'response_headers' | 'request_id'> {
   locked: boolean;
@@ -116,15 +127,16 @@ export async function claimIdempotencyKey(
   }
   const row = rows[0];
   if (!row?.locked) return { locked: false };
-  if (row.fingerprint === null || row.response_status === null || row.response_body === null) {
-    return { locked: true, saved: undefined };
+  if (row.fingerprint === null) return { locked: true, saved: undefined };
+  if (row.response_status === null || row.response_body === null) {
+    return { locked: true, saved: undefined, pending: { fingerprint: row.fingerprint, requestId: row.request_id } };
   }
   return {
     locked: true,
     saved: {
       fingerprint: row.fingerprint,
       status: row.response_status,
-      headers: row.response_headers,
+      headers: row.response_headers ?? {},
       body: openBody(box, organizationId, key, row.response_body),
       requestId: row.request_id,
     },
@@ -161,6 +173,33 @@ const SAVE_RECORD_SQL = `
     fingerprint = excluded.fingerprint, response_status = excluded.response_status,
     response_headers = excluded.response_headers, response_body = excluded.response_body,
     request_id = excluded.request_id, created_at = excluded.created_at, expires_at = excluded.expires_at`;
+
+/**
+ * Marks the key as taken by a request that drives a workflow, before the workflow is asked (issue 23, item 5): the
+ * record has the request's fingerprint and id and no response. In the claim's transaction; it expires as a saved one
+ * does, and saveIdempotencyRecord replaces it with the response.
+ */
+export async function recordPendingIdempotencyKey(
+  trx: Trx,
+  organizationId: string,
+  key: string,
+  fingerprint: string,
+  requestId: string,
+): Promise<void> {
+  await queryNamedRaw(trx, PENDING_RECORD_SQL, [organizationId, key, fingerprint, requestId]);
+}
+
+const PENDING_RECORD_SQL = `
+  insert into idempotency_keys (organization_id, key, fingerprint, request_id, created_at, expires_at)
+  values (?, ?, ?, ?, current_timestamp(3), now() + interval '${IDEMPOTENCY_TTL_HOURS} hours')
+  on conflict (organization_id, key) do update set
+    fingerprint = excluded.fingerprint, response_status = null, response_headers = null, response_body = null,
+    request_id = excluded.request_id, created_at = excluded.created_at, expires_at = excluded.expires_at`;
+
+/** Frees a pending key whose request was refused for its own input (a 400), so a corrected retry may use it. */
+export async function forgetPendingIdempotencyKey(trx: Trx, organizationId: string, key: string): Promise<void> {
+  await trx('idempotency_keys').where({ organization_id: organizationId, key }).whereNull('response_status').delete();
+}
 
 /**
  * Deletes up to `batchSize` expired records; returns how many went. Run by the retention purge (core/retention/).

@@ -15,7 +15,8 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const run = promisify(execFile);
 
 const EXPECTED_SCENARIOS = [
-  'GET /v1/organization',
+  'GET /v1/organization vs the same work',
+  'GET /v1/organization vs a trivial Koa route (no target)',
   'GET /v1/organization, all cores vs one process',
   'GET /v1/debts?limit=50 at 1,000',
   'GET /v1/events?limit=50 at 1,000',
@@ -70,7 +71,9 @@ describe('bench harness (quick mode)', function () {
       if (c.target !== undefined) expect(c.verdict, c.scenario).to.be.oneOf(['PASS', 'BELOW']);
     }
     const targeted = report.comparisons.filter((c) => c.target !== undefined).map((c) => c.target);
-    expect(targeted).to.include.members([0.7, 1.5, 0.8, 0.6, 0.9]);
+    // Issue 25: the organisation route against the same work (0.85), the lists against json_agg (0.8) with their p99
+    // growth bound (1.5), POST /v1/debts (0.8), documents (0.7), webhooks (0.9).
+    expect(targeted).to.include.members([0.85, 1.5, 0.8, 0.7, 0.9]);
   });
 
   it('checks the p99 growth of each list and the webhook latencies against their bounds', () => {
