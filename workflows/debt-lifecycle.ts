@@ -16,6 +16,8 @@ import {
   currentUpdateInfo,
   defineQuery,
   defineUpdate,
+  log,
+  metricMeter,
   patched,
   proxyActivities,
   setHandler,
@@ -66,6 +68,12 @@ export const stateQuery = defineQuery<LifecycleView>(QUERIES.state);
 
 /** Past this many events a run hands its state to a new one, so a ten-year plan's history stays bounded. */
 const HISTORY_LIMIT = 2_000;
+
+/** A timer whose effect failed is tried again after 1, 2, 4 … minutes, at most an hour apart (issue 23, item 3). */
+const TIMER_RETRY_FIRST_MS = 60_000;
+const TIMER_RETRY_MAX_MS = 3_600_000;
+const timerRetryDelay = (failures: number) =>
+  Math.min(TIMER_RETRY_MAX_MS, TIMER_RETRY_FIRST_MS * 2 ** Math.min(failures - 1, 20));
 
 // A database outage is waited out (a default must not be dropped); the two failures no retry can fix are named.
 const { loadDebtLifecycle, applyDebtLifecycleChange } = proxyActivities<DebtLifecycleActivities>({
@@ -213,12 +221,49 @@ export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<
   await loading;
   if (input.carried) publishStatus();
 
+  /**
+   * A timer's effect that failed (a default refused, a version the row no longer matches) must not end the run, or
+   * the debt would lose its life and every later trigger would fail: it is logged, counted, the state reloaded from
+   * the row, and the timer tried again after a growing pause that any change cuts short. Runs recorded before this
+   * failed as they did (the patch).
+   */
+  let timerFailures = 0;
+  const failedTimers = metricMeter.createCounter(
+    'client_api_lifecycle_timer_failures',
+    'failures',
+    'Plan timers whose effect failed and will be tried again',
+  );
+  async function fireOrRetryLater(due: PlanTimer, moved: () => boolean): Promise<void> {
+    try {
+      await serialized(() => fire(due, false));
+      timerFailures = 0;
+    } catch (err) {
+      if (!patched(PATCH_IDS.lifecycleRetryFailedTimer)) throw err;
+      timerFailures++;
+      failedTimers.add(1, { purpose: due.purpose });
+      const retryInMs = timerRetryDelay(timerFailures);
+      log.warn('plan timer failed; reloading the debt and trying again', {
+        debtId: input.debtId,
+        purpose: due.purpose,
+        instalmentIndex: due.instalmentIndex,
+        failures: timerFailures,
+        retryInMs,
+        error: err instanceof Error ? err.message : String(err),
+      });
+      await serialized(async () => {
+        loaded = (await loadDebtLifecycle(input.debtId)).state;
+        publishStatus();
+      });
+      await condition(moved, retryInMs);
+    }
+  }
+
   while (!isTerminal(state().status)) {
     const seen = revision;
     const next = timer();
     const moved = () => revision !== seen;
     const changed = next ? await condition(moved, Math.max(0, next.at - Date.now())) : (await condition(moved), true);
-    if (!changed && next) await serialized(() => fire(next, false));
+    if (!changed && next) await fireOrRetryLater(next, moved);
     if (pastHistoryLimit()) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof debtLifecycleWorkflow>({ ...input, carried: { state: state(), dueAdvanced } });

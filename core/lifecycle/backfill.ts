@@ -1,7 +1,10 @@
 /**
- * Gives every open debt raised before the lifecycle existed its `debt-<id>` workflow (operator command
- * `npm run cli -- lifecycle backfill`). Safe to run any number of times: a debt whose workflow exists is skipped by
- * Temporal (its id is the business id), and debts already in a final state need none.
+ * Gives every open debt its `debt-<id>` workflow when none runs (operator command `npm run cli -- lifecycle
+ * backfill`): debts raised before the lifecycle existed, and debts whose run failed or was terminated (the reuse
+ * policy lets those start again, issue 23 item 3). Safe to run any number of times: a debt whose workflow runs is
+ * skipped by Temporal (its id is the business id), and debts already in a final state need none. A debt open in the
+ * database whose run completed is reported, not restarted: a completed run is a finished debt, and that disagreement
+ * is for an operator to look at.
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { NON_TERMINAL_STATUSES } from '../debts/debt-status';
@@ -13,6 +16,8 @@ import { debtWorkflowStartOptions } from './workflow-start';
 export interface BackfillReport {
   started: number;
   alreadyRunning: number;
+  /** Open in the database, but the run completed: listed for an operator, never restarted. */
+  completedButOpen: string[];
 }
 
 export interface BackfillOptions {
@@ -26,7 +31,7 @@ export interface BackfillOptions {
 
 export async function backfillDebtWorkflows(options: BackfillOptions, batchSize = 500): Promise<BackfillReport> {
   const { db, client, mode, taskQueue, organizationId } = options;
-  const report: BackfillReport = { started: 0, alreadyRunning: 0 };
+  const report: BackfillReport = { started: 0, alreadyRunning: 0, completedButOpen: [] };
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const debts = await db('debts as d')
@@ -43,7 +48,9 @@ export async function backfillDebtWorkflows(options: BackfillOptions, batchSize 
         report.started++;
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-        report.alreadyRunning++;
+        const { status } = await client.workflow.getHandle(err.workflowId).describe();
+        if (status.name === 'RUNNING') report.alreadyRunning++;
+        else report.completedButOpen.push(debt.debtId);
       }
     }
     const last = debts.at(-1);

@@ -1,8 +1,10 @@
 /**
  * How a debt's workflow is started, in one place for the outbox consumer (on `debt.created`) and the triggers
  * (update-with-start, for a trigger that arrives before the consumer ran). The workflow id is the business id, so
- * a second start is refused by Temporal rather than run twice, and a finished debt's id is never reused: a trigger
- * for it must not bring a closed debt back to life.
+ * a second start while one runs is refused by Temporal rather than run twice. A run that completed (a finished debt)
+ * keeps its id closed: a trigger must not bring a closed debt back to life. A run that failed or was terminated (an
+ * operator's action, a bug) may be started again, loading the debt's state from its row, so a trigger or the backfill
+ * brings the debt's life back instead of answering 503 forever (issue 23, item 3).
  */
 import { WithStartWorkflowOperation, type WorkflowStartOptions } from '@temporalio/client';
 import type { Mode } from '../platform/mode';
@@ -19,7 +21,7 @@ export function debtWorkflowStartOptions(
     taskQueue,
     workflowId: workflowIds.debt(debt.debtId),
     args: [{ debtId: debt.debtId, organizationId: debt.organizationId, sandbox: mode === 'sandbox' }],
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
     priority: tenantPriority(debt.organizationId),
     typedSearchAttributes: [
       { key: SEARCH_ATTRIBUTE_KEYS.organizationId, value: debt.organizationId },

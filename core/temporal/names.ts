@@ -52,6 +52,8 @@ export const PATCH_IDS = {
   lifecycleKeepUnchangedTimer: 'lifecycle-keep-unchanged-timer',
   /** A delivery's attempts run as local activities (workflows/webhook-delivery.ts), no longer as activity tasks. */
   deliveryAttemptLocal: 'delivery-attempt-local',
+  /** A plan timer whose effect failed is retried after reloading the state, instead of failing the run. */
+  lifecycleRetryFailedTimer: 'lifecycle-retry-failed-timer',
 } as const;
 
 /** The signals a tenant's `sandbox-reset-<orgId>` workflow takes: an API use (debounced), and a reset on demand. */

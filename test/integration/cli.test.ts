@@ -123,9 +123,12 @@ describe('Operator CLI', () => {
     const debt = await raiseDebt(callerFor(server.baseUrl, tenant));
     const org = tenant.organization.id;
     const first = await cli(['lifecycle', 'backfill', '--org', org], lifecycle);
-    expect([first.code, JSON.parse(first.out)]).to.deep.equal([0, { started: 1, alreadyRunning: 0 }]);
+    expect([first.code, JSON.parse(first.out)]).to.deep.equal([
+      0,
+      { started: 1, alreadyRunning: 0, completedButOpen: [] },
+    ]);
     const again = await cli(['lifecycle', 'backfill', '--org', org], lifecycle);
-    expect(JSON.parse(again.out)).to.deep.equal({ started: 0, alreadyRunning: 1 });
+    expect(JSON.parse(again.out)).to.deep.equal({ started: 0, alreadyRunning: 1, completedButOpen: [] });
     const written = await cli(['debt', 'write-off', '--org', org, '--id', debt.id], lifecycle);
     expect(written.code, written.err).to.equal(0);
     expect((JSON.parse(written.out) as { status: string }).status).to.equal('WrittenOff');

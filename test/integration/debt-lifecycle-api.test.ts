@@ -9,7 +9,8 @@ import { ensureCursor } from '../../core/events/cursor';
 import { takeBatch } from '../../core/events/relay';
 import { backfillDebtWorkflows } from '../../core/lifecycle/backfill';
 import { createDebtLifecycleConsumer, DEBT_LIFECYCLE_CONSUMER } from '../../core/lifecycle/lifecycle-consumer';
-import { SEARCH_ATTRIBUTE_KEYS, workflowIds } from '../../core/temporal/names';
+import { debtWorkflowStartOptions } from '../../core/lifecycle/workflow-start';
+import { SEARCH_ATTRIBUTE_KEYS, WORKFLOW_TYPES, workflowIds } from '../../core/temporal/names';
 import { stateQuery, type debtLifecycleWorkflow } from '../../workflows/debt-lifecycle';
 import { useApiSuite } from '../support/api-suite';
 import { expectProblem, raiseDebt, type Debt } from '../support/debt-api';
@@ -142,13 +143,65 @@ describe('the debt lifecycle behind the API', function () {
       organizationId: ctx.tenant.organization.id,
     };
     const first = await backfillDebtWorkflows(deps);
-    expect(first).to.deep.equal({ started: 1, alreadyRunning: 0 });
+    expect(first).to.deep.equal({ started: 1, alreadyRunning: 0, completedButOpen: [] });
     const handle = await workflowOf(debt.id);
     const status = await waitFor(async () => (await handle.query(stateQuery).catch(() => undefined))?.state.status, {
       what: 'the backfilled workflow to load its state',
     });
     expect(status).to.equal('PendingAssignment');
     const second = await backfillDebtWorkflows(deps);
-    expect(second).to.deep.equal({ started: 0, alreadyRunning: 1 });
+    expect(second).to.deep.equal({ started: 0, alreadyRunning: 1, completedButOpen: [] });
+  });
+
+  it('a terminated run is brought back: a trigger starts a new one from the row, and so does the backfill', async () => {
+    const stack = await testLifecycle();
+    const [byTrigger, byBackfill] = [await raiseDebt(ctx.api), await raiseDebt(ctx.api)];
+    for (const debt of [byTrigger, byBackfill]) {
+      const handle = await workflowOf(debt.id);
+      const start = { debtId: debt.id, organizationId: ctx.tenant.organization.id };
+      await stack
+        .client('production')
+        .workflow.start(WORKFLOW_TYPES.debtLifecycle, debtWorkflowStartOptions(start, 'production', stack.taskQueue))
+        .catch(() => undefined); // the consumer may have started it already
+      await handle.terminate('an operator stopped it');
+      expect((await handle.describe()).status.name).to.equal('TERMINATED');
+    }
+
+    // Before (REJECT_DUPLICATE) every trigger answered 503 for good.
+    const accepted = await ctx.api<Debt>('PATCH', `/v1/debts/${byTrigger.id}`, { status: 'Closed' });
+    expect(accepted.status, accepted.text).to.equal(200);
+    expect(accepted.body.status).to.equal('Closed');
+
+    const report = await backfillDebtWorkflows({
+      db: testDb(),
+      client: stack.client('production'),
+      mode: 'production',
+      taskQueue: stack.taskQueue,
+      organizationId: ctx.tenant.organization.id,
+    });
+    expect(report).to.deep.equal({ started: 1, alreadyRunning: 0, completedButOpen: [] });
+    const revived = await workflowOf(byBackfill.id);
+    expect((await revived.describe()).status.name).to.equal('RUNNING');
+    const status = await waitFor(async () => (await revived.query(stateQuery).catch(() => undefined))?.state.status, {
+      what: 'the new run to load the debt’s state',
+    });
+    expect(status).to.equal('PendingAssignment');
+  });
+
+  it('a completed run stays closed: the backfill reports a debt the database still holds open, and starts nothing', async () => {
+    const stack = await testLifecycle();
+    const debt = await raiseDebt(ctx.api);
+    expect((await ctx.api<Debt>('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed' })).status).to.equal(200);
+    await (await workflowOf(debt.id)).result();
+    await testDb()('debts').where({ id: debt.id }).update({ status: 'Accepted' }); // the disagreement, by hand
+    const report = await backfillDebtWorkflows({
+      db: testDb(),
+      client: stack.client('production'),
+      mode: 'production',
+      taskQueue: stack.taskQueue,
+      organizationId: ctx.tenant.organization.id,
+    });
+    expect(report).to.deep.equal({ started: 0, alreadyRunning: 0, completedButOpen: [debt.id] });
+    expect((await (await workflowOf(debt.id)).describe()).status.name).to.equal('COMPLETED');
   });
 });

@@ -165,6 +165,30 @@ describe('debtLifecycleWorkflow on the time-skipping server (real durations)', f
     expect(fired.at(-1)).to.be.within(graceEnds, graceEnds + SECOND - 1);
   });
 
+  it('a default that fails (the row moved on behind the workflow) is retried from the reloaded row, never ending the run', async () => {
+    const { debtId, handle } = await acceptedDebt('600.00');
+    await agreeMonthlyPlan(handle, 3);
+    const plan = { instalments: await planScheduleOf(debtId) };
+    const graceEnds = endOf(plan.instalments[0]!.dueDate) + 7 * DAY;
+    // Two versions ahead of what the workflow saw: its default is refused as a version mismatch, no retry mends.
+    await testDb()('debts').where({ id: debtId }).increment('lifecycle_version', 2);
+
+    await skipTo(graceEnds);
+    const history = async () => (await handle.fetchHistory()).events ?? [];
+    await waitFor(async () => (await history()).some((e) => e.markerRecordedEventAttributes), {
+      what: 'the failed default to be recorded and its retry planned',
+    });
+    expect((await handle.describe()).status.name).to.equal('RUNNING');
+    expect(await statusOf(handle)).to.equal('Active');
+
+    await skipTo(graceEnds + 60 * SECOND); // the first retry, a minute later
+    await waitFor(async () => (await statusOf(handle)) === 'InArrears', { what: 'the retried default to apply' });
+    expect((await handle.describe()).status.name).to.equal('RUNNING');
+    expect((await eventTypesOf(debtId)).filter((t) => t === 'plan.defaulted')).to.have.length(1);
+    const failures = (await history()).filter((e) => e.activityTaskFailedEventAttributes);
+    expect(failures, 'one failed attempt: the version mismatch, not retried').to.have.length(1);
+  });
+
   it('a payment inside the grace period prevents the default; the next instalment gets the timer', async () => {
     const { debtId, handle } = await acceptedDebt('600.00');
     await agreeMonthlyPlan(handle, 3);
