@@ -29,8 +29,11 @@ const HISTORY_LIMIT = 1_000;
 
 export interface SandboxResetInput {
   organizationId: string;
-  /** Set by continue-as-new; a first run is armed from its start. */
-  carried?: { lastUsedAt: number; armed: boolean; lastResetAt: number | null };
+  /**
+   * Set by continue-as-new; a first run is armed from its start. `resetRequested`: a `resetNow` that arrived while a
+   * reset ran, still owed (absent in runs recorded before it was carried).
+   */
+  carried?: { lastUsedAt: number; armed: boolean; lastResetAt: number | null; resetRequested?: boolean };
 }
 
 export interface SandboxResetStatus {
@@ -60,7 +63,7 @@ export async function sandboxResetWorkflow(input: SandboxResetInput): Promise<vo
   let lastUsedAt = input.carried?.lastUsedAt ?? Date.now();
   let armed = input.carried?.armed ?? true;
   let lastResetAt = input.carried?.lastResetAt ?? null;
-  let resetRequested = false;
+  let resetRequested = input.carried?.resetRequested ?? false;
   let resetting = false;
   /** Bumped by every signal, so a wait wakes up and recomputes its deadline. */
   let revision = 0;
@@ -119,7 +122,8 @@ export async function sandboxResetWorkflow(input: SandboxResetInput): Promise<vo
       await condition(allHandlersFinished);
       await continueAsNew<typeof sandboxResetWorkflow>({
         organizationId,
-        carried: { lastUsedAt, armed, lastResetAt },
+        // A resetNow received during the reset that just ran asked for one after it: the next run owes it.
+        carried: { lastUsedAt, armed, lastResetAt, ...(resetRequested ? { resetRequested } : {}) },
       });
     }
   }

@@ -14,7 +14,7 @@ import { workflowIds } from '../../core/temporal/names';
 import {
   defineApiRoute,
   defineRoute,
-  type ApiMutationInput,
+  type ApiWorkflowInput,
   type MutationInput,
   type RouteDefinition,
 } from '../http/route-definition';
@@ -96,7 +96,7 @@ function signupRoute({ signupLimiter, logger, resets, documents }: SandboxTenant
 }
 
 function resetRoute({ resets }: SandboxTenantDeps): RouteDefinition {
-  return defineApiRoute<ApiMutationInput>({
+  return defineApiRoute<ApiWorkflowInput>({
     method: 'post',
     path: '/v1/sandbox/reset',
     operationId: 'resetSandbox',
@@ -116,10 +116,21 @@ function resetRoute({ resets }: SandboxTenantDeps): RouteDefinition {
         example: sandboxResetAcceptedExample,
       },
     },
-    handler: async (_ctx, { auth, afterCommit }) => {
+    // The signal is the change: sent before the answer, with no transaction around it, so a 202 (saved under an
+    // Idempotency-Key) always means the workflow has the request, and a failure is an unsaved 503 to retry (issue 23,
+    // item 6). Before, the 202 was saved and then the signal sent: a failure there left a saved 202 for a reset never
+    // asked for, and every retry replayed it.
+    drivesWorkflow: true,
+    handler: async (_ctx, { auth }) => {
       if (!resets) throw new ApiError('service_unavailable', 'Sandbox resets are not available on this host.');
       const organizationId = auth.organizationId;
-      afterCommit(async () => void (await resets.resetNow(organizationId)));
+      try {
+        await resets.resetNow(organizationId);
+      } catch {
+        throw new ApiError('service_unavailable', 'The reset could not be asked for; retry shortly.', {
+          headers: { 'Retry-After': '2' },
+        });
+      }
       return { status: 202, body: { status: 'accepted', workflowId: workflowIds.sandboxReset(organizationId) } };
     },
   });

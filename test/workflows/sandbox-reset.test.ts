@@ -239,4 +239,47 @@ describe('sandboxResetWorkflow on the time-skipping server (real durations)', fu
       await workflowsRun;
     }
   });
+
+  it('a resetNow that arrives while a reset runs is not dropped: another reset follows, in the next run', async () => {
+    const queue = uniqueTaskQueue(TASK_QUEUES.sandbox);
+    const workflows = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: queue,
+      workflowBundle: await bundleWorkflows(require.resolve('../../workflows/bundles/sandbox')),
+    });
+    const entered = createGate();
+    const release = createGate();
+    const done: string[] = [];
+    const activities = await activityWorker(queue, async (id) => {
+      entered.open();
+      await release.opened; // the first reset is still running when the second request arrives
+      done.push(id);
+      return { outcome: 'skipped', reason: 'organization not found' };
+    });
+    await Promise.all(
+      [workflows.run(), activities.run()]
+        .map((p) => p.catch(() => undefined))
+        .concat([
+          (async () => {
+            try {
+              const { organizationId, handle } = await startTenant(queue);
+              await handle.signal(resetNowSignal);
+              await entered.opened;
+              await handle.signal(resetNowSignal);
+              const signalled = async () =>
+                ((await handle.fetchHistory()).events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes);
+              await waitFor(async () => (await signalled()).length === 2, { what: 'the second request to arrive' });
+              release.open();
+              await waitFor(() => done.length === 2, { what: 'the owed second reset' });
+              expect(done).to.deep.equal([organizationId, organizationId]);
+              await waitFor(async () => !(await status(organizationId)).resetting, { what: 'the second reset to end' });
+            } finally {
+              release.open();
+              workflows.shutdown();
+              activities.shutdown();
+            }
+          })(),
+        ]),
+    );
+  });
 });
