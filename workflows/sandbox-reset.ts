@@ -52,8 +52,11 @@ export const resetNowSignal = defineSignal(SANDBOX_RESET_SIGNALS.resetNow);
 export const statusQuery = defineQuery<SandboxResetStatus>(QUERIES.status);
 
 const { resetSandboxTenant, startTenantDebtWorkflows } = proxyActivities<SandboxResetActivities>({
-  // A worker killed mid-reset is noticed at this timeout and the reset retried from the start.
-  startToCloseTimeout: '2 minutes',
+  // Room for a large tenant (20,000 debts: the wipe, then each of their workflows ended); a worker killed mid-reset
+  // is noticed sooner, by its missing heartbeat (one after the wipe and after every batch of terminations), and the
+  // retried attempt finds its wipe done (the run id recorded with it) and finishes the rest.
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '30 seconds',
   // A database or Temporal outage is waited out: the reset is idempotent, and a tenant must not stay half reset.
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });

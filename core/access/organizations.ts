@@ -17,6 +17,8 @@ export interface OrganizationRow {
   mode: Mode;
   created_at: Date;
   updated_at: Date;
+  /** Sandbox only: the reset workflow run whose reset last committed (core/sandbox/reset-tenant.ts). */
+  sandbox_reset_run_id?: string | null;
 }
 
 const COLUMNS = ['id', 'name', 'mode', 'created_at'] as const;

@@ -1,12 +1,13 @@
 /**
- * A sandbox tenant's `debt-<id>` workflows around a reset: the old ones are ended, the new seed's are started.
- * Old ones are found through the visibility API by the `OrganizationId` search attribute (every lifecycle workflow
- * carries it from its start), so a retried reset also ends the workflows of a seed that an interrupted attempt had
- * half started.
+ * A sandbox tenant's `debt-<id>` workflows around a reset: those whose debt was wiped are ended, the new seed's are
+ * started. Running ones are found through the visibility API by the `OrganizationId` search attribute (every
+ * lifecycle workflow carries it from its start) and kept or ended by whether their debt's row exists, so a retried
+ * reset also ends the workflows of a seed that an interrupted attempt had half started.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { backfillDebtWorkflows, type BackfillReport } from '../lifecycle/backfill';
 import type { Db } from '../platform/db';
+import { isUuid } from '../platform/ids';
 import { SEARCH_ATTRIBUTE_KEYS, WORKFLOW_TYPES, workflowIds } from '../temporal/names';
 
 const TERMINATE_REASON = 'sandbox reset: the tenant was wiped and reseeded';
@@ -19,24 +20,62 @@ export function runningDebtWorkflowsQuery(organizationId: string): string {
   );
 }
 
-/** Terminates the tenant's running lifecycle workflows except those of `keepDebtIds`; returns how many it ended. */
-export async function endDebtWorkflows(
-  client: Client,
+/** How long-running work reports that it is alive, and learns that it should stop (an activity's heartbeat). */
+export interface Progress {
+  heartbeat?: () => void;
+  signal?: AbortSignal;
+}
+
+/** Terminations in flight at once: a 20,000-debt tenant ends in seconds, without flooding the frontend. */
+const TERMINATE_BATCH = 50;
+
+/**
+ * Terminates the tenant's running lifecycle workflows whose debt row no longer exists (wiped by a reset); returns how
+ * many it ended. A workflow whose row exists is never touched, whoever created the debt and whenever: a debt raised
+ * just after the wipe keeps its life (issue 23, item 4). Pages of running workflows are checked against the table,
+ * terminated a batch at a time, with a heartbeat after each batch; a cancelled activity stops between batches.
+ */
+export async function endWipedDebtWorkflows(
+  deps: { db: Db; client: Client },
   organizationId: string,
-  keepDebtIds: readonly string[] = [],
+  progress: Progress = {},
 ): Promise<number> {
-  const keep = new Set(keepDebtIds.map((id) => workflowIds.debt(id)));
+  const { db, client } = deps;
   let ended = 0;
+  let page: { workflowId: string; runId: string; debtId: string }[] = [];
+  const flush = async () => {
+    progress.signal?.throwIfAborted();
+    const ids = page.map((w) => w.debtId).filter(isUuid);
+    const existing = new Set(
+      ids.length === 0
+        ? []
+        : await db('debts').where({ organization_id: organizationId }).whereIn('id', ids).pluck<string[]>('id'),
+    );
+    const wiped = page.filter((w) => !existing.has(w.debtId));
+    page = [];
+    const results = await Promise.all(wiped.map((w) => terminate(client, w.workflowId, w.runId)));
+    ended += results.filter(Boolean).length;
+    progress.heartbeat?.();
+  };
   for await (const execution of client.workflow.list({ query: runningDebtWorkflowsQuery(organizationId) })) {
-    if (keep.has(execution.workflowId)) continue;
-    try {
-      await client.workflow.getHandle(execution.workflowId, execution.runId).terminate(TERMINATE_REASON);
-      ended++;
-    } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) throw err; // closed meanwhile: nothing to end
-    }
+    page.push({ ...execution, debtId: execution.workflowId.slice(DEBT_WORKFLOW_PREFIX.length) });
+    if (page.length >= TERMINATE_BATCH) await flush();
   }
+  if (page.length > 0) await flush();
   return ended;
+}
+
+const DEBT_WORKFLOW_PREFIX = workflowIds.debt('');
+
+/** True if it ended the run; a run closed meanwhile is nothing to end. */
+async function terminate(client: Client, workflowId: string, runId: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(workflowId, runId).terminate(TERMINATE_REASON);
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
 }
 
 /**

@@ -2,18 +2,21 @@
  * The sandbox reset (DECISIONS.md §6) as one idempotent step, run by the `sandbox-reset-<orgId>` workflow's activity:
  * 1. in one database transaction, wipe the tenant's data (wipe.ts) and seed it again (seed.ts): a reset interrupted
  *    before the commit left nothing, one interrupted after it is simply done again;
- * 2. end the tenant's running lifecycle workflows other than the new seed's (found by search attribute, so those of
- *    a previous attempt's seed go too);
- * 3. start the new seed's workflows (a no-op for those already running).
+ * 2. end the tenant's running lifecycle workflows whose debt row is gone (found by search attribute, so those of a
+ *    previous attempt's seed go too; a debt raised since the wipe keeps its workflow);
+ * 3. start the open debts' workflows (a no-op for those already running).
+ * A retried attempt of the same reset (`resetId`: the reset workflow's run, which resets once) finds its id recorded
+ * on the organisation by the first attempt's commit and does not wipe again: it only finishes steps 2 and 3, so it
+ * never undoes the seed the tenant may already be using.
  * Only sandbox organisations are ever wiped; a missing organisation (deleted by an operator) is nothing to do.
  */
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DocumentStore } from '../documents/store';
 import type { Db } from '../platform/db';
-import { endDebtWorkflows, startSeedWorkflows } from './debt-workflows';
+import { endWipedDebtWorkflows, startSeedWorkflows, type Progress } from './debt-workflows';
 import { seedTenant } from './seed';
-import { lockTenantForReset, wipeTenantData, type WipedTable } from './wipe';
+import { emptyWipe, lockTenantForReset, wipeTenantData, type WipedTable } from './wipe';
 
 export interface SandboxResetDeps {
   db: Db;
@@ -35,10 +38,16 @@ export type SandboxResetReport =
       workflowsStarted: number;
     };
 
+export interface ResetOptions extends Progress {
+  /** Names this reset across its attempts (the reset workflow's run id); without it every call wipes. */
+  resetId?: string;
+}
+
 export async function resetSandboxTenant(
   deps: SandboxResetDeps,
   organizationId: string,
   asOf: Date,
+  options: ResetOptions = {},
 ): Promise<SandboxResetReport> {
   const { db } = deps;
   const organization = await db('organizations').where({ id: organizationId }).first('mode');
@@ -46,12 +55,27 @@ export async function resetSandboxTenant(
   if (organization.mode !== 'sandbox') {
     throw ApplicationFailure.nonRetryable(`organisation ${organizationId} is not a sandbox tenant`, 'NotSandboxTenant');
   }
-  const { removed, seeded } = await db.transaction(async (trx) => {
+  const { removed, seededDebtIds } = await db.transaction(async (trx) => {
     await lockTenantForReset(trx, organizationId);
+    const done = await trx('organizations').where({ id: organizationId }).first('sandbox_reset_run_id');
+    if (options.resetId && done?.sandbox_reset_run_id === options.resetId) {
+      return { removed: null, seededDebtIds: [] }; // this reset committed in an earlier attempt
+    }
     const wiped = await wipeTenantData(trx, organizationId);
-    return { removed: wiped, seeded: await seedTenant(trx, organizationId, asOf, deps.documents) };
+    const seeded = await seedTenant(trx, organizationId, asOf, deps.documents);
+    if (options.resetId) {
+      await trx('organizations').where({ id: organizationId }).update({ sandbox_reset_run_id: options.resetId });
+    }
+    return { removed: wiped, seededDebtIds: seeded.debtIds };
   });
-  const workflowsEnded = await endDebtWorkflows(deps.client, organizationId, seeded.debtIds);
+  options.heartbeat?.();
+  const workflowsEnded = await endWipedDebtWorkflows(deps, organizationId, options);
   const { started } = await startSeedWorkflows(deps, organizationId);
-  return { outcome: 'reset', removed, seededDebtIds: seeded.debtIds, workflowsEnded, workflowsStarted: started };
+  return {
+    outcome: 'reset',
+    removed: removed ?? emptyWipe(),
+    seededDebtIds,
+    workflowsEnded,
+    workflowsStarted: started,
+  };
 }

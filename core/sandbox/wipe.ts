@@ -20,6 +20,11 @@ const WIPED_TABLES = [
 
 export type WipedTable = (typeof WIPED_TABLES)[number];
 
+/** The report of a wipe that removed nothing (a retried reset that found its wipe done). */
+export function emptyWipe(): Record<WipedTable, number> {
+  return Object.fromEntries(WIPED_TABLES.map((table) => [table, 0])) as Record<WipedTable, number>;
+}
+
 /** Deletes the tenant's data in the caller's transaction; returns the rows removed per table. */
 export async function wipeTenantData(trx: Trx, organizationId: string): Promise<Record<WipedTable, number>> {
   const removed = {} as Record<WipedTable, number>;

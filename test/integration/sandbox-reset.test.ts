@@ -11,7 +11,8 @@ import { Context } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import { createSandboxResetActivities, type SandboxResetActivities } from '../../activities/sandbox-reset';
 import { createDebtTriggers } from '../../core/lifecycle/triggers';
-import { runningDebtWorkflowsQuery } from '../../core/sandbox/debt-workflows';
+import { endWipedDebtWorkflows, runningDebtWorkflowsQuery } from '../../core/sandbox/debt-workflows';
+import { resetSandboxTenant } from '../../core/sandbox/reset-tenant';
 import { createSandboxResets } from '../../core/sandbox/resets';
 import { NAMESPACES, SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, workflowIds } from '../../core/temporal/names';
 import { sandboxResetWorkflow, statusQuery } from '../../workflows/sandbox-reset';
@@ -193,7 +194,7 @@ describe('Sandbox reset against PostgreSQL and Temporal', function () {
     }
   });
 
-  it('an interrupted reset (its worker shut down after the wipe and reseed) completes on retry without duplicates', async () => {
+  it('an interrupted reset (its worker shut down after the wipe and reseed) completes on retry without wiping again', async () => {
     const interruptedQueue = uniqueTaskQueue(TASK_QUEUES.sandbox);
     await startWorker({ taskQueue: interruptedQueue, workflows: true });
     const real = realActivities();
@@ -230,7 +231,52 @@ describe('Sandbox reset against PostgreSQL and Temporal', function () {
     expect((await tenant.api<Page>('GET', '/v1/debtors?limit=200')).body.data).to.have.length(5);
     const running = await waitForDebtWorkflows(org, tenant.api);
     expect(running).to.have.length(5);
-    expect(running).to.not.include.members(halfway); // the interrupted attempt's seed workflows were ended too
+    // The retry found its wipe committed (the run id recorded with it) and kept the seed the tenant may be using.
+    expect(running).to.deep.equal(halfway);
+  });
+
+  it('ends only the workflows whose debt row is gone: a debt raised after the wipe keeps its life', async () => {
+    const tenant = await signUp(server.baseUrl);
+    const org = tenant.organizationId;
+    const seeded = await waitForDebtWorkflows(org, tenant.api);
+    // As after a wipe whose seed is already in place: the old rows are gone, and the tenant has raised a debt
+    // since, whose workflow runs (started by its first trigger). It was in no seed: before, the reset ended it.
+    const wiped = seeded.slice(0, 2);
+    const wipedIds = wiped.map((id) => id.replace(/^debt-/, ''));
+    await testDb()('lifecycle_inputs').whereIn('debt_id', wipedIds).delete();
+    await testDb()('transactions').whereIn('debt_id', wipedIds).delete();
+    await testDb()('documents').whereIn('debt_id', wipedIds).delete();
+    await testDb()('debts').whereIn('id', wipedIds).delete();
+    const raised = await raiseDebt(tenant.api);
+    const triggers = createDebtTriggers({ db: testDb(), client, mode: 'sandbox', taskQueue: stack.taskQueue });
+    await triggers.accept(org, raised.id);
+    await waitFor(async () => (await runningDebtWorkflows(org)).includes(workflowIds.debt(raised.id)), {
+      what: 'the new debt’s workflow to be listed',
+    });
+
+    const beats: number[] = [];
+    const ended = await endWipedDebtWorkflows({ db: testDb(), client }, org, { heartbeat: () => beats.push(1) });
+    expect(ended).to.equal(2);
+    expect(beats.length).to.be.at.least(1);
+    const running = await waitForDebtWorkflows(org, tenant.api);
+    expect(running).to.include(workflowIds.debt(raised.id));
+    expect(running).to.not.include.members(wiped);
+    expect(running).to.include.members(seeded.slice(2));
+  });
+
+  it('a reset attempted again under the same id does not wipe again', async () => {
+    const tenant = await signUp(server.baseUrl);
+    const org = tenant.organizationId;
+    const deps = { db: testDb(), client, lifecycleTaskQueue: stack.taskQueue };
+    const first = await resetSandboxTenant(deps, org, new Date(), { resetId: 'run-1' });
+    const mine = await raiseDebt(tenant.api); // the tenant starts using the new seed
+    const again = await resetSandboxTenant(deps, org, new Date(), { resetId: 'run-1' });
+    expect(again.outcome === 'reset' && Object.values(again.removed).every((n) => n === 0)).to.equal(true);
+    const ids = (await tenant.api<Page>('GET', '/v1/debts?limit=200')).body.data.map((d) => d.id);
+    expect(ids).to.include(mine.id);
+    expect(ids).to.include.members(first.outcome === 'reset' ? first.seededDebtIds : ['a reset']);
+    const next = await resetSandboxTenant(deps, org, new Date(), { resetId: 'run-2' }); // another reset wipes
+    expect(next.outcome === 'reset' && next.removed.debts).to.equal(9);
   });
 
   it('API use signals the workflow at most once a minute, and starts it for a tenant created without sign-up', async () => {
