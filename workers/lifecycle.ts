@@ -21,7 +21,7 @@ void runWorker({
     ...createDebtLifecycleActivities({ db, mode, logger: logger.child({ mode }) }),
   }),
   startSidecar: async ({ mode, db, databaseUrl, client, logger }) => {
-    const consumers = [createDebtLifecycleConsumer({ mode, client })];
+    const consumers = [createDebtLifecycleConsumer({ mode, db, client })];
     const relay = startOutboxRelay({ mode, db, databaseUrl, logger, consumers });
     const stopLag = reportOutboxLag({ db, mode, consumers: consumers.map((c) => c.name) });
     return () => {

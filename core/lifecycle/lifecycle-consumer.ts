@@ -3,15 +3,15 @@
  *
  * The starts happen after the batch's transaction has committed, never inside it: a transaction held open across
  * calls to Temporal would hold the outbox horizon (cursor.ts) for every consumer of every database on the server for
- * as long as Temporal takes to answer. Each batch of starts runs under a short deadline (START_DEADLINE_MS), so a hung
- * Temporal cannot stall this consumer either. A start that fails or times out is kept and tried again after every
- * pass (sweep) until it succeeds; a start lost with the process (it died between the commit and the start) is covered
- * by the triggers' update-with-start (workflow-start.ts), which starts the workflow on the debt's first trigger, and by
- * the backfill (`npm run cli -- lifecycle backfill`). A second start of the same id is refused by Temporal: every debt
- * gets exactly one.
+ * as long as Temporal takes to answer. So that a start cannot be lost in between, the batch's transaction records each
+ * debt in `lifecycle_pending_starts`, and the row goes once Temporal has the workflow. Each group of starts runs under
+ * a short deadline (START_DEADLINE_MS), so a hung Temporal cannot stall this consumer; a start that fails, times out,
+ * or died with its process stays recorded and is tried again after every pass (sweep), by this worker or another, until
+ * it succeeds. A second start of the same id is refused by Temporal: every debt gets exactly one.
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { OutboxConsumer } from '../events/consumer';
+import type { Db } from '../platform/db';
 import type { Mode } from '../platform/mode';
 import { WORKFLOW_TYPES } from '../temporal/names';
 import { debtWorkflowStartOptions } from './workflow-start';
@@ -21,11 +21,13 @@ export const DEBT_LIFECYCLE_CONSUMER = 'debt-lifecycles';
 const START_CONCURRENCY = 50;
 /** How long one group of starts may wait for Temporal before it is given up and kept for the next sweep. */
 export const START_DEADLINE_MS = 10_000;
-/** Starts kept for the sweep at most; past it the oldest are dropped (the backfill and the triggers cover them). */
-const MAX_KEPT_STARTS = 100_000;
+/** Recorded starts taken by one sweep, oldest first. */
+const SWEEP_BATCH = 500;
 
 export interface DebtLifecycleConsumerOptions {
   mode: Mode;
+  /** The mode's database: where the starts still to do are recorded. */
+  db: Db;
   /** A client in the mode's namespace. */
   client: Client;
   taskQueue?: string;
@@ -40,10 +42,8 @@ interface DebtStart {
 }
 
 export function createDebtLifecycleConsumer(options: DebtLifecycleConsumerOptions): OutboxConsumer {
-  const { client, mode, taskQueue } = options;
+  const { client, db, mode, taskQueue } = options;
   const deadlineMs = options.startDeadlineMs ?? START_DEADLINE_MS;
-  /** Starts not yet done (failed or timed out), by debt id, in the order they were first tried. */
-  const kept = new Map<string, DebtStart>();
 
   async function start(debt: DebtStart): Promise<void> {
     try {
@@ -53,20 +53,24 @@ export function createDebtLifecycleConsumer(options: DebtLifecycleConsumerOption
     }
   }
 
-  /** Starts every debt, a group at a time, each group under the deadline; what fails is kept and the first error thrown. */
+  /**
+   * Starts every debt, a group at a time, each group under the deadline, and forgets the recorded starts that
+   * succeeded; what fails stays recorded for the next sweep, and the first error is thrown.
+   */
   async function startAll(debts: DebtStart[]): Promise<void> {
-    for (const debt of debts) kept.set(debt.debtId, debt);
-    while (kept.size > MAX_KEPT_STARTS) kept.delete(kept.keys().next().value!);
     let firstError: Error | undefined;
     for (let i = 0; i < debts.length; i += START_CONCURRENCY) {
       const group = debts.slice(i, i + START_CONCURRENCY);
       const outcomes = await Promise.allSettled(
         group.map((debt) => client.withDeadline(Date.now() + deadlineMs, () => start(debt))),
       );
-      outcomes.forEach((outcome, j) => {
-        if (outcome.status === 'fulfilled') kept.delete(group[j]!.debtId);
-        else firstError ??= outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason));
-      });
+      const started = group.filter((_, j) => outcomes[j]!.status === 'fulfilled').map((debt) => debt.debtId);
+      if (started.length > 0) await db('lifecycle_pending_starts').whereIn('debt_id', started).delete();
+      for (const outcome of outcomes) {
+        if (outcome.status === 'rejected') {
+          firstError ??= outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason));
+        }
+      }
     }
     if (firstError !== undefined) throw firstError;
   }
@@ -88,10 +92,18 @@ export function createDebtLifecycleConsumer(options: DebtLifecycleConsumerOption
           'request_id as requestId',
           trx.raw(`data -> 'debt' ->> 'id' as "debtId"`),
         );
+      await trx('lifecycle_pending_starts')
+        .insert(debts.map((d) => ({ debt_id: d.debtId, organization_id: d.organizationId, request_id: d.requestId })))
+        .onConflict('debt_id')
+        .ignore();
       return () => startAll(debts);
     },
     async sweep() {
-      if (kept.size > 0) await startAll([...kept.values()]);
+      const recorded = await db('lifecycle_pending_starts')
+        .orderBy('created_at')
+        .limit(SWEEP_BATCH)
+        .select<DebtStart[]>('debt_id as debtId', 'organization_id as organizationId', 'request_id as requestId');
+      if (recorded.length > 0) await startAll(recorded);
     },
   };
 }

@@ -12,6 +12,7 @@ const WIPED_TABLES = [
   'events',
   'idempotency_keys',
   'lifecycle_inputs',
+  'lifecycle_pending_starts',
   'transactions',
   'documents',
   'debts',

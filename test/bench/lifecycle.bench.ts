@@ -109,7 +109,7 @@ async function raisedPerSecond(temporal: TestWorkflowEnvironment, db: Db, organi
     mode: 'production',
     db,
     databaseUrl: testEnv.databaseUrl,
-    consumers: [createDebtLifecycleConsumer({ mode: 'production', client, taskQueue })],
+    consumers: [createDebtLifecycleConsumer({ mode: 'production', db, client, taskQueue })],
     logger: createLogger({ level: 'warn', name: 'bench-lifecycle-relay' }),
   });
   const raise = async (n: number) => {

@@ -44,6 +44,7 @@ async function main(): Promise<void> {
   const lags: Record<Phase, number[]> = { before: [], during: [], after: [] };
   const lifecycle = createDebtLifecycleConsumer({
     mode: 'production',
+    db,
     client: new Client({ connection: temporal.connection, namespace: NAMESPACES.production }),
     taskQueue: uniqueTaskQueue('reset-lag'),
   });

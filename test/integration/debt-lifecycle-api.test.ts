@@ -5,6 +5,7 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { expect } from 'chai';
+import type { OutboxEvent } from '../../core/events/consumer';
 import { ensureCursor } from '../../core/events/cursor';
 import { takeBatch } from '../../core/events/relay';
 import { backfillDebtWorkflows } from '../../core/lifecycle/backfill';
@@ -107,6 +108,7 @@ describe('the debt lifecycle behind the API', function () {
     const stack = await testLifecycle();
     const consumer = createDebtLifecycleConsumer({
       mode: 'production',
+      db: testDb(),
       client: stack.client('production'),
       taskQueue: stack.taskQueue,
     });
@@ -130,6 +132,31 @@ describe('the debt lifecycle behind the API', function () {
     await cursorBefore(debt.createdEventId);
     while ((await takeBatch(testDb(), 'production', consumer, 500)) > 0);
     expect((await handle.describe()).runId).to.equal(firstRun);
+  });
+
+  it('a start lost with its process (killed after the batch committed) is made by the next sweep, of any worker', async () => {
+    const stack = await testLifecycle();
+    const options = {
+      mode: 'production' as const,
+      db: testDb(),
+      client: stack.client('production'),
+      taskQueue: stack.taskQueue,
+    };
+    const dying = createDebtLifecycleConsumer(options);
+    const raised = await raiseDebt(ctx.api);
+    const [created] = await testDb()('events')
+      .whereRaw(`data::jsonb -> 'debt' ->> 'id' = ?`, [raised.id])
+      .where({ type: 'debt.created' })
+      .select<OutboxEvent[]>('id', 'type', 'organization_id as organizationId', 'txid', 'seq');
+    // The batch commits, and the process dies before its after-commit step starts the workflow.
+    await testDb().transaction((trx) => dying.consume(trx, [created!]));
+    const handle = await workflowOf(raised.id);
+    expect(await handle.describe().catch((err: unknown) => err)).to.be.instanceOf(WorkflowNotFoundError);
+
+    const survivor = createDebtLifecycleConsumer(options); // another process, or the same one restarted
+    await survivor.sweep!();
+    expect((await handle.describe()).status.name).to.equal('RUNNING');
+    expect(await testDb()('lifecycle_pending_starts').where({ debt_id: raised.id }).first()).to.equal(undefined);
   });
 
   it('the backfill gives open debts without a workflow theirs, and is harmless to run again', async () => {

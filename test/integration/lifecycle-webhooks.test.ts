@@ -50,7 +50,7 @@ describe('every lifecycle event reaches a real receiver through the real deliver
     await skipBacklog(DEBT_LIFECYCLE_CONSUMER);
     await skipBacklog(WEBHOOK_DELIVERY_CONSUMER);
     const client = lifecycle.client(MODE);
-    const starter = createDebtLifecycleConsumer({ mode: MODE, client, taskQueue: lifecycle.taskQueue });
+    const starter = createDebtLifecycleConsumer({ mode: MODE, db: testDb(), client, taskQueue: lifecycle.taskQueue });
     delivery = await startDeliveryStack(lifecycle.env, { mode: MODE, extraConsumers: [starter] });
     triggers = createDebtTriggers({ db: testDb(), client, mode: MODE, taskQueue: lifecycle.taskQueue });
   });

@@ -67,6 +67,7 @@ describe('the outbox horizon cannot be held hostage', function () {
       const client = new Client({ connection, namespace: NAMESPACES.production });
       const lifecycle = createDebtLifecycleConsumer({
         mode: 'production',
+        db: testDb(),
         client,
         taskQueue: uniqueTaskQueue('horizon'), // no worker: the workflow only has to exist
         startDeadlineMs: 3_000,

@@ -5,14 +5,19 @@ import { createOrganization } from '../../core/access/organizations';
 import { SCOPES } from '../../core/access/scopes';
 import type { WebhookConfig } from '../../core/platform/config';
 import type { Db } from '../../core/platform/db';
+import type { Mode } from '../../core/platform/mode';
 import { setWebhookUrl } from '../../core/webhooks/receiver-config';
 import type { TestTenant } from './tenants';
 
-export async function createTenantIn(db: Db, receiver?: { webhooks: WebhookConfig; url: string }): Promise<TestTenant> {
-  const organization = await createOrganization(db, { name: 'Fault Test Org', mode: 'production' });
+export async function createTenantIn(
+  db: Db,
+  receiver?: { webhooks: WebhookConfig; url: string },
+  mode: Mode = 'production',
+): Promise<TestTenant> {
+  const organization = await createOrganization(db, { name: 'Fault Test Org', mode });
   const { apiKey, secret } = await mintApiKey(db, {
     organizationId: organization.id,
-    mode: 'production',
+    mode,
     name: 'fault test key',
     scopes: [...SCOPES],
     readOnly: false,

@@ -4,13 +4,15 @@
  * runs as the `postgres` user (PostgreSQL refuses to run as root), as scripts/lib/postgres.sh does.
  */
 import { execFile } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createDb, type Db } from '../../core/platform/db';
 import { migrate } from '../../scripts/migrate';
 import { freePort } from './ports';
+import { isAlive } from './processes';
+import { waitFor } from './wait';
 
 const run = promisify(execFile);
 const PG_BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
@@ -28,6 +30,8 @@ export interface OwnPostgres {
   db: Db;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** SIGKILL to the postmaster (a crash: its backends follow it); `start` then runs crash recovery. */
+  kill(): Promise<void>;
   /** Stops the server for good and deletes its files. Safe to call after a failed start. */
   destroy(): Promise<void>;
 }
@@ -39,7 +43,15 @@ async function pgCommand(binary: string, args: string[]): Promise<void> {
   await run(asRoot ? 'runuser' : file, asRoot ? ['-u', 'postgres', '--', file, ...args] : args, { timeout: 60_000 });
 }
 
-export async function startOwnPostgres(): Promise<OwnPostgres> {
+export interface OwnPostgresOptions {
+  /**
+   * Keep `synchronous_commit` on, so a commit is on its way to disk before it is acknowledged: what a test that
+   * SIGKILLs the server and counts what survived needs (asynchronous commit loses the last transactions of a crash).
+   */
+  durableCommits?: boolean;
+}
+
+export async function startOwnPostgres(options: OwnPostgresOptions = {}): Promise<OwnPostgres> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'own-postgres-'));
   const dataDir = path.join(dir, 'data');
   if (process.getuid?.() === 0) {
@@ -52,8 +64,9 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     `-p ${port}`,
     `-k ${dir}`,
     "-c listen_addresses='127.0.0.1'",
-    // A throwaway cluster: durability is not what these tests are about.
-    '-c fsync=off -c synchronous_commit=off -c full_page_writes=off',
+    // A throwaway cluster: durability is not what these tests are about, except where a test kills the server. A
+    // killed process (not the machine) loses nothing the kernel was given, so fsync may stay off even then.
+    `-c fsync=off -c synchronous_commit=${options.durableCommits ? 'on' : 'off'} -c full_page_writes=off`,
   ].join(' ');
   const start = () =>
     pgCommand('pg_ctl', ['-D', dataDir, '-o', serverOptions, '-l', path.join(dir, 'server.log'), '-w', 'start']);
@@ -87,8 +100,26 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
         running = false;
       },
       start: async () => {
-        await start();
+        // After a kill the old backends may take a moment to notice their postmaster is gone and release memory.
+        await waitFor(
+          () =>
+            start().then(
+              () => true,
+              () => false,
+            ),
+          {
+            what: 'PostgreSQL to start again',
+            timeoutMs: 30_000,
+            intervalMs: 200,
+          },
+        );
         running = true;
+      },
+      kill: async () => {
+        const pid = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+        process.kill(pid, 'SIGKILL');
+        await waitFor(() => !isAlive(pid), { what: 'the postmaster to die', timeoutMs: 10_000 });
+        running = false;
       },
       destroy,
     };

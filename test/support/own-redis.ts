@@ -12,32 +12,45 @@ export interface OwnRedis {
   /** SIGSTOP: the kernel still completes TCP handshakes, but no command is ever answered. */
   pause(): void;
   resume(): void;
+  /** SIGKILL, and waits for the process to exit. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port, empty. */
+  start(): Promise<void>;
   destroy(): Promise<void>;
 }
 
 export async function startOwnRedis(): Promise<OwnRedis> {
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    process.env.REDIS_SERVER_PATH ?? 'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `redis://127.0.0.1:${port}`;
+  let child: ChildProcess;
+  let exited: Promise<void>;
   const destroy = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); // works on a stopped process too
     await exited;
   };
-  try {
-    await waitFor(() => answersPing(url), { what: `redis-server on port ${port}`, timeoutMs: 10_000 });
-  } catch (err) {
-    await destroy();
-    throw err;
-  }
+  const start = async () => {
+    child = spawn(
+      process.env.REDIS_SERVER_PATH ?? 'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    const proc = child;
+    exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    try {
+      await waitFor(() => answersPing(url), { what: `redis-server on port ${port}`, timeoutMs: 10_000 });
+    } catch (err) {
+      await destroy();
+      throw err;
+    }
+  };
+  await start();
   return {
     url,
     pause: () => child.kill('SIGSTOP'),
     resume: () => child.kill('SIGCONT'),
+    // What Redis holds (rate-limit counters, caches) is lost with it: the services must carry on without.
+    kill: destroy,
+    start,
     destroy,
   };
 }

@@ -20,6 +20,8 @@ export interface OwnTemporal {
   start(): Promise<void>;
   /** SIGTERM, and waits for the process to exit. */
   stop(): Promise<void>;
+  /** SIGKILL (a crash), and waits for the process to exit; `start` again finds its state in the same file. */
+  kill(): Promise<void>;
   destroy(): Promise<void>;
 }
 
@@ -37,10 +39,11 @@ export async function createOwnTemporal(): Promise<OwnTemporal> {
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
 
-  const stop = async () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  const stopWith = async (signal: NodeJS.Signals) => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
+  const stop = () => stopWith('SIGTERM');
   return {
     address,
     async start() {
@@ -58,6 +61,7 @@ export async function createOwnTemporal(): Promise<OwnTemporal> {
       );
     },
     stop,
+    kill: () => stopWith('SIGKILL'),
     async destroy() {
       await stop();
       rmSync(dir, { recursive: true, force: true });

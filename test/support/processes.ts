@@ -21,3 +21,13 @@ export function killGroup(proc: { child: ChildProcess } | undefined): void {
     // already gone
   }
 }
+
+/** Whether a process of this pid still exists (signal 0 checks without signalling). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
