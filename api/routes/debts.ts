@@ -27,7 +27,14 @@ import {
   patchDebtBody,
 } from '../schemas/debts';
 
-type ListQuery = PageQuery & { status?: DebtStatus; debtorId?: string };
+type ListQuery = PageQuery & {
+  status?: DebtStatus;
+  debtorId?: string;
+  externalAccountId?: string;
+  clientReference?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+};
 
 /** The principal as the client wrote it: JSON.parse has already turned a number into a binary double. */
 function exactPrincipal(ctx: ApiContext, body: { originalPrincipal?: unknown }): unknown {
@@ -43,14 +50,22 @@ export function debtRoutes(triggers: DebtTriggers): RouteDefinition[] {
       path: '/v1/debts',
       operationId: 'listDebts',
       summary: 'List debts',
-      description: 'Your organisation’s debts, newest first, optionally filtered by `status` and `debtorId`.',
+      description:
+        'Your organisation’s debts, newest first, optionally filtered by `status`, `debtorId`, your ' +
+        '`externalAccountId` or `clientReference` (exact match), and `createdAfter` / `createdBefore`. Filters ' +
+        'combine (all must match); each has an index in the list’s order, so pages stay fast at any size.',
       tags: ['Debts'],
       scope: 'debts:read',
       query: listDebtsQuery,
       responses: { 200: { description: 'A page of debts.', schema: debtListSchema, example: debtListExample } },
       handler: async (_ctx, { db, auth, query }) => {
-        const { limit, cursor, status, debtorId } = query;
-        const page = await listDebts(db, auth.organizationId, { page: { limit, cursor }, status, debtorId });
+        const { limit, cursor, createdAfter, createdBefore, ...filters } = query;
+        const page = await listDebts(db, auth.organizationId, {
+          page: { limit, cursor },
+          ...filters,
+          ...(createdAfter ? { createdAfter: new Date(createdAfter) } : {}),
+          ...(createdBefore ? { createdBefore: new Date(createdBefore) } : {}),
+        });
         return { status: 200, body: page };
       },
     }),

@@ -1,11 +1,18 @@
 /** Transactions and payments: read-only lists (spec §4). Payments are `Inbound` + `Succeeded` transactions. */
 import type { Scope } from '../../core/access/scopes';
-import { listTransactions } from '../../core/debts/transactions';
+import { getTransaction, listTransactions, type TransactionFilters } from '../../core/debts/transactions';
+import { errors } from '../../core/platform/errors';
 import { defineApiRoute, type ApiRouteInput, type RouteDefinition } from '../http/route-definition';
-import type { PageQuery } from '../schemas/common';
-import { listTransactionsQuery, transactionListExample, transactionListSchema } from '../schemas/transactions';
+import { idParams, type PageQuery } from '../schemas/common';
+import {
+  listTransactionsQuery,
+  transactionExample,
+  transactionListExample,
+  transactionListSchema,
+  transactionSchema,
+} from '../schemas/transactions';
 
-type ListQuery = PageQuery & { debtId?: string };
+type ListQuery = PageQuery & Omit<TransactionFilters, 'paymentsOnly'>;
 
 interface ListSpec extends Pick<RouteDefinition, 'path' | 'operationId' | 'summary' | 'description'> {
   scope: Scope;
@@ -24,8 +31,13 @@ function listRoute({ pageDescription, paymentsOnly, ...doc }: ListSpec): RouteDe
       200: { description: pageDescription, schema: transactionListSchema, example: transactionListExample },
     },
     handler: async (_ctx, { db, auth, query }) => {
-      const { limit, cursor, debtId } = query;
-      const page = await listTransactions(db, auth.organizationId, { page: { limit, cursor }, debtId, paymentsOnly });
+      const { limit, cursor, ...filters } = query;
+      // On /v1/payments a `status` or `direction` filter narrows the payments: one that contradicts them matches none.
+      const page = await listTransactions(db, auth.organizationId, {
+        page: { limit, cursor },
+        ...filters,
+        paymentsOnly,
+      });
       return { status: 200, body: page };
     },
   });
@@ -50,6 +62,22 @@ export function transactionRoutes(): RouteDefinition[] {
       scope: 'payments:read',
       pageDescription: 'A page of payments.',
       paymentsOnly: true,
+    }),
+    defineApiRoute<ApiRouteInput<undefined, Record<string, never>, { id: string }>>({
+      method: 'get',
+      path: '/v1/transactions/{id}',
+      operationId: 'getTransaction',
+      summary: 'Get a transaction',
+      tags: ['Transactions'],
+      scope: 'transactions:read',
+      params: idParams,
+      errors: ['not_found'],
+      responses: { 200: { description: 'The transaction.', schema: transactionSchema, example: transactionExample } },
+      handler: async (_ctx, { db, auth, params }) => {
+        const transaction = await getTransaction(db, auth.organizationId, params.id);
+        if (!transaction) throw errors.notFound('transaction');
+        return { status: 200, body: transaction };
+      },
     }),
   ];
 }

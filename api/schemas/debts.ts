@@ -204,6 +204,10 @@ export const listDebtsQuery: JsonSchema = {
     ...pageQueryProperties,
     status: { type: 'string', enum: [...DEBT_STATUSES], description: 'Only debts in this state.' },
     debtorId: { ...uuidSchema, description: 'Only this debtor’s debts.' },
+    externalAccountId: { type: 'string', maxLength: 200, description: 'Only debts with this account reference.' },
+    clientReference: { type: 'string', maxLength: 200, description: 'Only debts with this reference of yours.' },
+    createdAfter: { ...timestampSchema, description: 'Only debts raised strictly after this moment (ISO 8601).' },
+    createdBefore: { ...timestampSchema, description: 'Only debts raised strictly before this moment (ISO 8601).' },
   },
 };
 

@@ -3,7 +3,7 @@ import { EVENT_TYPES } from '../../core/events/outbox';
 import type { JsonSchema } from '../http/route-definition';
 import { pagedListSchema, pageQueryProperties, timestampSchema } from './common';
 
-const eventSchema: JsonSchema = {
+export const eventSchema: JsonSchema = {
   type: 'object',
   required: ['id', 'type', 'createdAt', 'data', 'requestId'],
   properties: {
@@ -39,4 +39,14 @@ export const eventListExample = {
     },
   ],
   nextCursor: null,
+};
+
+export const eventExample = eventListExample.data[0]!;
+
+/** Path `{id}`: an event id (`evt_…`); any other string is simply not found. */
+export const eventIdParams: JsonSchema = {
+  type: 'object',
+  required: ['id'],
+  additionalProperties: false,
+  properties: { id: { type: 'string', description: 'The event id (`evt_…`).' } },
 };

@@ -44,6 +44,9 @@ export const listTransactionsQuery: JsonSchema = {
   properties: {
     ...pageQueryProperties,
     debtId: { ...uuidSchema, description: 'Only this debt’s transactions.' },
+    status: { type: 'string', enum: [...TRANSACTION_STATUSES], description: 'Only transactions in this status.' },
+    type: { type: 'string', enum: [...TRANSACTION_TYPES], description: 'Only transactions of this type.' },
+    direction: { type: 'string', enum: [...TRANSACTION_DIRECTIONS], description: 'Only money moving this way.' },
   },
 };
 

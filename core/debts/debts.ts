@@ -169,6 +169,11 @@ export async function getDebt(db: Db, organizationId: string, id: string): Promi
 export interface DebtFilters {
   status?: DebtStatus;
   debtorId?: string;
+  externalAccountId?: string;
+  clientReference?: string;
+  /** Only debts raised strictly after / before this moment. */
+  createdAfter?: Date;
+  createdBefore?: Date;
 }
 
 /**
@@ -184,7 +189,17 @@ export async function listDebts(
     list: 'debts',
     page: options.page,
     from: 'debts',
-    where: equalTo({ organization_id: organizationId, status: options.status, debtor_id: options.debtorId }),
+    where: [
+      ...equalTo({
+        organization_id: organizationId,
+        status: options.status,
+        debtor_id: options.debtorId,
+        external_account_id: options.externalAccountId,
+        client_reference: options.clientReference,
+      }),
+      ...(options.createdAfter ? [{ sql: 'debts.created_at > ?', bindings: [options.createdAfter] }] : []),
+      ...(options.createdBefore ? [{ sql: 'debts.created_at < ?', bindings: [options.createdBefore] }] : []),
+    ],
     item: debtJsonSql('debts'),
   });
 }

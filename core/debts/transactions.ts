@@ -4,6 +4,7 @@
  * records the transaction and updates the debt in one transaction of its own.
  */
 import type { Db } from '../platform/db';
+import { isUuid } from '../platform/ids';
 import { findDebtRow } from './debts';
 import { errors } from '../platform/errors';
 import { newId } from '../platform/ids';
@@ -83,6 +84,15 @@ export interface NewTransaction {
   processorReference?: string | null;
 }
 
+/** One of the organisation's transactions; another organisation's, or a malformed id, is not found. */
+export async function getTransaction(db: Db, organizationId: string, id: string): Promise<Transaction | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await db('transactions')
+    .where({ organization_id: organizationId, id })
+    .first<TransactionFields | undefined>(...COLUMNS);
+  return row && toTransaction(row);
+}
+
 /** Records a transaction in the debt's currency; the debt must be the organisation's. */
 export async function recordTransaction(db: Db, organizationId: string, input: NewTransaction): Promise<Transaction> {
   const debt = await findDebtRow(db, organizationId, input.debtId);
@@ -106,6 +116,9 @@ export async function recordTransaction(db: Db, organizationId: string, input: N
 
 export interface TransactionFilters {
   debtId?: string;
+  status?: TransactionStatus;
+  type?: TransactionType;
+  direction?: TransactionDirection;
   /** Payments only: `Inbound` and `Succeeded`. */
   paymentsOnly?: boolean;
 }
@@ -121,7 +134,13 @@ export async function listTransactions(
     .where({
       organization_id: organizationId,
       ...(options.debtId !== undefined && { debt_id: options.debtId }),
-      ...(options.paymentsOnly && { direction: 'Inbound' as const, status: 'Succeeded' as const }),
+      ...(options.type !== undefined && { type: options.type }),
+    })
+    // Separate conditions, so a filter that contradicts the payments' own (status=Failed on payments) matches nothing.
+    .modify((q) => {
+      if (options.status !== undefined) void q.andWhere('status', options.status);
+      if (options.direction !== undefined) void q.andWhere('direction', options.direction);
+      if (options.paymentsOnly) void q.andWhere({ direction: 'Inbound', status: 'Succeeded' });
     });
   return fetchPage(
     query,

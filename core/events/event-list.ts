@@ -9,6 +9,7 @@
  * transaction that started before its own has ended (usually within milliseconds of its commit).
  */
 import type { Db } from '../platform/db';
+import { isEventId } from '../platform/ids';
 import { errors } from '../platform/errors';
 import { equalTo, fetchJsonRows, jsonObject, jsonTime, jsonValue, JsonPage } from '../platform/json-page';
 import type { PageRequest } from '../platform/pagination';
@@ -71,4 +72,13 @@ export async function listEvents(
     limit: page.limit,
   });
   return new JsonPage(dataJson, last ? encodeEventCursor(last) : null);
+}
+
+/** One of the organisation's events as JSON text (the listed shape), or undefined; a malformed id is not found. */
+export async function getEventJson(db: Db, organizationId: string, id: string): Promise<string | undefined> {
+  if (!isEventId(id)) return undefined;
+  const row = await db('events')
+    .where({ organization_id: organizationId, id })
+    .first<{ json: string } | undefined>(db.raw(`${EVENT_JSON} as json`));
+  return row?.json;
 }

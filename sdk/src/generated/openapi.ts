@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * List debts
-         * @description Your organisation’s debts, newest first, optionally filtered by `status` and `debtorId`.
+         * @description Your organisation’s debts, newest first, optionally filtered by `status`, `debtorId`, your `externalAccountId` or `clientReference` (exact match), and `createdAfter` / `createdBefore`. Filters combine (all must match); each has an index in the list’s order, so pages stay fast at any size.
          */
         get: operations["listDebts"];
         put?: never;
@@ -212,6 +212,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/transactions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a transaction */
+        get: operations["getTransaction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organization/branding": {
         parameters: {
             query?: never;
@@ -352,6 +369,26 @@ export interface paths {
          * @description Every event raised for your organisation, newest first, in the envelope webhooks deliver, whether or not a receiver was configured at the time. Use it to recover events your receiver missed. Filter by `type`.
          */
         get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description One event, as listed: e.g. to check a webhook you received against what was raised.
+         */
+        get: operations["getEvent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1074,6 +1111,14 @@ export interface operations {
                 status?: "PendingAssignment" | "Accepted" | "Active" | "InArrears" | "Disputed" | "Settled" | "WrittenOff" | "Closed";
                 /** @description Only this debtor’s debts. */
                 debtorId?: string;
+                /** @description Only debts with this account reference. */
+                externalAccountId?: string;
+                /** @description Only debts with this reference of yours. */
+                clientReference?: string;
+                /** @description Only debts raised strictly after this moment (ISO 8601). */
+                createdAfter?: string;
+                /** @description Only debts raised strictly before this moment (ISO 8601). */
+                createdBefore?: string;
             };
             header?: never;
             path?: never;
@@ -3414,6 +3459,12 @@ export interface operations {
                 cursor?: string;
                 /** @description Only this debt’s transactions. */
                 debtId?: string;
+                /** @description Only transactions in this status. */
+                status?: "Pending" | "Succeeded" | "Failed" | "Refunded" | "Cancelled";
+                /** @description Only transactions of this type. */
+                type?: "Payment" | "Refund" | "Remittance" | "Fee";
+                /** @description Only money moving this way. */
+                direction?: "Inbound" | "Outbound";
             };
             header?: never;
             path?: never;
@@ -3575,6 +3626,12 @@ export interface operations {
                 cursor?: string;
                 /** @description Only this debt’s transactions. */
                 debtId?: string;
+                /** @description Only transactions in this status. */
+                status?: "Pending" | "Succeeded" | "Failed" | "Refunded" | "Cancelled";
+                /** @description Only transactions of this type. */
+                type?: "Payment" | "Refund" | "Remittance" | "Fee";
+                /** @description Only money moving this way. */
+                direction?: "Inbound" | "Outbound";
             };
             header?: never;
             path?: never;
@@ -3657,6 +3714,171 @@ export interface operations {
             };
             /** @description `forbidden`: The key is valid but lacks the scope the operation needs. */
             403: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: The key exceeded its hourly or daily request limit, too many failed authentications came from your address, or too many webhook URL checks of your organisation are in flight. */
+            429: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds until the window refills. */
+                    "Retry-After"?: number;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: An unexpected fault on our side. */
+            500: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, cache or workflow engine) is not answering. */
+            503: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transaction. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01936f2a-1c44-7e0b-b2a7-0c9d8e7f6a51",
+                     *       "debtId": "01936f1e-8a52-7c1d-9a5e-3f0b6c2d4e71",
+                     *       "direction": "Inbound",
+                     *       "status": "Succeeded",
+                     *       "type": "Payment",
+                     *       "amount": 250.25,
+                     *       "currency": "AUD",
+                     *       "processorReference": "pi_3Q0aBcDeFgHiJkLm",
+                     *       "createdAt": "2026-11-23T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Transaction"];
+                };
+            };
+            /** @description `invalid_request`: The request is malformed or fails validation (body, query or path parameters, cursor, Idempotency-Key). */
+            400: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: The bearer key is missing, malformed, unknown, revoked, or of the other mode (live vs test). */
+            401: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key is valid but lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource or route does not exist, or belongs to another organisation. */
+            404: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
                     "X-Request-Id"?: string;
@@ -5281,6 +5503,167 @@ export interface operations {
             };
             /** @description `forbidden`: The key is valid but lacks the scope the operation needs. */
             403: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: The key exceeded its hourly or daily request limit, too many failed authentications came from your address, or too many webhook URL checks of your organisation are in flight. */
+            429: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds until the window refills. */
+                    "Retry-After"?: number;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: An unexpected fault on our side. */
+            500: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, cache or workflow engine) is not answering. */
+            503: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event id (`evt_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_0193a1b2c3d47e8f9a0b1c2d3e4f5a6b",
+                     *       "type": "test.ping",
+                     *       "createdAt": "2026-11-22T09:00:00.050Z",
+                     *       "data": {},
+                     *       "requestId": "req_5f0c6a3e9b2d4c71a8e1f0d2b3c4a5e6"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description `invalid_request`: The request is malformed or fails validation (body, query or path parameters, cursor, Idempotency-Key). */
+            400: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: The bearer key is missing, malformed, unknown, revoked, or of the other mode (live vs test). */
+            401: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key is valid but lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource or route does not exist, or belongs to another organisation. */
+            404: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
                     "X-Request-Id"?: string;
