@@ -1,7 +1,8 @@
 /**
  * The sandbox reset (DECISIONS.md §6) as one idempotent step, run by the `sandbox-reset-<orgId>` workflow's activity:
- * 1. in one database transaction, wipe the tenant's data (wipe.ts) and seed it again (seed.ts): a reset interrupted
- *    before the commit left nothing, one interrupted after it is simply done again;
+ * 1. wipe the tenant's data in short batches (wipe.ts), then, in one transaction, wipe what is left (written meanwhile)
+ *    and seed it again (seed.ts): a reset interrupted before that commit is continued by the retry, one interrupted
+ *    after it is not wiped again (below);
  * 2. end the tenant's running lifecycle workflows whose debt row is gone (found by search attribute, so those of a
  *    previous attempt's seed go too; a debt raised since the wipe keeps its workflow);
  * 3. start the open debts' workflows (a no-op for those already running).
@@ -16,7 +17,7 @@ import type { DocumentStore } from '../documents/store';
 import type { Db } from '../platform/db';
 import { endWipedDebtWorkflows, startSeedWorkflows, type Progress } from './debt-workflows';
 import { seedTenant } from './seed';
-import { emptyWipe, lockTenantForReset, wipeTenantData, type WipedTable } from './wipe';
+import { emptyWipe, lockTenantForReset, wipeTenantData, wipeTenantDataInBatches, type WipedTable } from './wipe';
 
 export interface SandboxResetDeps {
   db: Db;
@@ -55,6 +56,10 @@ export async function resetSandboxTenant(
   if (organization.mode !== 'sandbox') {
     throw ApplicationFailure.nonRetryable(`organisation ${organizationId} is not a sandbox tenant`, 'NotSandboxTenant');
   }
+  const done = await db('organizations').where({ id: organizationId }).first('sandbox_reset_run_id');
+  const alreadyReset = options.resetId !== undefined && done?.sandbox_reset_run_id === options.resetId;
+  // The bulk of the wipe in short batches; the transaction below wipes what is left and seeds, atomically.
+  const wipedBefore = alreadyReset ? emptyWipe() : await wipeTenantDataInBatches(db, organizationId, options.heartbeat);
   const { removed, seededDebtIds } = await db.transaction(async (trx) => {
     await lockTenantForReset(trx, organizationId);
     const done = await trx('organizations').where({ id: organizationId }).first('sandbox_reset_run_id');
@@ -73,9 +78,16 @@ export async function resetSandboxTenant(
   const { started } = await startSeedWorkflows(deps, organizationId);
   return {
     outcome: 'reset',
-    removed: removed ?? emptyWipe(),
+    removed: addWipes(wipedBefore, removed ?? emptyWipe()),
     seededDebtIds,
     workflowsEnded,
     workflowsStarted: started,
   };
+}
+
+function addWipes(a: Record<WipedTable, number>, b: Record<WipedTable, number>): Record<WipedTable, number> {
+  return Object.fromEntries(Object.entries(a).map(([table, n]) => [table, n + b[table as WipedTable]])) as Record<
+    WipedTable,
+    number
+  >;
 }

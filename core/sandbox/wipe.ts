@@ -4,7 +4,7 @@
  * keys and its webhook configuration. Documents' rows go too; their stored objects are the store's
  * (`DocumentStore.deleteNamespace`), and any the reset leaves are orphans the retention sweep deletes.
  */
-import type { Trx } from '../platform/db';
+import type { Db, Trx } from '../platform/db';
 
 /** Children before parents, so no foreign key is violated whatever the cascades say. */
 const WIPED_TABLES = [
@@ -30,6 +30,34 @@ export function emptyWipe(): Record<WipedTable, number> {
 export async function wipeTenantData(trx: Trx, organizationId: string): Promise<Record<WipedTable, number>> {
   const removed = {} as Record<WipedTable, number>;
   for (const table of WIPED_TABLES) removed[table] = await trx(table).where({ organization_id: organizationId }).del();
+  return removed;
+}
+
+/** Rows deleted per statement by the batched wipe: each commits on its own, holding no long transaction. */
+export const WIPE_BATCH = 5_000;
+
+/**
+ * Deletes the tenant's data a batch at a time, each batch its own short transaction, so a large tenant's wipe never
+ * holds the outbox horizon or a long lock (issue 23, item 7); `afterBatch` runs after each (an activity's heartbeat).
+ * Not atomic, and need not be: the reset's final transaction wipes whatever is left (what the tenant wrote meanwhile)
+ * with the new seed, and an interrupted wipe is simply continued by the retry.
+ */
+export async function wipeTenantDataInBatches(
+  db: Db,
+  organizationId: string,
+  afterBatch: () => void = () => undefined,
+): Promise<Record<WipedTable, number>> {
+  const removed = emptyWipe();
+  for (const table of WIPED_TABLES) {
+    for (;;) {
+      const deleted = await db(table)
+        .whereIn('ctid', db(table).select('ctid').where({ organization_id: organizationId }).limit(WIPE_BATCH))
+        .del();
+      removed[table] += deleted;
+      afterBatch();
+      if (deleted < WIPE_BATCH) break;
+    }
+  }
   return removed;
 }
 

@@ -14,6 +14,7 @@ import { createDebtTriggers } from '../../core/lifecycle/triggers';
 import { endWipedDebtWorkflows, runningDebtWorkflowsQuery } from '../../core/sandbox/debt-workflows';
 import { resetSandboxTenant } from '../../core/sandbox/reset-tenant';
 import { createSandboxResets } from '../../core/sandbox/resets';
+import { WIPE_BATCH, wipeTenantDataInBatches } from '../../core/sandbox/wipe';
 import { NAMESPACES, SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, workflowIds } from '../../core/temporal/names';
 import { sandboxResetWorkflow, statusQuery } from '../../workflows/sandbox-reset';
 import { startTestServer, testDocumentStore, type TestServer } from '../support/app';
@@ -262,6 +263,32 @@ describe('Sandbox reset against PostgreSQL and Temporal', function () {
     expect(running).to.include(workflowIds.debt(raised.id));
     expect(running).to.not.include.members(wiped);
     expect(running).to.include.members(seeded.slice(2));
+  });
+
+  it('wipes a large tenant in batches, each its own statement, with a heartbeat after each', async () => {
+    const tenant = await signUp(server.baseUrl);
+    const org = tenant.organizationId;
+    await testDb().raw(
+      `insert into events (id, organization_id, type, data)
+       select 'evt_' || lpad(to_hex(g), 32, '0'), ?, 'test.ping', '{}' from generate_series(1, ?) g`,
+      [org, 2 * WIPE_BATCH + 10],
+    );
+    let beats = 0;
+    const removed = await wipeTenantDataInBatches(testDb(), org, () => beats++);
+    expect(removed.events).to.be.at.least(2 * WIPE_BATCH + 10);
+    expect(beats, 'one per batch: three of events, one of each other table').to.be.at.least(3);
+    expect(
+      await testDb()('events')
+        .where({ organization_id: org })
+        .count({ n: '*' })
+        .then(([row]) => Number(row?.n)),
+    ).to.equal(0);
+    expect(
+      await testDb()('debts')
+        .where({ organization_id: org })
+        .count({ n: '*' })
+        .then(([row]) => Number(row?.n)),
+    ).to.equal(0);
   });
 
   it('a reset attempted again under the same id does not wipe again', async () => {
