@@ -1,8 +1,9 @@
 /**
  * Builds the Koa application without listening (STYLE.md §1): tests drive it in-process or on port 0.
- * Middleware order: client address → request id → request log → problem renderer → `/v1` key and rate limit → body parser → 404/405
- * → router (scope checks, validation, handler). Authenticating first means an unauthenticated request is refused
- * before its body is read, and every `/v1` answer, 404 included, carries the rate-limit headers.
+ * Middleware order: client address → request id → request log → problem renderer → `/v1` key and rate limit → 404/405
+ * → router (read-only and scope checks, body parser, validation, handler). Authenticating first means an
+ * unauthenticated request is refused before its body is read, and every `/v1` answer, 404 included, carries the
+ * rate-limit headers; a read-only key or a missing scope is refused before the body is read too.
  */
 import path from 'node:path';
 import Koa from 'koa';
@@ -14,7 +15,7 @@ import { pingRedis, type Redis } from '../core/platform/redis';
 import type { SecretBox } from '../core/platform/secret-box';
 import { resolveAll, type ResolveHost } from '../core/webhooks/ssrf-guard';
 import { loadDocsSite } from './discovery/docs-site';
-import { jsonBody, streamedBodyRoutes } from './http/middleware/json-body';
+import { jsonBodyGuard } from './http/middleware/json-body';
 import { notMatched } from './http/middleware/not-matched';
 import { problemErrors } from './http/middleware/problem-errors';
 import { clientAddress } from './http/middleware/client-address';
@@ -145,7 +146,8 @@ export function createApp(deps: AppDeps): BuiltApp {
   const router = buildRouter(
     routes,
     createExecutor({ db: deps.db, errorBaseUrl: config.errorBaseUrl, secretBox: deps.secretBox }),
-    [apiKeyGuard()],
+    // The body is parsed once the key may call the route: a read-only key is refused before its body is read.
+    [apiKeyGuard(), jsonBodyGuard()],
   );
   const app = new Koa<ApiState>({ proxy: false });
   app.silent = true; // every error is rendered and logged by problemErrors; Koa's own stderr logging would double it
@@ -160,7 +162,6 @@ export function createApp(deps: AppDeps): BuiltApp {
   if (config.mode === 'sandbox' && deps.sandboxResets) {
     app.use(sandboxActivity(createActivityTouch({ redis: deps.redis, resets: deps.sandboxResets, logger })));
   }
-  app.use(jsonBody(streamedBodyRoutes(routes)));
   app.use(notMatched(router));
   app.use(router.routes());
   return { app, metrics, routes, openApiDocument };

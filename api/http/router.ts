@@ -89,7 +89,10 @@ function readBody(ctx: ApiContext, route: RouteDefinition): unknown {
   // Undefined unless a body was sent: json-body only parses requests that carry one.
   const hasBody = parsed !== undefined;
   if (!route.body) {
-    if (hasBody) throw new ApiError('invalid_request', 'This operation takes no request body.');
+    // `{}` is what many clients send when there is nothing to send: it says nothing, so it is taken as no body.
+    if (hasBody && !isEmptyObject(parsed)) {
+      throw new ApiError('invalid_request', 'This operation takes no request body (send none, or `{}`).');
+    }
     return undefined;
   }
   if (!hasBody) {
@@ -97,6 +100,10 @@ function readBody(ctx: ApiContext, route: RouteDefinition): unknown {
     throw new ApiError('invalid_request', 'A JSON request body is required.');
   }
   return parsed;
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
 export function writeResult(ctx: ApiContext, result: HandlerResult): void {

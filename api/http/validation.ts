@@ -9,6 +9,7 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats';
 import { errors, type FieldError } from '../../core/platform/errors';
 import { CANONICAL_UUID } from '../../core/platform/ids';
+import { plainFieldErrors } from './plain-errors';
 import { HANDLER_CHECKS, type JsonSchema } from './route-definition';
 
 function newAjv(coerceTypes: boolean): Ajv2020 {
@@ -41,7 +42,7 @@ export function compileValidator(part: RequestPart, schema: JsonSchema): Validat
     if (part !== 'params') refuseNul(part, value);
     refuseNonDecimal(part, value, numberParameters);
     if (validate(value)) return;
-    const fieldErrors = (validate.errors ?? []).map((e) => toFieldError(part, e));
+    const fieldErrors = plainFieldErrors(validate.errors ?? [], (e) => fieldPath(part, e));
     const summary = fieldErrors.map((f) => `${f.path} ${f.message}`).join('; ');
     throw errors.invalidRequest(
       `The request ${part === 'params' ? 'path' : part} is invalid: ${summary}.`,
@@ -97,16 +98,10 @@ function collectNul(value: unknown, path: string[], found: FieldError[]): void {
   }
 }
 
-function toFieldError(part: RequestPart, e: ErrorObject): FieldError {
+/** Where the finding is: the field it names (a missing or unrecognised one), else the value's own path. */
+function fieldPath(part: RequestPart, e: ErrorObject): string {
   const base = [part === 'params' ? 'path' : part, ...e.instancePath.split('/').filter(Boolean)].join('.');
-  switch (e.keyword) {
-    case 'additionalProperties':
-      return { path: `${base}.${String(e.params.additionalProperty)}`, message: 'is not a recognised field' };
-    case 'required':
-      return { path: `${base}.${String(e.params.missingProperty)}`, message: 'is required' };
-    case 'enum':
-      return { path: base, message: `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}` };
-    default:
-      return { path: base, message: e.message ?? 'is invalid' };
-  }
+  if (e.keyword === 'required') return `${base}.${String(e.params.missingProperty)}`;
+  if (e.keyword === 'additionalProperties') return `${base}.${String(e.params.additionalProperty)}`;
+  return base;
 }

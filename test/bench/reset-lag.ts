@@ -1,7 +1,9 @@
 /**
  * The lifecycle consumer's lag while a large sandbox tenant is reset (issue 23, item 7), measured with the reset of
  * the day (core/sandbox/reset-tenant.ts: its wipe and reseed, then its workflow ends and starts):
- *   npx tsx test/bench/reset-lag.ts [debts=20000]   (BENCH_DATABASE_URL, or TEST_DATABASE_URL)
+ *   npx tsx test/bench/reset-lag.ts [debts=20000] [--with-workflows]   (BENCH_DATABASE_URL, or TEST_DATABASE_URL)
+ * With `--with-workflows` every seeded debt first gets its running `debt-<id>` workflow (on a queue no worker polls),
+ * so the reset also ends them all: what a large tenant's reset costs against its activity's timeout (issue 23, item 4).
  * A sandbox tenant gets `debts` debts (one debtor per ten) and as many events with a delivery each, seeded in SQL. A
  * writer commits a production `debt.created` every 20 ms; the lifecycle consumer (its own cursor, run by the real
  * relay, starting workflows on a dev server with no worker) records when each event reaches it. Lag is that moment
@@ -15,10 +17,11 @@ import type { OutboxConsumer } from '../../core/events/consumer';
 import { recordEvent } from '../../core/events/outbox';
 import { startOutboxRelay } from '../../core/events/relay';
 import { createDebtLifecycleConsumer } from '../../core/lifecycle/lifecycle-consumer';
-import { createDb } from '../../core/platform/db';
+import { createDb, type Db } from '../../core/platform/db';
+import { debtWorkflowStartOptions } from '../../core/lifecycle/workflow-start';
 import { createLogger } from '../../core/platform/logger';
 import { resetSandboxTenant } from '../../core/sandbox/reset-tenant';
-import { NAMESPACES } from '../../core/temporal/names';
+import { NAMESPACES, WORKFLOW_TYPES } from '../../core/temporal/names';
 import { testEnv } from '../support/env';
 import { startDevServer, uniqueTaskQueue } from '../support/temporal';
 import { seedDebts } from './seed-debts';
@@ -39,6 +42,7 @@ async function main(): Promise<void> {
   await seedDebts(db, sandbox.id, debts);
   await seedEventsAndDeliveries(db, sandbox.id, debts);
   console.log(`seeded ${debts} debts, events and deliveries in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
+  if (process.argv.includes('--with-workflows')) await startEveryWorkflow(db, clientOf(temporal), sandbox.id);
 
   const committedAt = new Map<string, { at: number; phase: Phase }>();
   const lags: Record<Phase, number[]> = { before: [], during: [], after: [] };
@@ -90,7 +94,8 @@ async function main(): Promise<void> {
     await writer;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const removed = report.outcome === 'reset' ? JSON.stringify(report.removed) : report.reason;
-    console.log(`reset of ${debts} debts: ${resetSeconds.toFixed(2)} s, removed ${removed}`);
+    const ended = report.outcome === 'reset' ? report.workflowsEnded : 0;
+    console.log(`reset of ${debts} debts: ${resetSeconds.toFixed(2)} s, ${ended} workflows ended, removed ${removed}`);
     for (const name of ['before', 'during', 'after'] as const) {
       const values = lags[name];
       const worst = Math.max(0, ...values);
@@ -107,6 +112,26 @@ async function main(): Promise<void> {
     await db.destroy();
     await temporal.teardown();
   }
+}
+
+/** Starts `debt-<id>` for each of the tenant's debts, 50 at a time, on a task queue no worker polls. */
+async function startEveryWorkflow(db: Db, client: Client, organizationId: string): Promise<void> {
+  const started = Date.now();
+  const ids = await db('debts').where({ organization_id: organizationId }).pluck<string[]>('id');
+  const taskQueue = uniqueTaskQueue('reset-lag-idle');
+  for (let i = 0; i < ids.length; i += 50) {
+    await Promise.all(
+      ids
+        .slice(i, i + 50)
+        .map((debtId) =>
+          client.workflow.start(
+            WORKFLOW_TYPES.debtLifecycle,
+            debtWorkflowStartOptions({ debtId, organizationId }, 'sandbox', taskQueue),
+          ),
+        ),
+    );
+  }
+  console.log(`started ${ids.length} debt workflows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 function clientOf(temporal: { connection: Client['connection'] }): Client {

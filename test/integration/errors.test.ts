@@ -62,7 +62,7 @@ describe('Problem documents for every error path', () => {
     expect(problem.errors).to.deep.include.members([
       { path: 'body.colour', message: 'is not a recognised field' },
       { path: 'body.note', message: 'is required' },
-      { path: 'body.outcome', message: 'must be one of ok, business_error, crash' },
+      { path: 'body.outcome', message: 'must be one of "ok", "business_error", "crash"' },
     ]);
   });
 

@@ -9,19 +9,18 @@
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { ApiError } from '../../../core/platform/errors';
-import type { ApiState, RouteDefinition } from '../route-definition';
+import type { ApiState } from '../route-definition';
+import type { RouteGuard } from '../router';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const ACCEPTED_TYPE = 'application/json';
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * `streamed` names the requests whose route reads its own body (a multipart upload, see `RouteDefinition.multipart`):
- * they pass through unread, whatever their type or length.
+ * Parses a JSON body of a POST, PUT, PATCH or DELETE (at most 1 MiB, `application/json` only). Run per route, after
+ * the key checks (`jsonBodyGuard`); a multipart route reads its own body and never meets it.
  */
-export function jsonBody(
-  streamed: (ctx: { method: string; path: string }) => boolean = () => false,
-): Middleware<ApiState> {
+export function jsonBody(): Middleware<ApiState> {
   const parse = koaBody({
     json: true,
     urlencoded: false,
@@ -36,7 +35,7 @@ export function jsonBody(
     },
   }) as unknown as Middleware<ApiState>;
   return async (ctx, next) => {
-    if (!METHODS_WITH_BODY.has(ctx.method) || !hasBody(ctx.headers) || streamed(ctx)) {
+    if (!METHODS_WITH_BODY.has(ctx.method) || !hasBody(ctx.headers)) {
       await next();
       return;
     }
@@ -66,9 +65,11 @@ export function rawBody(request: unknown): string {
  * Whether a request is for a path whose route reads its own (multipart) body. Any method on that path passes: the
  * router answers another method 405, as for any path, rather than this parser answering 415 first.
  */
-export function streamedBodyRoutes(routes: RouteDefinition[]): (ctx: { method: string; path: string }) => boolean {
-  const patterns = routes
-    .filter((route) => route.multipart)
-    .map((route) => new RegExp(`^${route.path.replace(/\{[A-Za-z0-9_]+\}/g, '[^/]+')}$`));
-  return (ctx) => patterns.some((pattern) => pattern.test(ctx.path));
+/**
+ * The parser as a route guard (api/http/router.ts), so it runs after the key checks: every route's JSON body but a
+ * multipart route's, whose handler streams its own body.
+ */
+export function jsonBodyGuard(): RouteGuard {
+  const parser = jsonBody();
+  return (route) => (route.multipart ? undefined : parser);
 }
