@@ -77,9 +77,7 @@ describe('Transactions and payments: GET /v1/transactions, GET /v1/payments', ()
       });
       for (const malformed of ['nope', `urn:uuid:${one}`, `{${one}}`, one.replace(/-/g, '')]) {
         const problem = expectProblem(await ctx.api('GET', `${path}?debtId=${malformed}`), 400, 'invalid_request');
-        expect(problem.errors, malformed).to.deep.equal([
-          { path: 'query.debtId', message: 'must be a UUID' },
-        ]);
+        expect(problem.errors, malformed).to.deep.equal([{ path: 'query.debtId', message: 'must be a UUID' }]);
       }
     }
   });
