@@ -16,6 +16,7 @@ import { resetSandboxTenant } from '../../core/sandbox/reset-tenant';
 import { createSandboxResets } from '../../core/sandbox/resets';
 import { WIPE_BATCH, wipeTenantDataInBatches } from '../../core/sandbox/wipe';
 import { NAMESPACES, SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, workflowIds } from '../../core/temporal/names';
+import { stateQuery as debtStateQuery } from '../../workflows/debt-lifecycle';
 import { sandboxResetWorkflow, statusQuery } from '../../workflows/sandbox-reset';
 import { startTestServer, testDocumentStore, type TestServer } from '../support/app';
 import { raiseDebt, type Caller } from '../support/debt-api';
@@ -244,6 +245,19 @@ describe('Sandbox reset against PostgreSQL and Temporal', function () {
     // since, whose workflow runs (started by its first trigger). It was in no seed: before, the reset ended it.
     const wiped = seeded.slice(0, 2);
     const wipedIds = wiped.map((id) => id.replace(/^debt-/, ''));
+    // Each has loaded its row (a workflow whose row is gone before its first load fails on its own).
+    for (const id of wiped) {
+      await waitFor(
+        () =>
+          client.workflow
+            .getHandle(id)
+            .query(debtStateQuery)
+            .catch(() => undefined),
+        {
+          what: `${id} to load its state`,
+        },
+      );
+    }
     await testDb()('lifecycle_inputs').whereIn('debt_id', wipedIds).delete();
     await testDb()('transactions').whereIn('debt_id', wipedIds).delete();
     await testDb()('documents').whereIn('debt_id', wipedIds).delete();
