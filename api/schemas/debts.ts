@@ -101,8 +101,20 @@ const text = (description: string, maxLength = 200): JsonSchema => ({ type: 'str
 const INLINE_DEBTOR_FIELDS = ['debtorReferenceId', 'debtorFirstName', 'debtorLastName', 'debtorEmail', 'debtorPhone'];
 const notBlank: JsonSchema = { pattern: NOT_BLANK_PATTERN };
 
-/** `debtorId`, or the inline debtor: exactly one of the two (core/debts/debt-creation.ts `chooseDebtor`). */
+/**
+ * `debtorId`, the reference of one of your debtors alone, or the inline debtor: exactly one of the three
+ * (core/debts/debt-creation.ts `chooseDebtor`).
+ */
 const debtorChoice: JsonSchema[] = [
+  {
+    title: 'An existing debtor by your reference',
+    required: ['debtorReferenceId'],
+    properties: {
+      debtorId: false,
+      debtorReferenceId: notBlank,
+      ...Object.fromEntries(INLINE_DEBTOR_FIELDS.filter((f) => f !== 'debtorReferenceId').map((f) => [f, false])),
+    },
+  },
   {
     title: 'An existing debtor',
     required: ['debtorId'],
@@ -124,8 +136,9 @@ const createDebtFields: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   description:
-    'Send either `debtorId` or the inline debtor (`debtorReferenceId`, `debtorFirstName`, `debtorLastName` and ' +
-    '`debtorEmail` and/or `debtorPhone`); neither is `missing_debtor`. `originalPrincipal` and ' +
+    'Send `debtorId`, or `debtorReferenceId` alone for one of your debtors, or the inline debtor ' +
+    '(`debtorReferenceId`, `debtorFirstName`, `debtorLastName` and `debtorEmail` and/or `debtorPhone`); none of ' +
+    'these, or a reference alone that none of your debtors has, is `missing_debtor`. `originalPrincipal` and ' +
     '`externalAccountId` are required (`invalid_principal`, `missing_external_account_id`).',
   properties: {
     debtorId: checkedByHandler(text('An existing debtor of your organisation; else `debtor_not_found`.', 64), {

@@ -36,7 +36,31 @@ export interface CreateDebtInput {
 const INLINE_FIELDS = ['debtorReferenceId', 'debtorFirstName', 'debtorLastName', 'debtorEmail', 'debtorPhone'] as const;
 const INLINE_REQUIRED = ['debtorReferenceId', 'debtorFirstName', 'debtorLastName'] as const;
 
-type DebtorChoice = { kind: 'existing'; debtorId: string } | { kind: 'inline'; debtor: NewDebtor };
+type DebtorChoice =
+  | { kind: 'existing'; debtorId: string }
+  | { kind: 'inline'; debtor: NewDebtor }
+  | { kind: 'reference'; referenceId: string };
+/** A choice once a reference-only debtor has been looked up. */
+type ResolvedDebtorChoice = Exclude<DebtorChoice, { kind: 'reference' }>;
+
+/** An existing debtor named by its reference; `missing_debtor` when none has it, saying what a new one needs. */
+async function debtorByReference(trx: Trx, organizationId: string, referenceId: string): Promise<ResolvedDebtorChoice> {
+  const found = await trx('debtors')
+    .where({ organization_id: organizationId, reference_id: referenceId })
+    .first<{ id: string } | undefined>('id');
+  if (found) return { kind: 'existing', debtorId: found.id };
+  throw new ApiError(
+    'missing_debtor',
+    'None of your debtors has this debtorReferenceId. To create the debtor with the debt, send debtorFirstName, ' +
+      'debtorLastName and debtorEmail or debtorPhone as well.',
+    {
+      errors: INLINE_REQUIRED.filter((f) => f !== 'debtorReferenceId').map((field) => ({
+        path: `body.${field}`,
+        message: 'is required for a new debtor',
+      })),
+    },
+  );
+}
 
 function isBlank(value: string | undefined): boolean {
   return value === undefined || value.trim() === '';
@@ -63,6 +87,10 @@ function chooseDebtor(input: CreateDebtInput): DebtorChoice {
     );
   }
   if (inline.length === 0) throw new ApiError('missing_debtor');
+  // Only the reference: one of the organisation's debtors, found by it (resolved in createDebt).
+  if (inline.length === 1 && inline[0] === 'debtorReferenceId' && !isBlank(input.debtorReferenceId)) {
+    return { kind: 'reference', referenceId: input.debtorReferenceId! };
+  }
   const problems = incompleteInlineDebtor(input);
   if (problems.length > 0) {
     throw new ApiError(
@@ -82,7 +110,7 @@ function chooseDebtor(input: CreateDebtInput): DebtorChoice {
 }
 
 /** An inline `debtorReferenceId` already in use reuses that debtor as it is (its details are not overwritten). */
-async function resolveDebtorId(trx: Trx, organizationId: string, choice: DebtorChoice): Promise<string> {
+async function resolveDebtorId(trx: Trx, organizationId: string, choice: ResolvedDebtorChoice): Promise<string> {
   if (choice.kind === 'inline') return (await findOrCreateDebtorByReference(trx, organizationId, choice.debtor)).id;
   const debtor = await getDebtor(trx, organizationId, choice.debtorId);
   if (!debtor) throw new ApiError('debtor_not_found');
@@ -102,7 +130,7 @@ interface ValidDebt {
  * (`insertInOneStatement`); the rare race it cannot settle takes the step-by-step path.
  */
 export async function createDebt(trx: Trx, organizationId: string, input: CreateDebtInput): Promise<Debt> {
-  const choice = chooseDebtor(input);
+  const chosen = chooseDebtor(input);
   if (isBlank(input.externalAccountId)) throw new ApiError('missing_external_account_id');
   const currency = parseCurrency(input.currency);
   const principal = parsePrincipal(input.originalPrincipal, currency);
@@ -112,6 +140,8 @@ export async function createDebt(trx: Trx, organizationId: string, input: Create
     principal,
     currency,
   };
+  const choice =
+    chosen.kind === 'reference' ? await debtorByReference(trx, organizationId, chosen.referenceId) : chosen;
   if (choice.kind === 'existing' && !isUuid(choice.debtorId)) throw new ApiError('debtor_not_found');
   const inserted = await insertInOneStatement(trx, organizationId, choice, debt);
   if (inserted) return inserted;
@@ -131,7 +161,7 @@ const DEBT_CTE_COLUMNS_SQL = debtSelectSql('debt');
 async function insertInOneStatement(
   trx: Trx,
   organizationId: string,
-  choice: DebtorChoice,
+  choice: ResolvedDebtorChoice,
   debt: ValidDebt,
 ): Promise<Debt | undefined> {
   const debtor =
@@ -169,7 +199,7 @@ async function insertInOneStatement(
 async function insertStepByStep(
   trx: Trx,
   organizationId: string,
-  choice: DebtorChoice,
+  choice: ResolvedDebtorChoice,
   debt: ValidDebt,
 ): Promise<Debt> {
   const debtorId = await resolveDebtorId(trx, organizationId, choice);

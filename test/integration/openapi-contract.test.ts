@@ -62,12 +62,13 @@ describe('OpenAPI contract: the document says exactly what the API accepts', () 
     }
   });
 
-  it('documents debtorId versus the inline debtor as a oneOf on POST /v1/debts', async () => {
-    const debtor = await suite.api<{ id: string }>('POST', '/v1/debtors', debtorBody());
+  it('documents debtorId, a reference alone and the inline debtor as a oneOf on POST /v1/debts', async () => {
+    const debtor = await suite.api<{ id: string; referenceId: string }>('POST', '/v1/debtors', debtorBody());
     const { debtorReferenceId, debtorFirstName, debtorLastName, debtorEmail, ...rest } = inlineDebtBody();
     const inline = { debtorReferenceId, debtorFirstName, debtorLastName, debtorEmail };
     const cases: [string, Schema][] = [
       ['by id', { ...rest, debtorId: debtor.body.id }],
+      ['by reference alone', { ...rest, debtorReferenceId: debtor.body.referenceId }],
       ['inline', { ...rest, ...inline }],
       ['inline with a phone only', { ...rest, ...inline, debtorEmail: '', debtorPhone: '+61412345678' }],
       ['both', { ...rest, ...inline, debtorId: debtor.body.id }],
@@ -81,7 +82,7 @@ describe('OpenAPI contract: the document says exactly what the API accepts', () 
       ['malformed debtorId', { ...rest, debtorId: 'not-a-uuid' }],
     ];
     const schema = bodySchema('post', '/v1/debts');
-    expect(schema.oneOf).to.be.an('array').with.length(2);
+    expect(schema.oneOf).to.be.an('array').with.length(3);
     const documented = documentValidator(schema);
     for (const [name, body] of cases) {
       const answer = await suite.api('POST', '/v1/debts', body);

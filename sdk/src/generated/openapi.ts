@@ -1317,6 +1317,13 @@ export interface operations {
                     /** @description Optional free-form reference of yours. */
                     clientReference?: string;
                 } & ({
+                    debtorId?: never;
+                    debtorReferenceId: unknown;
+                    debtorFirstName?: never;
+                    debtorLastName?: never;
+                    debtorEmail?: never;
+                    debtorPhone?: never;
+                } | {
                     debtorReferenceId?: never;
                     debtorFirstName?: never;
                     debtorLastName?: never;
