@@ -1,7 +1,7 @@
 /**
  * The list routes (`GET /v1/debts`, `/v1/events`, `/v1/webhooks/deliveries`, a page of 50) against the bare routes
- * running the same keyset SQL: (a) rows serialised in Node, (b) JSON built by PostgreSQL. Targets (issue 13): ours at
- * 100,000 rows ≥ 1.5× (a) and ≥ 0.8× (b), and ours' p99 at 1,000,000 rows within 10% of its p99 at 1,000 (those two
+ * running the same keyset SQL on the plain driver: (a) rows serialised in Node, (b) JSON built by PostgreSQL. Targets:
+ * ours at 100,000 rows ≥ 1.5× (a) (issue 13) and ≥ 0.85× (b) (issue 25, against the plain-driver ceiling), and ours' p99 at 1,000,000 rows within 10% of its p99 at 1,000 (those two
  * loads longer, P99_CHECK_ROUNDS).
  */
 import { compare, check, figure } from './report';
@@ -98,7 +98,7 @@ async function benchList(
 
   const scenario = `${route.scenario} at ${nLarge}`;
   compare(ctx.report, scenario, figure(atLarge), figure(inNode), 1.5);
-  compare(ctx.report, scenario, figure(atLarge), figure(inPostgres), 0.8);
+  compare(ctx.report, scenario, figure(atLarge), figure(inPostgres), 0.85);
   compare(ctx.report, `${route.scenario} at ${nSmall} (for the p99 check)`, figure(atSmall), figure(inNode));
   compare(ctx.report, `${route.scenario} at ${nHuge} (for the p99 check)`, figure(atHuge), figure(inNode));
   check(ctx.report, {
