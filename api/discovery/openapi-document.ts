@@ -60,6 +60,11 @@ const PROBLEM_SCHEMA: JsonSchema = {
     status: { type: 'integer', description: 'Mirrors the HTTP status.' },
     detail: { type: 'string', description: 'Human-readable explanation.' },
     requestId: { type: 'string', description: 'Same as the `X-Request-Id` header.' },
+    existingDebtId: {
+      type: 'string',
+      format: 'uuid',
+      description: 'With `external_account_id_in_use`: the open debt that holds the `externalAccountId`.',
+    },
     errors: {
       type: 'array',
       description: 'For validation errors: each offending field.',

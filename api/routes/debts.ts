@@ -93,11 +93,19 @@ export function debtRoutes(triggers: DebtTriggers): RouteDefinition[] {
       description:
         'Raises a debt against an existing debtor (`debtorId`) or an inline one; an inline `debtorReferenceId` ' +
         'already in use reuses that debtor. The debt starts `PendingAssignment` and `debt.created` is emitted. ' +
+        'An account has one open debt at a time: while one with the same `externalAccountId` is open, another is ' +
+        '`409 external_account_id_in_use` (naming it in `existingDebtId`). ' +
         'Send an `Idempotency-Key` so that a retry cannot raise the debt twice.',
       tags: ['Debts'],
       scope: 'debts:write',
       body: createDebtBody,
-      errors: ['missing_debtor', 'debtor_not_found', 'invalid_principal', 'missing_external_account_id'],
+      errors: [
+        'missing_debtor',
+        'debtor_not_found',
+        'invalid_principal',
+        'missing_external_account_id',
+        'external_account_id_in_use',
+      ],
       responses: {
         201: {
           description: 'The debt raised.',
@@ -126,7 +134,14 @@ export function debtRoutes(triggers: DebtTriggers): RouteDefinition[] {
       scope: 'debts:write',
       params: idParams,
       body: patchDebtBody,
-      errors: ['not_found', 'invalid_principal', 'missing_external_account_id', 'invalid_state', 'service_unavailable'],
+      errors: [
+        'not_found',
+        'invalid_principal',
+        'missing_external_account_id',
+        'external_account_id_in_use',
+        'invalid_state',
+        'service_unavailable',
+      ],
       responses: {
         200: {
           description: 'The debt after the change.',

@@ -166,7 +166,9 @@ const createDebtFields: JsonSchema = {
       },
       { enum: [...CURRENCY_MINOR_UNITS.keys()] },
     ),
-    externalAccountId: text('Required. Your own account reference for the debt.'),
+    externalAccountId: text(
+      'Required. Your own account reference for the debt; one open debt per account (`external_account_id_in_use`).',
+    ),
     clientReference: text('Optional free-form reference of yours.'),
   },
   example: {
@@ -176,7 +178,7 @@ const createDebtFields: JsonSchema = {
     debtorEmail: 'ava.harris@example.com',
     originalPrincipal: 1250.5,
     currency: 'AUD',
-    externalAccountId: 'ACCT-0001',
+    externalAccountId: 'ACCT-1001',
   },
 };
 

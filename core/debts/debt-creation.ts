@@ -18,6 +18,7 @@ import { ApiError, errors, type FieldError } from '../platform/errors';
 import { eventCtes, recordEvent } from '../events/outbox';
 import { isUuid, newId } from '../platform/ids';
 import { parseCurrency, parsePrincipal } from './money';
+import { asOpenAccountConflict, ON_OPEN_ACCOUNT_CONFLICT, refuseSecondOpenDebt } from './open-accounts';
 
 export interface CreateDebtInput {
   debtorId?: string;
@@ -145,6 +146,8 @@ export async function createDebt(trx: Trx, organizationId: string, input: Create
   if (choice.kind === 'existing' && !isUuid(choice.debtorId)) throw new ApiError('debtor_not_found');
   const inserted = await insertInOneStatement(trx, organizationId, choice, debt);
   if (inserted) return inserted;
+  // No row: the debtor was not found, or the account already has an open debt (the insert did nothing).
+  await refuseSecondOpenDebt(trx, organizationId, debt.externalAccountId);
   if (choice.kind === 'existing') throw new ApiError('debtor_not_found');
   return insertStepByStep(trx, organizationId, choice, debt);
 }
@@ -176,6 +179,7 @@ async function insertInOneStatement(
        insert into debts (id, organization_id, debtor_id, external_account_id, client_reference, original_principal,
                           outstanding_principal, currency, status)
        select ?, ?, debtor.id, ?, ?, ?, ?, ?, 'PendingAssignment' from debtor
+       ${ON_OPEN_ACCOUNT_CONFLICT}
        returning *
      ), ${event.sql}
      select ${DEBT_CTE_COLUMNS_SQL} from debt`,
@@ -215,7 +219,10 @@ async function insertStepByStep(
       currency: debt.currency,
       status: 'PendingAssignment',
     })
-    .returning<DebtRow[]>(debtColumns(trx));
+    .returning<DebtRow[]>(debtColumns(trx))
+    .catch((err: unknown) => {
+      throw asOpenAccountConflict(err);
+    });
   if (!row) throw new Error('insert into debts returned no row');
   const created = toDebt(row);
   await recordEvent(trx, organizationId, 'debt.created', { debt: created });

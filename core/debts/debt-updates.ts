@@ -5,10 +5,11 @@
  * sending a debt back as read is harmless; every real change emits `debt.updated`, and no change emits nothing.
  */
 import type { Trx } from '../platform/db';
-import { canChangePrincipal, nextStatus, type DebtStatus } from './debt-status';
+import { canChangePrincipal, nextStatus, TERMINAL_STATUSES, type DebtStatus } from './debt-status';
 import { debtColumns, lockDebtRow, rowAmounts, toDebt, type Debt, type DebtRow } from './debts';
 import { ApiError } from '../platform/errors';
 import { recordEvent } from '../events/outbox';
+import { asOpenAccountConflict, refuseSecondOpenDebt } from './open-accounts';
 import { addAmounts, amountsEqual, isPositiveAmount, parsePrincipal, subtractAmounts } from './money';
 
 export interface DebtPatch {
@@ -32,6 +33,8 @@ type DebtChanges = Partial<
     | 'plan_next_due_date'
   >
 >;
+
+const isTerminal = (status: DebtStatus): boolean => TERMINAL_STATUSES.includes(status);
 
 function invalidState(row: DebtRow, what: string): ApiError {
   return new ApiError('invalid_state', `${what} is not allowed while the debt is ${row.status}.`);
@@ -96,10 +99,16 @@ export async function updateDebt(
   if (!row) return undefined;
   const changes = debtChanges(row, patch);
   if (Object.keys(changes).length === 0) return toDebt(row);
+  if (changes.external_account_id !== undefined && !isTerminal(changes.status ?? row.status)) {
+    await refuseSecondOpenDebt(trx, organizationId, changes.external_account_id, id);
+  }
   const [updated] = await trx('debts')
     .where({ organization_id: organizationId, id })
     .update({ ...changes, updated_at: trx.fn.now(3) })
-    .returning<DebtRow[]>(debtColumns(trx));
+    .returning<DebtRow[]>(debtColumns(trx))
+    .catch((err: unknown) => {
+      throw asOpenAccountConflict(err);
+    });
   if (!updated) throw new Error('the locked debt row was not updated');
   const debt = toDebt(updated);
   await recordEvent(trx, organizationId, 'debt.updated', { debt });

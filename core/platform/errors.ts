@@ -110,6 +110,14 @@ export const ERROR_CATALOGUE = {
     action: 'Read the resource again and check its `status` before retrying.',
     detail: 'The resource’s current state does not allow this change.',
   },
+  external_account_id_in_use: {
+    status: 409,
+    when: 'Another of your debts with the same `externalAccountId` is still open (not `Settled`, `WrittenOff` or `Closed`).',
+    action:
+      'Use the open debt (`existingDebtId`), or recall it (`PATCH` with `status: "Closed"`) or wait until it is ' +
+      'finished before raising the account again.',
+    detail: 'An open debt with this externalAccountId already exists.',
+  },
   document_limit_reached: {
     status: 409,
     when: 'The debt already holds 50 documents, the most one debt can hold.',

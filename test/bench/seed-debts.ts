@@ -13,7 +13,7 @@ export interface SeededDebts {
 
 export async function seedDebts(db: Db, organizationId: string, count: number): Promise<SeededDebts> {
   const debtors = Math.max(1, Math.ceil(count / 10));
-  const run = Date.now().toString(36); // keeps reference ids unique when a tenant is seeded twice
+  const run = Date.now().toString(36); // keeps references and accounts unique when a tenant is seeded twice
   await db.transaction(async (trx) => {
     await trx.raw(
       `insert into debtors (id, organization_id, reference_id, first_name, last_name, email)
@@ -28,11 +28,11 @@ export async function seedDebts(db: Db, organizationId: string, count: number): 
        )
        insert into debts (id, organization_id, debtor_id, external_account_id, original_principal,
                           outstanding_principal, currency, status, created_at, updated_at)
-       select gen_random_uuid(), ?, pool.id, 'BENCH-' || i, 100 + (i % 1000) + 0.25, 100 + (i % 1000) + 0.25,
+       select gen_random_uuid(), ?, pool.id, 'BENCH-' || ? || '-' || i, 100 + (i % 1000) + 0.25, 100 + (i % 1000) + 0.25,
               'AUD', (?::text[])[1 + i % ?], now() - i * interval '1 second', now() - i * interval '1 second'
        from generate_series(1, ?) as i
        join pool on pool.n = i % ?`,
-      [organizationId, run, organizationId, [...DEBT_STATUSES], DEBT_STATUSES.length, count, debtors],
+      [organizationId, run, organizationId, run, [...DEBT_STATUSES], DEBT_STATUSES.length, count, debtors],
     );
   });
   await db.raw('analyze debtors');

@@ -49,8 +49,8 @@ describe('POST /v1/debts round trips', () => {
   });
 
   it('claims keys holding quotes and backslashes, written as SQL literals, and replays them', async () => {
-    const body = inlineDebtBody();
     for (const key of [`it's \\ a key ${randomUUID()}`, `\\'; select 1; -- ${randomUUID()}`]) {
+      const body = inlineDebtBody();
       const first = await ctx.api<Debt>('POST', '/v1/debts', body, { 'Idempotency-Key': key });
       const again = await ctx.api<Debt>('POST', '/v1/debts', body, { 'Idempotency-Key': key });
       expect([first.status, again.status]).to.deep.equal([201, 201]);

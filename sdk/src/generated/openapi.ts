@@ -39,7 +39,7 @@ export interface paths {
         put?: never;
         /**
          * Raise a debt
-         * @description Raises a debt against an existing debtor (`debtorId`) or an inline one; an inline `debtorReferenceId` already in use reuses that debtor. The debt starts `PendingAssignment` and `debt.created` is emitted. Send an `Idempotency-Key` so that a retry cannot raise the debt twice.
+         * @description Raises a debt against an existing debtor (`debtorId`) or an inline one; an inline `debtorReferenceId` already in use reuses that debtor. The debt starts `PendingAssignment` and `debt.created` is emitted. An account has one open debt at a time: while one with the same `externalAccountId` is open, another is `409 external_account_id_in_use` (naming it in `existingDebtId`). Send an `Idempotency-Key` so that a retry cannot raise the debt twice.
          */
         post: operations["createDebt"];
         delete?: never;
@@ -955,13 +955,18 @@ export interface components {
              * @description The short error code.
              * @enum {string}
              */
-            title: "invalid_request" | "missing_debtor" | "debtor_not_found" | "invalid_principal" | "missing_external_account_id" | "invalid_color" | "invalid_url" | "unauthenticated" | "forbidden" | "read_only_key" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "idempotency_in_progress" | "no_webhook_configured" | "invalid_state" | "document_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+            title: "invalid_request" | "missing_debtor" | "debtor_not_found" | "invalid_principal" | "missing_external_account_id" | "invalid_color" | "invalid_url" | "unauthenticated" | "forbidden" | "read_only_key" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "idempotency_in_progress" | "no_webhook_configured" | "invalid_state" | "external_account_id_in_use" | "document_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Mirrors the HTTP status. */
             status: number;
             /** @description Human-readable explanation. */
             detail: string;
             /** @description Same as the `X-Request-Id` header. */
             requestId: string;
+            /**
+             * Format: uuid
+             * @description With `external_account_id_in_use`: the open debt that holds the `externalAccountId`.
+             */
+            existingDebtId?: string;
             /** @description For validation errors: each offending field. */
             errors?: {
                 path: string;
@@ -1312,7 +1317,7 @@ export interface operations {
                      * @enum {string}
                      */
                     currency?: "BIF" | "CLP" | "DJF" | "GNF" | "ISK" | "JPY" | "KMF" | "KRW" | "PYG" | "RWF" | "UGX" | "VND" | "VUV" | "XAF" | "XOF" | "XPF" | "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IRR" | "JMD" | "KES" | "KGS" | "KHR" | "KPW" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "QAR" | "RON" | "RSD" | "RUB" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "USD" | "UYU" | "UZS" | "VED" | "VES" | "WST" | "XCD" | "XCG" | "YER" | "ZAR" | "ZMW" | "ZWG" | "BHD" | "IQD" | "JOD" | "KWD" | "LYD" | "OMR" | "TND";
-                    /** @description Required. Your own account reference for the debt. */
+                    /** @description Required. Your own account reference for the debt; one open debt per account (`external_account_id_in_use`). */
                     externalAccountId: string;
                     /** @description Optional free-form reference of yours. */
                     clientReference?: string;
@@ -1428,7 +1433,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `idempotency_conflict`: The `Idempotency-Key` was already used with a different method, path or body. `idempotency_in_progress`: A request with the same `Idempotency-Key` is still being processed. */
+            /** @description `idempotency_conflict`: The `Idempotency-Key` was already used with a different method, path or body. `idempotency_in_progress`: A request with the same `Idempotency-Key` is still being processed. `external_account_id_in_use`: Another of your debts with the same `externalAccountId` is still open (not `Settled`, `WrittenOff` or `Closed`). */
             409: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
@@ -1837,7 +1842,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `idempotency_conflict`: The `Idempotency-Key` was already used with a different method, path or body. `idempotency_in_progress`: A request with the same `Idempotency-Key` is still being processed. `invalid_state`: The requested change is not allowed in the resource’s current state. */
+            /** @description `idempotency_conflict`: The `Idempotency-Key` was already used with a different method, path or body. `idempotency_in_progress`: A request with the same `Idempotency-Key` is still being processed. `external_account_id_in_use`: Another of your debts with the same `externalAccountId` is still open (not `Settled`, `WrittenOff` or `Closed`). `invalid_state`: The requested change is not allowed in the resource’s current state. */
             409: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
