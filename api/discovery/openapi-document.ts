@@ -247,6 +247,8 @@ function parametersOf(declared: JsonSchema | undefined, location: 'path' | 'quer
       in: location,
       required: location === 'path' || required.has(name),
       ...(description ? { description } : {}),
+      // An object parameter is sent as `name[key]=value` (api/http/deep-object-query.ts).
+      ...((rest as JsonSchema).type === 'object' ? { style: 'deepObject', explode: true } : {}),
       schema: rest,
     };
   });

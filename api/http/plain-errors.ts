@@ -30,8 +30,13 @@ function typeName(type: unknown): string {
   return names.join(' or ');
 }
 
-/** The message for one ajv error, without its path. */
+/** The message for one ajv error, without its path; a finding about a key (`propertyNames`) names the key. */
 export function plainMessage(e: ErrorObject): string {
+  const message = valueMessage(e);
+  return e.propertyName === undefined ? message : `has a key ${JSON.stringify(e.propertyName)} that ${message}`;
+}
+
+function valueMessage(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'type':
@@ -95,7 +100,8 @@ export function plainFieldErrors(errors: ErrorObject[], pathOf: (e: ErrorObject)
   const seen = new Set<string>();
   const result: FieldError[] = [];
   for (const e of errors) {
-    if (insideUnion(e)) continue;
+    // `propertyNames` repeats the finding about the key, which says more.
+    if (insideUnion(e) || e.keyword === 'propertyNames') continue;
     const field = { path: pathOf(e), message: plainMessage(e) };
     const key = `${field.path}\n${field.message}`;
     if (!seen.has(key)) {

@@ -16,6 +16,7 @@ import {
   type RouteDefinition,
 } from './route-definition';
 import { cursorBinding } from './cursor-binding';
+import { foldDeepObjects, objectParameters } from './deep-object-query';
 import { compileValidator, type Validator } from './validation';
 
 /** Guards run before validation, in order; each decides from the route's declaration whether it applies. */
@@ -61,9 +62,10 @@ function runHandler(route: RouteDefinition, execute: Executor): Middleware<ApiSt
     body: route.body ? compileValidator('body', route.body) : undefined,
   };
   const cursors = cursorBinding(route);
+  const deepObjects = objectParameters(route.query);
   return async (ctx) => {
     const params = { ...(ctx as unknown as { params: Record<string, string> }).params };
-    const query: Record<string, unknown> = { ...ctx.query };
+    const query = foldDeepObjects({ ...ctx.query }, deepObjects);
     const body = readBody(ctx, route);
     validators.params?.(params);
     if (validators.query) validators.query(query);

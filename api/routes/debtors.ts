@@ -25,7 +25,7 @@ import {
   patchDebtorBody,
 } from '../schemas/debtors';
 
-type ListQuery = PageQuery & { referenceId?: string; email?: string };
+type ListQuery = PageQuery & { referenceId?: string; email?: string; metadata?: Record<string, string> };
 type IdParams = { id: string };
 
 export function debtorRoutes(): RouteDefinition[] {
@@ -41,10 +41,10 @@ export function debtorRoutes(): RouteDefinition[] {
       query: listDebtorsQuery,
       responses: { 200: { description: 'A page of debtors.', schema: debtorListSchema, example: debtorListExample } },
       handler: async (_ctx, { db, auth, query }) => {
-        const { limit, cursor, referenceId, email } = query;
+        const { limit, cursor, ...filters } = query;
         return {
           status: 200,
-          body: await listDebtors(db, auth.organizationId, { page: { limit, cursor }, referenceId, email }),
+          body: await listDebtors(db, auth.organizationId, { page: { limit, cursor }, ...filters }),
         };
       },
     }),

@@ -34,6 +34,7 @@ type ListQuery = PageQuery & {
   clientReference?: string;
   createdAfter?: string;
   createdBefore?: string;
+  metadata?: Record<string, string>;
 };
 
 /** The principal as the client wrote it: JSON.parse has already turned a number into a binary double. */
@@ -52,7 +53,8 @@ export function debtRoutes(triggers: DebtTriggers): RouteDefinition[] {
       summary: 'List debts',
       description:
         'Your organisation’s debts, newest first, optionally filtered by `status`, `debtorId`, your ' +
-        '`externalAccountId` or `clientReference` (exact match), and `createdAfter` / `createdBefore`. Filters ' +
+        '`externalAccountId` or `clientReference` (exact match), `createdAfter` / `createdBefore`, and one ' +
+        'metadata pair (`metadata[crmId]=C-88213`). Filters ' +
         'combine (all must match); each has an index in the list’s order, so pages stay fast at any size.',
       tags: ['Debts'],
       scope: 'debts:read',
@@ -126,7 +128,8 @@ export function debtRoutes(triggers: DebtTriggers): RouteDefinition[] {
       operationId: 'updateDebt',
       summary: 'Amend or recall a debt',
       description:
-        'Changes `externalAccountId`, `clientReference`, `originalPrincipal` (only while `PendingAssignment`) or ' +
+        'Changes `externalAccountId`, `clientReference`, `metadata` (merged key by key), `originalPrincipal` (only ' +
+        'while `PendingAssignment`) or ' +
         'recalls the debt with `status: "Closed"` from any open state: the recall is recorded by the debt’s ' +
         'lifecycle, which cancels a running plan and its timers, before this answers. Each change emits ' +
         '`debt.updated`; a request that changes nothing emits nothing.',

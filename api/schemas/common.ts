@@ -96,3 +96,49 @@ export function pagedListSchema(item: JsonSchema): JsonSchema {
 export const EXAMPLE_CURSOR =
   'eyJsIjoiZGVidHMiLCJ0IjoiMjAyNi0xMS0yMlQwODowMDowMC4wMDBaIiwiaSI6IjAxOTM2ZjFlLThhNTItN2MxZC05YTVlLTNmMGI2YzJkNGU3MSJ9.' +
   'Qm9dX2kR7vLp0sTe';
+
+const METADATA_RULES =
+  'Up to 50 keys of at most 40 characters, each with a string value of at most 500 characters. Yours to use: we ' +
+  'never read it. Do not put sensitive data (card numbers, passwords) in it.';
+
+/** `metadata` as answered: always an object, `{}` when nothing is set. */
+export const metadataSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  description: `Your own key-value data. ${METADATA_RULES}`,
+  example: { crmId: 'C-88213', branch: 'Parramatta' },
+};
+
+const metadataKeys: JsonSchema = { minLength: 1, maxLength: 40 };
+
+/** `metadata` of a create request: string values; an empty value sets nothing. */
+export const metadataInputSchema: JsonSchema = {
+  type: 'object',
+  maxProperties: 50,
+  propertyNames: metadataKeys,
+  additionalProperties: { type: 'string', maxLength: 500 },
+  description: `Your own key-value data. ${METADATA_RULES}`,
+  example: { crmId: 'C-88213' },
+};
+
+/** `metadata` of a PATCH: merged into what is there, key by key. */
+export const metadataPatchSchema: JsonSchema = {
+  type: ['object', 'null'],
+  maxProperties: 50,
+  propertyNames: metadataKeys,
+  additionalProperties: { type: ['string', 'null'], maxLength: 500 },
+  description:
+    'Merged into the metadata already set: each key sent is set, a key sent as `""` or null is removed, keys not ' +
+    `sent stay. \`null\` removes every key. ${METADATA_RULES} The result holds at most 50 keys.`,
+  example: { crmId: 'C-90001', branch: null },
+};
+
+/** The list filter `metadata[key]=value`: one pair, matched exactly. */
+export const metadataQuerySchema: JsonSchema = {
+  type: 'object',
+  minProperties: 1,
+  maxProperties: 1,
+  propertyNames: metadataKeys,
+  additionalProperties: { type: 'string', maxLength: 500 },
+  description: 'Only records whose metadata has this key with this value, e.g. `metadata[crmId]=C-88213` (one pair).',
+};

@@ -6,6 +6,10 @@ import {
   EMAIL_OR_EMPTY_PATTERN,
   EMAIL_PATTERN,
   EXAMPLE_CURSOR,
+  metadataInputSchema,
+  metadataPatchSchema,
+  metadataQuerySchema,
+  metadataSchema,
   pagedListSchema,
   pageQueryProperties,
   timestampSchema,
@@ -14,7 +18,7 @@ import {
 
 export const debtorSchema: JsonSchema = {
   type: 'object',
-  required: ['id', 'referenceId', 'firstName', 'lastName', 'email', 'phone', 'createdAt', 'updatedAt'],
+  required: ['id', 'referenceId', 'firstName', 'lastName', 'email', 'phone', 'metadata', 'createdAt', 'updatedAt'],
   properties: {
     id: uuidSchema,
     referenceId: { type: 'string', description: 'Your reference for the debtor; unique in your organisation.' },
@@ -22,6 +26,7 @@ export const debtorSchema: JsonSchema = {
     lastName: { type: 'string' },
     email: { type: ['string', 'null'] },
     phone: { type: ['string', 'null'], description: 'E.164.' },
+    metadata: metadataSchema,
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   },
@@ -34,6 +39,7 @@ export const debtorExample = {
   lastName: 'Harris',
   email: 'ava.harris@example.com',
   phone: '+61412345678',
+  metadata: { crmId: 'C-88213' },
   createdAt: '2026-11-22T08:00:00.000Z',
   updatedAt: '2026-11-22T08:00:00.000Z',
 };
@@ -53,6 +59,7 @@ export const createDebtorBody: JsonSchema = checkedByHandler(
       lastName: name('Last name.'),
       email: { type: 'string', maxLength: 320, pattern: EMAIL_PATTERN, description: 'Email address.' },
       phone: { type: 'string', maxLength: 16, pattern: E164_PATTERN, description: 'E.164, e.g. +61412345678.' },
+      metadata: metadataInputSchema,
     },
     example: { referenceId: 'DBR-001', firstName: 'Ava', lastName: 'Harris', email: 'ava.harris@example.com' },
   },
@@ -78,6 +85,7 @@ export const patchDebtorBody: JsonSchema = checkedByHandler(
         description: 'Email address.',
       },
       phone: { type: ['string', 'null'], maxLength: 16, pattern: E164_OR_EMPTY_PATTERN, description: 'E.164.' },
+      metadata: metadataPatchSchema,
     },
     example: { phone: '+61412345678', email: '' },
   },
@@ -91,6 +99,7 @@ export const listDebtorsQuery: JsonSchema = {
     ...pageQueryProperties,
     referenceId: { type: 'string', maxLength: 200, description: 'Only the debtor with this reference.' },
     email: { type: 'string', maxLength: 320, description: 'Only debtors with this email (case-insensitive).' },
+    metadata: metadataQuerySchema,
   },
 };
 

@@ -6,6 +6,10 @@ import {
   E164_OR_EMPTY_PATTERN,
   EMAIL_OR_EMPTY_PATTERN,
   EXAMPLE_CURSOR,
+  metadataInputSchema,
+  metadataPatchSchema,
+  metadataQuerySchema,
+  metadataSchema,
   moneyInputSchema,
   moneySchema,
   NOT_BLANK_PATTERN,
@@ -62,6 +66,7 @@ export const debtSchema: JsonSchema = {
     'status',
     'disputeReason',
     'plan',
+    'metadata',
     'createdAt',
     'updatedAt',
   ],
@@ -76,6 +81,7 @@ export const debtSchema: JsonSchema = {
     status: { type: 'string', enum: [...DEBT_STATUSES], description: STATUS_DESCRIPTION },
     disputeReason: { type: ['string', 'null'], description: 'The debtor’s reason, while or after Disputed.' },
     plan: planSchema,
+    metadata: metadataSchema,
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   },
@@ -92,6 +98,7 @@ export const debtExample = {
   status: 'PendingAssignment',
   disputeReason: null,
   plan: null,
+  metadata: { crmId: 'C-88213' },
   createdAt: '2026-11-22T08:00:00.000Z',
   updatedAt: '2026-11-22T08:00:00.000Z',
 };
@@ -170,6 +177,7 @@ const createDebtFields: JsonSchema = {
       'Required. Your own account reference for the debt; one open debt per account (`external_account_id_in_use`).',
     ),
     clientReference: text('Optional free-form reference of yours.'),
+    metadata: metadataInputSchema,
   },
   example: {
     debtorReferenceId: 'DBR-001',
@@ -179,6 +187,7 @@ const createDebtFields: JsonSchema = {
     originalPrincipal: 1250.5,
     currency: 'AUD',
     externalAccountId: 'ACCT-1001',
+    metadata: { crmId: 'C-88213' },
   },
 };
 
@@ -208,6 +217,7 @@ export const patchDebtBody: JsonSchema = {
       enum: [...CLIENT_SETTABLE_STATUSES],
       description: '`Closed` recalls the debt; allowed from any non-terminal state, else `invalid_state`.',
     },
+    metadata: metadataPatchSchema,
   },
   example: { externalAccountId: 'ACCT-0001-B', originalPrincipal: 1300 },
 };
@@ -223,6 +233,7 @@ export const listDebtsQuery: JsonSchema = {
     clientReference: { type: 'string', maxLength: 200, description: 'Only debts with this reference of yours.' },
     createdAfter: { ...timestampSchema, description: 'Only debts raised strictly after this moment (ISO 8601).' },
     createdBefore: { ...timestampSchema, description: 'Only debts raised strictly before this moment (ISO 8601).' },
+    metadata: metadataQuerySchema,
   },
 };
 

@@ -18,6 +18,7 @@ import { ApiError, errors, type FieldError } from '../platform/errors';
 import { eventCtes, recordEvent } from '../events/outbox';
 import { isUuid, newId } from '../platform/ids';
 import { parseCurrency, parsePrincipal } from './money';
+import { metadataText, newMetadata } from './metadata';
 import { asOpenAccountConflict, ON_OPEN_ACCOUNT_CONFLICT, refuseSecondOpenDebt } from './open-accounts';
 
 export interface CreateDebtInput {
@@ -32,6 +33,8 @@ export interface CreateDebtInput {
   currency?: string;
   externalAccountId?: string;
   clientReference?: string;
+  /** The debt's metadata (not the inline debtor's). */
+  metadata?: Record<string, string | null>;
 }
 
 const INLINE_FIELDS = ['debtorReferenceId', 'debtorFirstName', 'debtorLastName', 'debtorEmail', 'debtorPhone'] as const;
@@ -123,6 +126,8 @@ interface ValidDebt {
   clientReference: string | null;
   principal: string;
   currency: string;
+  /** As stored: JSON text. */
+  metadata: string;
 }
 
 /**
@@ -140,6 +145,7 @@ export async function createDebt(trx: Trx, organizationId: string, input: Create
     clientReference: input.clientReference || null,
     principal,
     currency,
+    metadata: metadataText(newMetadata(input.metadata)),
   };
   const choice =
     chosen.kind === 'reference' ? await debtorByReference(trx, organizationId, chosen.referenceId) : chosen;
@@ -177,8 +183,8 @@ async function insertInOneStatement(
     trx,
     `with ${debtor.sql}, debt as (
        insert into debts (id, organization_id, debtor_id, external_account_id, client_reference, original_principal,
-                          outstanding_principal, currency, status)
-       select ?, ?, debtor.id, ?, ?, ?, ?, ?, 'PendingAssignment' from debtor
+                          outstanding_principal, currency, metadata, status)
+       select ?, ?, debtor.id, ?, ?, ?, ?, ?, ?::json, 'PendingAssignment' from debtor
        ${ON_OPEN_ACCOUNT_CONFLICT}
        returning *
      ), ${event.sql}
@@ -192,6 +198,7 @@ async function insertInOneStatement(
       debt.principal,
       debt.principal,
       debt.currency,
+      debt.metadata,
       ...event.bindings,
     ],
   );
@@ -217,6 +224,7 @@ async function insertStepByStep(
       original_principal: debt.principal,
       outstanding_principal: debt.principal,
       currency: debt.currency,
+      metadata: debt.metadata,
       status: 'PendingAssignment',
     })
     .returning<DebtRow[]>(debtColumns(trx))

@@ -53,6 +53,8 @@ export function debtJsonSql(t = 'debts'): string {
     ['status', jsonValue(`${t}.status`)],
     ['disputeReason', jsonValue(`${t}.dispute_reason`)],
     ['plan', planJson(t)],
+    // Stored as the text JSON.stringify wrote (core/debts/metadata.ts): sent as it is.
+    ['metadata', `${t}.metadata::text`],
     ['createdAt', jsonTime(`${t}.created_at`)],
     ['updatedAt', jsonTime(`${t}.updated_at`)],
   ]);

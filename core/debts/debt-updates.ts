@@ -10,6 +10,7 @@ import { debtColumns, lockDebtRow, rowAmounts, toDebt, type Debt, type DebtRow }
 import { ApiError } from '../platform/errors';
 import { recordEvent } from '../events/outbox';
 import { asOpenAccountConflict, refuseSecondOpenDebt } from './open-accounts';
+import { metadataText, patchedMetadata, type MetadataPatch } from './metadata';
 import { addAmounts, amountsEqual, isPositiveAmount, parsePrincipal, subtractAmounts } from './money';
 
 export interface DebtPatch {
@@ -19,6 +20,8 @@ export interface DebtPatch {
   /** A JSON number, its source text, or a decimal string. */
   originalPrincipal?: unknown;
   status?: DebtStatus;
+  /** Merged key by key (core/debts/metadata.ts). */
+  metadata?: MetadataPatch;
 }
 
 type DebtChanges = Partial<
@@ -31,7 +34,7 @@ type DebtChanges = Partial<
     | 'status'
     | 'plan_status'
     | 'plan_next_due_date'
-  >
+  > & { metadata: string }
 >;
 
 const isTerminal = (status: DebtStatus): boolean => TERMINAL_STATUSES.includes(status);
@@ -66,6 +69,8 @@ function debtChanges(row: DebtRow, patch: DebtPatch): DebtChanges {
     if (next !== row.client_reference) changes.client_reference = next;
   }
   if (patch.originalPrincipal !== undefined) Object.assign(changes, principalChanges(row, patch.originalPrincipal));
+  const metadata = patchedMetadata(row.metadata, patch.metadata);
+  if (metadata) changes.metadata = metadataText(metadata);
   if (patch.status !== undefined && patch.status !== row.status) {
     if (patch.status !== 'Closed' || nextStatus(row.status, 'clientCloses') === null) {
       throw invalidState(row, `Moving to ${patch.status}`);

@@ -2,11 +2,20 @@
  * Debtors (DECISIONS.md §2). Every function takes the organisation first and scopes every query by it, so another
  * organisation's debtor is simply not found. Contact data never goes to logs.
  */
+import type { Knex } from 'knex';
 import type { Db, Trx } from '../platform/db';
 import { errors } from '../platform/errors';
 import { isUuid, newId } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
 import type { SqlPart } from '../platform/sql-part';
+import {
+  metadataFilter,
+  metadataText,
+  newMetadata,
+  patchedMetadata,
+  type Metadata,
+  type MetadataPatch,
+} from './metadata';
 
 export interface Debtor {
   id: string;
@@ -15,6 +24,7 @@ export interface Debtor {
   lastName: string;
   email: string | null;
   phone: string | null;
+  metadata: Metadata;
   createdAt: string;
   updatedAt: string;
 }
@@ -28,9 +38,21 @@ export interface DebtorRow {
   last_name: string;
   email: string | null;
   phone: string | null;
+  /** `json`, parsed by the driver. */
+  metadata: Metadata;
   created_at: Date;
   updated_at: Date;
 }
+
+/** The debtors table for knex: `metadata` is written as JSON text and read back parsed. */
+export type DebtorsTable = Knex.CompositeTableType<
+  DebtorRow,
+  DebtorsWrite & Pick<DebtorRow, 'id' | 'organization_id' | 'reference_id' | 'first_name' | 'last_name'>,
+  DebtorsWrite
+>;
+type DebtorsWrite = {
+  [K in keyof Omit<DebtorRow, 'metadata'>]?: DebtorRow[K] | Knex.Raw;
+} & { metadata?: string };
 
 export interface NewDebtor {
   referenceId: string;
@@ -38,10 +60,18 @@ export interface NewDebtor {
   lastName: string;
   email?: string | null;
   phone?: string | null;
+  metadata?: Record<string, string | null>;
 }
 
-/** PATCH semantics: absent or null leaves a field alone; an empty string clears `email` or `phone`. */
-export type DebtorPatch = Partial<Record<'referenceId' | 'firstName' | 'lastName' | 'email' | 'phone', string | null>>;
+/**
+ * PATCH semantics: absent or null leaves a field alone; an empty string clears `email` or `phone`; `metadata` is
+ * merged key by key (core/debts/metadata.ts).
+ */
+export type DebtorPatch = Partial<
+  Record<'referenceId' | 'firstName' | 'lastName' | 'email' | 'phone', string | null>
+> & {
+  metadata?: MetadataPatch;
+};
 
 const COLUMNS = [
   'id',
@@ -50,6 +80,7 @@ const COLUMNS = [
   'last_name',
   'email',
   'phone',
+  'metadata',
   'created_at',
   'updated_at',
 ] as const;
@@ -65,18 +96,23 @@ function toDebtor(row: DebtorFields): Debtor {
     lastName: row.last_name,
     email: row.email,
     phone: row.phone,
+    metadata: row.metadata,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
 }
 
-function toRow(input: NewDebtor): Omit<DebtorRow, 'id' | 'organization_id' | 'created_at' | 'updated_at'> {
+/** The columns a new debtor writes; `metadata` as the JSON text stored. */
+function toRow(
+  input: NewDebtor,
+): Omit<DebtorRow, 'id' | 'organization_id' | 'created_at' | 'updated_at' | 'metadata'> & { metadata: string } {
   return {
     reference_id: input.referenceId,
     first_name: input.firstName,
     last_name: input.lastName,
     email: input.email || null,
     phone: input.phone || null,
+    metadata: metadataText(newMetadata(input.metadata)),
   };
 }
 
@@ -105,7 +141,7 @@ export async function getDebtor(db: Db, organizationId: string, id: string): Pro
 export async function listDebtors(
   db: Db,
   organizationId: string,
-  options: { page: PageRequest; referenceId?: string; email?: string },
+  options: { page: PageRequest; referenceId?: string; email?: string; metadata?: Metadata },
 ): Promise<Page<Debtor>> {
   const filtered = db('debtors')
     .select(...COLUMNS)
@@ -113,6 +149,8 @@ export async function listDebtors(
       organization_id: organizationId,
       ...(options.referenceId !== undefined && { reference_id: options.referenceId }),
     });
+  for (const { sql, bindings } of metadataFilter('debtors.metadata', options.metadata))
+    void filtered.whereRaw(sql, bindings);
   const query = options.email === undefined ? filtered : filtered.whereRaw('lower(email) = lower(?)', [options.email]);
   return fetchPage(
     query,
@@ -191,9 +229,16 @@ export async function updateDebtor(
   return toDebtor(updated);
 }
 
-type DebtorChanges = Partial<Pick<DebtorRow, 'reference_id' | 'first_name' | 'last_name' | 'email' | 'phone'>>;
+type DebtorChanges = Partial<
+  Pick<DebtorRow, 'reference_id' | 'first_name' | 'last_name' | 'email' | 'phone'> & { metadata: string }
+>;
 
 function debtorChanges(row: DebtorFields, patch: DebtorPatch): DebtorChanges {
+  const metadata = patchedMetadata(row.metadata, patch.metadata);
+  return { ...fieldChanges(row, patch), ...(metadata ? { metadata: metadataText(metadata) } : {}) };
+}
+
+function fieldChanges(row: DebtorFields, patch: DebtorPatch): DebtorChanges {
   const next: DebtorChanges = {
     reference_id: patch.referenceId ?? undefined,
     first_name: patch.firstName ?? undefined,
@@ -203,7 +248,7 @@ function debtorChanges(row: DebtorFields, patch: DebtorPatch): DebtorChanges {
     phone: patch.phone === '' ? null : (patch.phone ?? undefined),
   };
   const isChange = ([column, value]: [string, string | null | undefined]) =>
-    value !== undefined && value !== row[column as keyof DebtorChanges];
+    value !== undefined && value !== row[column as Exclude<keyof DebtorChanges, 'metadata'>];
   return Object.fromEntries(Object.entries(next).filter(isChange));
 }
 

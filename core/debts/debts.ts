@@ -11,6 +11,7 @@ import { normalizeAmount, toMoneyNumber } from './money';
 import { fetchJsonPage, type PageRequest } from '../platform/pagination';
 import { equalTo, type JsonPage } from '../platform/json-page';
 import { debtJsonSql } from './debt-json';
+import { metadataFilter, type Metadata } from './metadata';
 
 export interface DebtPlan {
   status: PlanStatus;
@@ -33,6 +34,7 @@ export interface Debt {
   status: DebtStatus;
   disputeReason: string | null;
   plan: DebtPlan | null;
+  metadata: Metadata;
   createdAt: string;
   updatedAt: string;
 }
@@ -58,6 +60,8 @@ export interface DebtRow {
   plan_instalment_count: number | null;
   plan_instalments_paid: number | null;
   plan_next_due_date: string | null;
+  /** `json`, parsed by the driver. */
+  metadata: Metadata;
   created_at: Date;
   updated_at: Date;
 }
@@ -84,6 +88,7 @@ export function debtColumns(db: Db): (string | Knex.Raw)[] {
     'debts.plan_instalment_count',
     'debts.plan_instalments_paid',
     db.raw(`to_char(debts.plan_next_due_date, 'YYYY-MM-DD') as plan_next_due_date`),
+    'debts.metadata',
     'debts.created_at',
     'debts.updated_at',
   ];
@@ -107,6 +112,7 @@ export function debtSelectSql(t: string): string {
     'plan_frequency',
     'plan_instalment_count',
     'plan_instalments_paid',
+    'metadata',
   ].map((column) => `${t}.${column}`);
   const dated = [`to_char(${t}.plan_next_due_date, 'YYYY-MM-DD') as plan_next_due_date`];
   return [...plain, ...dated, `${t}.created_at`, `${t}.updated_at`].join(', ');
@@ -124,6 +130,7 @@ export function toDebt(row: DebtRow): Debt {
     status: row.status,
     disputeReason: row.dispute_reason,
     plan: toPlan(row),
+    metadata: row.metadata,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -174,6 +181,8 @@ export interface DebtFilters {
   /** Only debts raised strictly after / before this moment. */
   createdAfter?: Date;
   createdBefore?: Date;
+  /** One key and value the debt's metadata must hold. */
+  metadata?: Metadata;
 }
 
 /**
@@ -199,6 +208,7 @@ export async function listDebts(
       }),
       ...(options.createdAfter ? [{ sql: 'debts.created_at > ?', bindings: [options.createdAfter] }] : []),
       ...(options.createdBefore ? [{ sql: 'debts.created_at < ?', bindings: [options.createdBefore] }] : []),
+      ...metadataFilter('debts.metadata', options.metadata),
     ],
     item: debtJsonSql('debts'),
   });

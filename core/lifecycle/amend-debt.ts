@@ -10,6 +10,7 @@ import { checkDebtPatch, updateDebt, type DebtPatch } from '../debts/debt-update
 import { findDebtRow, type Debt, type DebtRow } from '../debts/debts';
 import type { Db, Trx } from '../platform/db';
 import type { RecallFields } from './inputs';
+import { patchedMetadata } from '../debts/metadata';
 import type { DebtTriggers } from './triggers';
 
 /** The identifiers the request really changes (a field sent with its current value is not a change). */
@@ -21,6 +22,7 @@ function changedRecallFields(row: DebtRow, patch: DebtPatch): RecallFields {
   if (patch.clientReference !== undefined && (patch.clientReference || null) !== row.client_reference) {
     fields.clientReference = patch.clientReference;
   }
+  if (patchedMetadata(row.metadata, patch.metadata) !== undefined) fields.metadata = patch.metadata;
   return fields;
 }
 

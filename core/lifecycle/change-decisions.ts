@@ -7,6 +7,7 @@ import { nextStatus, type DebtStatus, type DebtTrigger } from '../debts/debt-sta
 import { rowAmounts } from '../debts/debts';
 import { LifecycleIntegrityError } from './errors';
 import { loadLifecycleInput } from './inputs';
+import { metadataText, patchedMetadata } from '../debts/metadata';
 import type { LifecycleRow } from './lifecycle-row';
 import { LIFECYCLE_FAILURE_TYPES, type LifecycleChange } from './model';
 import { isInstalmentPaid, schedulePlan } from './plan-schedule';
@@ -49,6 +50,8 @@ async function close({ trx, row }: DecisionContext, fieldsId: string | undefined
   const changes: DebtColumnChanges = { ...decision.effect.changes };
   if (fields.externalAccountId !== undefined) changes.external_account_id = fields.externalAccountId;
   if (fields.clientReference !== undefined) changes.client_reference = fields.clientReference || null;
+  const metadata = patchedMetadata(row.metadata, fields.metadata);
+  if (metadata) changes.metadata = metadataText(metadata);
   return apply(changes, decision.effect.event);
 }
 

@@ -21,7 +21,7 @@ export type DebtColumnChanges = Partial<
     | 'plan_instalment_count'
     | 'plan_instalments_paid'
     | 'plan_next_due_date'
-  > & { plan_schedule: string }
+  > & { plan_schedule: string; metadata: string }
 >;
 
 /** The event a change emits before `debt.updated`. */

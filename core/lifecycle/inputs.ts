@@ -5,14 +5,19 @@
  */
 import type { Db } from '../platform/db';
 import { isUuid, newId } from '../platform/ids';
+import type { MetadataPatch } from '../debts/metadata';
 
 export const LIFECYCLE_INPUT_KINDS = ['disputeReason', 'recallFields'] as const;
 export type LifecycleInputKind = (typeof LIFECYCLE_INPUT_KINDS)[number];
 
-/** The client's own identifiers a recall may change at the same time (an empty `clientReference` clears it). */
+/**
+ * The client's own fields a recall may change at the same time (an empty `clientReference` clears it; `metadata` is
+ * the PATCH's, merged into the debt's when the recall is applied).
+ */
 export interface RecallFields {
   externalAccountId?: string;
   clientReference?: string;
+  metadata?: MetadataPatch;
 }
 
 /** A row of `lifecycle_inputs`: free text a trigger carries, kept out of workflow history. */

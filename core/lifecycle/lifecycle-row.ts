@@ -18,10 +18,10 @@ export interface LifecycleRow extends DebtRow {
 /** The debts table for knex: `plan_schedule` is written as JSON text and read back as instalments. */
 export type DebtsTable = Knex.CompositeTableType<LifecycleRow, DebtsWrite, DebtsWrite>;
 
-/** Any column may be written, or set by SQL (`now()`); `plan_schedule` as JSON text. */
+/** Any column may be written, or set by SQL (`now()`); `plan_schedule` and `metadata` as JSON text. */
 type DebtsWrite = {
-  [K in keyof Omit<LifecycleRow, 'plan_schedule'>]?: LifecycleRow[K] | Knex.Raw;
-} & { plan_schedule?: string | null };
+  [K in keyof Omit<LifecycleRow, 'plan_schedule' | 'metadata'>]?: LifecycleRow[K] | Knex.Raw;
+} & { plan_schedule?: string | null; metadata?: string };
 
 export function lifecycleColumns(db: Db): ReturnType<typeof debtColumns> {
   return [...debtColumns(db), 'debts.lifecycle_version', 'debts.plan_schedule'];

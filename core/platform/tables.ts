@@ -6,7 +6,7 @@
 import type { ApiKeyRow } from '../access/api-keys';
 import type { OrganizationRow } from '../access/organizations';
 import type { BrandingRow } from '../branding/branding';
-import type { DebtorRow } from '../debts/debtors';
+import type { DebtorsTable } from '../debts/debtors';
 import type { DocumentRow } from '../documents/documents';
 import type { TransactionRow } from '../debts/transactions';
 import type { EventRow } from '../events/outbox';
@@ -25,7 +25,7 @@ declare module 'knex/types/tables' {
     api_keys: ApiKeyRow;
     idempotency_keys: IdempotencyKeyTable;
     events: EventRow;
-    debtors: DebtorRow;
+    debtors: DebtorsTable;
     /** The API's columns plus the lifecycle's (`lifecycle_version`, `plan_schedule`). */
     debts: DebtsTable;
     lifecycle_inputs: LifecycleInputRow;

@@ -31,7 +31,7 @@ describe('Debtors: POST, GET, list and PATCH /v1/debtors', () => {
       phone: null,
     });
     expect(Object.keys(res.body).sort()).to.deep.equal(
-      ['id', 'referenceId', 'firstName', 'lastName', 'email', 'phone', 'createdAt', 'updatedAt'].sort(),
+      ['id', 'referenceId', 'firstName', 'lastName', 'email', 'phone', 'metadata', 'createdAt', 'updatedAt'].sort(),
     );
     expect((await ctx.api('GET', `/v1/debtors/${res.body.id}`)).body).to.deep.equal(res.body);
   });

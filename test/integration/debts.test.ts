@@ -37,6 +37,7 @@ describe('Debts: POST, GET and list /v1/debts', () => {
           'status',
           'disputeReason',
           'plan',
+          'metadata',
           'createdAt',
           'updatedAt',
         ].sort(),

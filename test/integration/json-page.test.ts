@@ -105,7 +105,8 @@ describe('List pages written by PostgreSQL match the Node serialiser byte for by
           id: randomUUID(),
           organization_id: organization.id,
           debtor_id: debtorId,
-          external_account_id: TEXTS[a % TEXTS.length],
+          // Unique per row: an account holds one open debt at a time.
+          external_account_id: `${TEXTS[a % TEXTS.length]}-${s}-${a}`,
           client_reference: a % 2 === 0 ? null : TEXTS[(a + s) % TEXTS.length],
           original_principal: amount,
           outstanding_principal: a % 4 === 0 ? '0' : amount,
@@ -118,6 +119,8 @@ describe('List pages written by PostgreSQL match the Node serialiser byte for by
           plan_instalment_count: planned ? 12 : null,
           plan_instalments_paid: planned ? a : null,
           plan_next_due_date: planned && a % 2 === 0 ? '2027-02-28' : null,
+          // Integer-like keys go first in a JavaScript object, whatever the order they were written in.
+          metadata: JSON.stringify(a % 3 === 0 ? {} : { text: TEXTS[(a + s) % TEXTS.length]!, '10': 'x', '2': 'y' }),
           // Some share a millisecond, so the id breaks ties in the order and the cursor.
           created_at: new Date(Date.UTC(2026, 10, 1, 0, 0, s, a % 3)),
           updated_at: new Date(Date.UTC(2026, 10, 2, 12, 30, a, 999)),

@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * List debts
-         * @description Your organisation’s debts, newest first, optionally filtered by `status`, `debtorId`, your `externalAccountId` or `clientReference` (exact match), and `createdAfter` / `createdBefore`. Filters combine (all must match); each has an index in the list’s order, so pages stay fast at any size.
+         * @description Your organisation’s debts, newest first, optionally filtered by `status`, `debtorId`, your `externalAccountId` or `clientReference` (exact match), `createdAfter` / `createdBefore`, and one metadata pair (`metadata[crmId]=C-88213`). Filters combine (all must match); each has an index in the list’s order, so pages stay fast at any size.
          */
         get: operations["listDebts"];
         put?: never;
@@ -64,7 +64,7 @@ export interface paths {
         head?: never;
         /**
          * Amend or recall a debt
-         * @description Changes `externalAccountId`, `clientReference`, `originalPrincipal` (only while `PendingAssignment`) or recalls the debt with `status: "Closed"` from any open state: the recall is recorded by the debt’s lifecycle, which cancels a running plan and its timers, before this answers. Each change emits `debt.updated`; a request that changes nothing emits nothing.
+         * @description Changes `externalAccountId`, `clientReference`, `metadata` (merged key by key), `originalPrincipal` (only while `PendingAssignment`) or recalls the debt with `status: "Closed"` from any open state: the recall is recorded by the debt’s lifecycle, which cancels a running plan and its timers, before this answers. Each change emits `debt.updated`; a request that changes nothing emits nothing.
          */
         patch: operations["updateDebt"];
         trace?: never;
@@ -562,6 +562,16 @@ export interface components {
             disputeReason: string | null;
             plan: components["schemas"]["Plan"];
             /**
+             * @description Your own key-value data. Up to 50 keys of at most 40 characters, each with a string value of at most 500 characters. Yours to use: we never read it. Do not put sensitive data (card numbers, passwords) in it.
+             * @example {
+             *       "crmId": "C-88213",
+             *       "branch": "Parramatta"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
+            /**
              * Format: date-time
              * @description ISO 8601, UTC.
              */
@@ -627,6 +637,16 @@ export interface components {
             email: string | null;
             /** @description E.164. */
             phone: string | null;
+            /**
+             * @description Your own key-value data. Up to 50 keys of at most 40 characters, each with a string value of at most 500 characters. Yours to use: we never read it. Do not put sensitive data (card numbers, passwords) in it.
+             * @example {
+             *       "crmId": "C-88213",
+             *       "branch": "Parramatta"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -1124,6 +1144,10 @@ export interface operations {
                 createdAfter?: string;
                 /** @description Only debts raised strictly before this moment (ISO 8601). */
                 createdBefore?: string;
+                /** @description Only records whose metadata has this key with this value, e.g. `metadata[crmId]=C-88213` (one pair). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -1159,6 +1183,9 @@ export interface operations {
                      *           "status": "PendingAssignment",
                      *           "disputeReason": null,
                      *           "plan": null,
+                     *           "metadata": {
+                     *             "crmId": "C-88213"
+                     *           },
                      *           "createdAt": "2026-11-22T08:00:00.000Z",
                      *           "updatedAt": "2026-11-22T08:00:00.000Z"
                      *         }
@@ -1321,6 +1348,15 @@ export interface operations {
                     externalAccountId: string;
                     /** @description Optional free-form reference of yours. */
                     clientReference?: string;
+                    /**
+                     * @description Your own key-value data. Up to 50 keys of at most 40 characters, each with a string value of at most 500 characters. Yours to use: we never read it. Do not put sensitive data (card numbers, passwords) in it.
+                     * @example {
+                     *       "crmId": "C-88213"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 } & ({
                     debtorId?: never;
                     debtorReferenceId: unknown;
@@ -1375,6 +1411,9 @@ export interface operations {
                      *       "status": "PendingAssignment",
                      *       "disputeReason": null,
                      *       "plan": null,
+                     *       "metadata": {
+                     *         "crmId": "C-88213"
+                     *       },
                      *       "createdAt": "2026-11-22T08:00:00.000Z",
                      *       "updatedAt": "2026-11-22T08:00:00.000Z"
                      *     }
@@ -1577,6 +1616,9 @@ export interface operations {
                      *       "status": "PendingAssignment",
                      *       "disputeReason": null,
                      *       "plan": null,
+                     *       "metadata": {
+                     *         "crmId": "C-88213"
+                     *       },
                      *       "createdAt": "2026-11-22T08:00:00.000Z",
                      *       "updatedAt": "2026-11-22T08:00:00.000Z"
                      *     }
@@ -1737,6 +1779,16 @@ export interface operations {
                      * @enum {string}
                      */
                     status?: "Closed";
+                    /**
+                     * @description Merged into the metadata already set: each key sent is set, a key sent as `""` or null is removed, keys not sent stay. `null` removes every key. Up to 50 keys of at most 40 characters, each with a string value of at most 500 characters. Yours to use: we never read it. Do not put sensitive data (card numbers, passwords) in it. The result holds at most 50 keys.
+                     * @example {
+                     *       "crmId": "C-90001",
+                     *       "branch": null
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string | null;
+                    } | null;
                 };
             };
         };
@@ -1767,6 +1819,9 @@ export interface operations {
                      *       "status": "PendingAssignment",
                      *       "disputeReason": null,
                      *       "plan": null,
+                     *       "metadata": {
+                     *         "crmId": "C-88213"
+                     *       },
                      *       "createdAt": "2026-11-22T08:00:00.000Z",
                      *       "updatedAt": "2026-11-22T09:15:00.000Z"
                      *     }
@@ -2699,6 +2754,10 @@ export interface operations {
                 referenceId?: string;
                 /** @description Only debtors with this email (case-insensitive). */
                 email?: string;
+                /** @description Only records whose metadata has this key with this value, e.g. `metadata[crmId]=C-88213` (one pair). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -2730,6 +2789,9 @@ export interface operations {
                      *           "lastName": "Harris",
                      *           "email": "ava.harris@example.com",
                      *           "phone": "+61412345678",
+                     *           "metadata": {
+                     *             "crmId": "C-88213"
+                     *           },
                      *           "createdAt": "2026-11-22T08:00:00.000Z",
                      *           "updatedAt": "2026-11-22T08:00:00.000Z"
                      *         }
@@ -2873,6 +2935,15 @@ export interface operations {
                     email?: string;
                     /** @description E.164, e.g. +61412345678. */
                     phone?: string;
+                    /**
+                     * @description Your own key-value data. Up to 50 keys of at most 40 characters, each with a string value of at most 500 characters. Yours to use: we never read it. Do not put sensitive data (card numbers, passwords) in it.
+                     * @example {
+                     *       "crmId": "C-88213"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 } | unknown | unknown;
             };
         };
@@ -2901,6 +2972,9 @@ export interface operations {
                      *       "lastName": "Harris",
                      *       "email": "ava.harris@example.com",
                      *       "phone": null,
+                     *       "metadata": {
+                     *         "crmId": "C-88213"
+                     *       },
                      *       "createdAt": "2026-11-22T08:00:00.000Z",
                      *       "updatedAt": "2026-11-22T08:00:00.000Z"
                      *     }
@@ -3099,6 +3173,9 @@ export interface operations {
                      *       "lastName": "Harris",
                      *       "email": "ava.harris@example.com",
                      *       "phone": "+61412345678",
+                     *       "metadata": {
+                     *         "crmId": "C-88213"
+                     *       },
                      *       "createdAt": "2026-11-22T08:00:00.000Z",
                      *       "updatedAt": "2026-11-22T08:00:00.000Z"
                      *     }
@@ -3255,6 +3332,16 @@ export interface operations {
                     email?: string | null;
                     /** @description E.164. */
                     phone?: string | null;
+                    /**
+                     * @description Merged into the metadata already set: each key sent is set, a key sent as `""` or null is removed, keys not sent stay. `null` removes every key. Up to 50 keys of at most 40 characters, each with a string value of at most 500 characters. Yours to use: we never read it. Do not put sensitive data (card numbers, passwords) in it. The result holds at most 50 keys.
+                     * @example {
+                     *       "crmId": "C-90001",
+                     *       "branch": null
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string | null;
+                    } | null;
                 };
             };
         };
@@ -3281,6 +3368,9 @@ export interface operations {
                      *       "lastName": "Harris",
                      *       "email": null,
                      *       "phone": "+61412345678",
+                     *       "metadata": {
+                     *         "crmId": "C-88213"
+                     *       },
                      *       "createdAt": "2026-11-22T08:00:00.000Z",
                      *       "updatedAt": "2026-11-22T09:15:00.000Z"
                      *     }
