@@ -9,6 +9,9 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { SEARCH_ATTRIBUTE_KEYS, workflowIds } from '../../core/temporal/names';
 import { callerFor, inlineDebtBody, type Caller, type Debt } from '../support/debt-api';
 import { testEnv } from '../support/env';
+import { consumersSkipBacklog } from '../support/outbox-cursors';
+import { DEBT_LIFECYCLE_CONSUMER } from '../../core/lifecycle/lifecycle-consumer';
+import { WEBHOOK_DELIVERY_CONSUMER } from '../../core/webhooks/delivery-consumer';
 import { freePort } from '../support/ports';
 import { killGroup } from '../support/processes';
 import { testDb } from '../support/resources';
@@ -40,6 +43,7 @@ describe('observability of the real processes: one request id end to end, and ev
   let call: Caller;
 
   before(async () => {
+    await consumersSkipBacklog([WEBHOOK_DELIVERY_CONSUMER, DEBT_LIFECYCLE_CONSUMER], 'production');
     [temporal, receiver] = await Promise.all([startDevServer(), startWebhookReceiver()]);
     [ports.api, ports.webhooks, ports.lifecycle] = await Promise.all([freePort(), freePort(), freePort()]);
     const shared = { TEMPORAL_ADDRESS: temporal.address, REDIS_URL: testEnv.redisUrl, ...localWebhookEnv(webhooks) };
