@@ -16,7 +16,13 @@ import { type DeliveryRow, type DeliveryStatus } from '../core/webhooks/deliveri
 import { loadAttemptContext, recordAttempt, type AttemptContext } from '../core/webhooks/delivery-attempts';
 import { failUnfinishedDelivery, isDeliveryId } from '../core/webhooks/delivery-failure';
 import { createWebhookHttp, type SendOutcome, type WebhookHttp } from '../core/webhooks/http-sender';
-import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../core/webhooks/signature';
+import {
+  DELIVERY_ID_HEADER,
+  MODE_HEADER,
+  modeHeaderValue,
+  SIGNATURE_HEADER,
+  signatureHeader,
+} from '../core/webhooks/signature';
 import type { SigningTarget } from '../core/webhooks/receiver-config';
 import { createReceiverSlots, LOCAL_WAIT_MS, type ReceiverSlots } from '../core/webhooks/receiver-slots';
 import type { Registry } from 'prom-client';
@@ -142,9 +148,14 @@ async function send(
   event: Parameters<typeof toEventEnvelope>[0],
   target: SigningTarget,
   at: Date,
+  mode: Mode,
 ): Promise<SendOutcome> {
   const body = JSON.stringify(toEventEnvelope(event));
-  const headers = { [SIGNATURE_HEADER]: signatureHeader(target.secret, body, at), [DELIVERY_ID_HEADER]: delivery.id };
+  const headers = {
+    [SIGNATURE_HEADER]: signatureHeader(target.secret, body, at),
+    [DELIVERY_ID_HEADER]: delivery.id,
+    [MODE_HEADER]: modeHeaderValue(mode),
+  };
   return http.send(target.url, body, headers);
 }
 
@@ -240,7 +251,8 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDep
 
     const target = chooseTarget(secretBox, loaded);
     const startedAt = new Date();
-    const outcome = typeof target === 'string' ? unsent(target) : await send(http, delivery, event, target, startedAt);
+    const outcome =
+      typeof target === 'string' ? unsent(target) : await send(http, delivery, event, target, startedAt, mode);
     const url = typeof target === 'string' ? delivery.url : target.url;
 
     const status = statusAfter(outcome, input);

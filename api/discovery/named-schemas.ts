@@ -5,7 +5,7 @@
  */
 import { brandingSchema } from '../schemas/branding';
 import { debtorSchema } from '../schemas/debtors';
-import { debtSchema } from '../schemas/debts';
+import { debtPreviousAttributesSchema, debtSchema } from '../schemas/debts';
 import { documentSchema } from '../schemas/documents';
 import { eventListSchema } from '../schemas/events';
 import { organizationSchema } from '../schemas/organization';
@@ -26,6 +26,7 @@ function child(schema: JsonSchema, ...path: string[]): JsonSchema {
 function registry(): [string, JsonSchema][] {
   return [
     ['Debt', debtSchema],
+    ['DebtPreviousAttributes', debtPreviousAttributesSchema],
     ['Plan', child(debtSchema, 'properties', 'plan')],
     ['Document', documentSchema],
     ['Debtor', debtorSchema],

@@ -167,6 +167,11 @@ function webhooksSection(): Record<string, unknown> {
               ),
             },
             { name: 'Service-Delivery-Id', ...header('The delivery id; the same on every attempt of this delivery.') },
+            {
+              name: 'Service-Mode',
+              ...header('`live` for an event of the production API, `test` for one of the sandbox.'),
+              schema: { type: 'string', enum: ['live', 'test'] },
+            },
           ],
           requestBody: {
             required: true,

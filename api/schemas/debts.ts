@@ -1,5 +1,11 @@
 /** JSON Schemas and examples of the debt routes; the same objects validate requests and build /openapi/v1.json. */
-import { CLIENT_SETTABLE_STATUSES, DEBT_STATUSES, PLAN_FREQUENCIES, PLAN_STATUSES } from '../../core/debts/debt-status';
+import {
+  CLIENT_SETTABLE_STATUSES,
+  DEBT_STATUSES,
+  DISPUTE_OUTCOMES,
+  PLAN_FREQUENCIES,
+  PLAN_STATUSES,
+} from '../../core/debts/debt-status';
 import { CURRENCY_MINOR_UNITS } from '../../core/debts/currencies';
 import { checkedByHandler, type JsonSchema } from '../http/route-definition';
 import {
@@ -65,6 +71,8 @@ export const debtSchema: JsonSchema = {
     'currency',
     'status',
     'disputeReason',
+    'disputeOutcome',
+    'disputeResolvedAt',
     'plan',
     'metadata',
     'createdAt',
@@ -79,12 +87,40 @@ export const debtSchema: JsonSchema = {
     outstandingPrincipal: moneySchema('What remains to be paid.'),
     currency: { type: 'string', description: 'ISO 4217 code.' },
     status: { type: 'string', enum: [...DEBT_STATUSES], description: STATUS_DESCRIPTION },
-    disputeReason: { type: ['string', 'null'], description: 'The debtor’s reason, while or after Disputed.' },
+    disputeReason: {
+      type: ['string', 'null'],
+      description:
+        'The debtor’s reason for the latest dispute: set when the debt is disputed and kept after the dispute is ' +
+        'resolved (`disputeOutcome` says how it ended); null if the debt was never disputed.',
+    },
+    disputeOutcome: {
+      type: ['string', 'null'],
+      enum: [...DISPUTE_OUTCOMES, null],
+      description:
+        'How the latest dispute was resolved: `Upheld` (the debt was written off) or `Rejected` (the debt went back ' +
+        'to `PendingAssignment`); null while it is open or if there was none.',
+    },
+    disputeResolvedAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When the latest dispute was resolved (ISO 8601, UTC); null while open or if there was none.',
+    },
     plan: planSchema,
     metadata: metadataSchema,
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   },
+};
+
+/** `debt.updated`'s `previousAttributes`: any of the debt's fields but `updatedAt`, with its value before the change. */
+export const debtPreviousAttributesSchema: JsonSchema = {
+  type: 'object',
+  description:
+    'The fields the change changed, each with its value before the change (a plan or `metadata` as the whole ' +
+    'object it was). Fields the change left alone are absent; `updatedAt` is never listed.',
+  properties: Object.fromEntries(
+    Object.entries(debtSchema.properties as Record<string, JsonSchema>).filter(([name]) => name !== 'updatedAt'),
+  ),
 };
 
 export const debtExample = {
@@ -97,6 +133,8 @@ export const debtExample = {
   currency: 'AUD',
   status: 'PendingAssignment',
   disputeReason: null,
+  disputeOutcome: null,
+  disputeResolvedAt: null,
   plan: null,
   metadata: { crmId: 'C-88213' },
   createdAt: '2026-11-22T08:00:00.000Z',

@@ -13,7 +13,12 @@ const DEBT = { debt: ref('Debt') };
 /** An event type's data, by the resources it carries (`$ref`s to the named resource schemas). */
 const DATA: Record<EventType, { description: string; properties: Record<string, JsonSchema> }> = {
   'debt.created': { description: 'The debt as raised.', properties: DEBT },
-  'debt.updated': { description: 'The debt after the change (an amendment, or a lifecycle change).', properties: DEBT },
+  'debt.updated': {
+    description:
+      'The debt after the change (an amendment, or a lifecycle change), and `previousAttributes`: what the change ' +
+      'replaced.',
+    properties: { ...DEBT, previousAttributes: ref('DebtPreviousAttributes') },
+  },
   'debt.accepted': { description: 'The debt the debtor acknowledged (status `Accepted`).', properties: DEBT },
   'debt.disputed': { description: 'The debt the debtor disputes (status `Disputed`).', properties: DEBT },
   'payment.received': {

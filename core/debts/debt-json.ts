@@ -52,6 +52,8 @@ export function debtJsonSql(t = 'debts'): string {
     ['currency', jsonValue(`${t}.currency`)],
     ['status', jsonValue(`${t}.status`)],
     ['disputeReason', jsonValue(`${t}.dispute_reason`)],
+    ['disputeOutcome', jsonValue(`${t}.dispute_outcome`)],
+    ['disputeResolvedAt', jsonTime(`${t}.dispute_resolved_at`)],
     ['plan', planJson(t)],
     // Stored as the text JSON.stringify wrote (core/debts/metadata.ts): sent as it is.
     ['metadata', `${t}.metadata::text`],

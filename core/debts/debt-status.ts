@@ -21,6 +21,10 @@ export const TERMINAL_STATUSES: readonly DebtStatus[] = ['Settled', 'WrittenOff'
 
 export const NON_TERMINAL_STATUSES: readonly DebtStatus[] = DEBT_STATUSES.filter((s) => !TERMINAL_STATUSES.includes(s));
 
+/** How a resolved dispute ended: upheld (written off) or rejected (back to PendingAssignment). */
+export const DISPUTE_OUTCOMES = ['Upheld', 'Rejected'] as const;
+export type DisputeOutcome = (typeof DISPUTE_OUTCOMES)[number];
+
 export const PLAN_STATUSES = ['Active', 'Completed', 'Cancelled', 'Defaulted'] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 

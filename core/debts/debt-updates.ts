@@ -10,6 +10,7 @@ import { debtColumns, lockDebtRow, rowAmounts, toDebt, type Debt, type DebtRow }
 import { ApiError } from '../platform/errors';
 import { recordEvent } from '../events/outbox';
 import { asOpenAccountConflict, refuseSecondOpenDebt } from './open-accounts';
+import { debtUpdatedData } from './previous-attributes';
 import { metadataText, patchedMetadata, type MetadataPatch } from './metadata';
 import { addAmounts, amountsEqual, isPositiveAmount, parsePrincipal, subtractAmounts } from './money';
 
@@ -116,6 +117,6 @@ export async function updateDebt(
     });
   if (!updated) throw new Error('the locked debt row was not updated');
   const debt = toDebt(updated);
-  await recordEvent(trx, organizationId, 'debt.updated', { debt });
+  await recordEvent(trx, organizationId, 'debt.updated', debtUpdatedData(toDebt(row), debt));
   return debt;
 }

@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db, Trx } from '../platform/db';
-import type { DebtStatus, PlanFrequency, PlanStatus } from './debt-status';
+import type { DebtStatus, DisputeOutcome, PlanFrequency, PlanStatus } from './debt-status';
 import { isUuid } from '../platform/ids';
 import { normalizeAmount, toMoneyNumber } from './money';
 import { fetchJsonPage, type PageRequest } from '../platform/pagination';
@@ -33,6 +33,8 @@ export interface Debt {
   currency: string;
   status: DebtStatus;
   disputeReason: string | null;
+  disputeOutcome: DisputeOutcome | null;
+  disputeResolvedAt: string | null;
   plan: DebtPlan | null;
   metadata: Metadata;
   createdAt: string;
@@ -54,6 +56,8 @@ export interface DebtRow {
   currency: string;
   status: DebtStatus;
   dispute_reason: string | null;
+  dispute_outcome: DisputeOutcome | null;
+  dispute_resolved_at: Date | null;
   plan_status: PlanStatus | null;
   plan_instalment_amount: string | null;
   plan_frequency: PlanFrequency | null;
@@ -82,6 +86,8 @@ export function debtColumns(db: Db): (string | Knex.Raw)[] {
     'debts.currency',
     'debts.status',
     'debts.dispute_reason',
+    'debts.dispute_outcome',
+    'debts.dispute_resolved_at',
     'debts.plan_status',
     'debts.plan_instalment_amount',
     'debts.plan_frequency',
@@ -107,6 +113,8 @@ export function debtSelectSql(t: string): string {
     'currency',
     'status',
     'dispute_reason',
+    'dispute_outcome',
+    'dispute_resolved_at',
     'plan_status',
     'plan_instalment_amount',
     'plan_frequency',
@@ -129,6 +137,8 @@ export function toDebt(row: DebtRow): Debt {
     currency: row.currency,
     status: row.status,
     disputeReason: row.dispute_reason,
+    disputeOutcome: row.dispute_outcome,
+    disputeResolvedAt: row.dispute_resolved_at?.toISOString() ?? null,
     plan: toPlan(row),
     metadata: row.metadata,
     createdAt: row.created_at.toISOString(),

@@ -18,6 +18,7 @@ import { LifecycleIntegrityError } from './errors';
 import { lifecycleColumns, lockLifecycleRow, toLifecycleState, type LifecycleRow } from './lifecycle-row';
 import { LIFECYCLE_FAILURE_TYPES, type ApplyChangeInput, type ApplyChangeResult } from './model';
 import { todayUtc } from './plan-schedule';
+import { debtUpdatedData } from '../debts/previous-attributes';
 
 export { loadLifecycleState } from './lifecycle-row';
 export { recordLifecycleInput } from './inputs';
@@ -58,11 +59,6 @@ async function writeChanges(trx: Trx, row: LifecycleRow, changes: DebtColumnChan
   return updated;
 }
 
-/** The debt without `updatedAt`, to tell whether anything a client sees changed. */
-function visibleFields(debt: Debt): string {
-  return JSON.stringify({ ...debt, updatedAt: null });
-}
-
 function specificEventData(effect: ChangeEffect, debt: Debt): Record<string, unknown> {
   switch (effect.event) {
     case 'plan.activated':
@@ -83,8 +79,10 @@ async function recordChangeEvents(
 ): Promise<void> {
   const debt = toDebt(after);
   if (effect.event) await recordEvent(trx, after.organization_id, effect.event, specificEventData(effect, debt));
-  if (visibleFields(toDebt(before)) !== visibleFields(debt)) {
-    await recordEvent(trx, after.organization_id, 'debt.updated', { debt });
+  const updated = debtUpdatedData(toDebt(before), debt);
+  // Only a change a client can see is a debt.updated (a due date fired with nothing to show is not).
+  if (Object.keys(updated.previousAttributes).length > 0) {
+    await recordEvent(trx, after.organization_id, 'debt.updated', updated);
   }
 }
 

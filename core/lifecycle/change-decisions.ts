@@ -65,7 +65,25 @@ async function dispute({ trx, row }: DecisionContext, reasonId: string): Promise
       `No dispute reason ${reasonId} was recorded for debt ${row.id}.`,
     );
   }
-  return apply({ status: to, dispute_reason: input.reason, ...cancelActivePlan(row) }, 'debt.disputed');
+  const newDispute = { dispute_reason: input.reason, dispute_outcome: null, dispute_resolved_at: null };
+  return apply({ status: to, ...newDispute, ...cancelActivePlan(row) }, 'debt.disputed');
+}
+
+/**
+ * A resolved dispute records its outcome and when (issue 24, item 5). `disputeReason` is kept: it is what was
+ * disputed, and the outcome says how that ended; a later dispute replaces the reason and clears the outcome.
+ */
+function resolveDispute({ trx, row }: DecisionContext, outcome: 'rejected' | 'upheld'): ChangeDecision {
+  const decision =
+    outcome === 'rejected'
+      ? move(row, 'disputeRejected', 'Rejecting a dispute')
+      : move(row, 'disputeUpheld', 'Upholding a dispute');
+  if (decision.outcome !== 'apply') return decision;
+  const resolution: DebtColumnChanges = {
+    dispute_outcome: outcome === 'rejected' ? 'Rejected' : 'Upheld',
+    dispute_resolved_at: trx.fn.now(3),
+  };
+  return apply({ ...decision.effect.changes, ...resolution }, decision.effect.event);
 }
 
 function agreePlan({ row, today }: DecisionContext, request: Parameters<typeof schedulePlan>[2]): ChangeDecision {
@@ -112,9 +130,7 @@ export async function decideChange(context: DecisionContext, change: LifecycleCh
     case 'dispute':
       return dispute(context, change.reasonId);
     case 'resolveDispute':
-      return change.outcome === 'rejected'
-        ? move(row, 'disputeRejected', 'Rejecting a dispute')
-        : move(row, 'disputeUpheld', 'Upholding a dispute');
+      return resolveDispute(context, change.outcome);
     case 'agreePlan':
       return agreePlan(context, change.request);
     case 'payment':

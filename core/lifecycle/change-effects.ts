@@ -2,6 +2,7 @@
  * The vocabulary of a lifecycle change's decision: the columns it writes, the specific event it emits, or why it is
  * refused. Shared by change-decisions.ts, payment-change.ts and apply-change.ts.
  */
+import type { Knex } from 'knex';
 import type { Trx } from '../platform/db';
 import type { Transaction } from '../debts/transactions';
 import type { LifecycleRow } from './lifecycle-row';
@@ -14,6 +15,7 @@ export type DebtColumnChanges = Partial<
     | 'external_account_id'
     | 'client_reference'
     | 'dispute_reason'
+    | 'dispute_outcome'
     | 'outstanding_principal'
     | 'plan_status'
     | 'plan_instalment_amount'
@@ -21,7 +23,12 @@ export type DebtColumnChanges = Partial<
     | 'plan_instalment_count'
     | 'plan_instalments_paid'
     | 'plan_next_due_date'
-  > & { plan_schedule: string; metadata: string }
+  > & {
+    plan_schedule: string;
+    metadata: string;
+    /** Set by the database's clock (`now()`), as `updated_at` is: the two agree. */
+    dispute_resolved_at: Knex.Raw | null;
+  }
 >;
 
 /** The event a change emits before `debt.updated`. */

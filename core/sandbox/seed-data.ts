@@ -4,7 +4,7 @@
  * always looks like a portfolio in motion: the running plan's next instalment is due in 10 days, the defaulted one
  * went into arrears 9 days ago. Contact data is fictional (`@example.com`, a domain reserved for examples).
  */
-import type { DebtStatus, PlanFrequency, PlanStatus } from '../debts/debt-status';
+import type { DebtStatus, DisputeOutcome, PlanFrequency, PlanStatus } from '../debts/debt-status';
 
 export interface SeedDebtor {
   referenceId: string;
@@ -38,6 +38,8 @@ export interface SeedDebt {
   changedDaysAgo: number;
   payments: SeedPayment[];
   disputeReason?: string;
+  /** A resolved dispute's outcome, resolved when the row last changed. */
+  disputeOutcome?: DisputeOutcome;
   /** The plan over the whole original principal, agreed before any payment. */
   plan?: SeedPlan;
 }
@@ -78,7 +80,8 @@ export const SEED_DEBTS: readonly SeedDebt[] = [
     payments: [{ amount: '500', daysAgo: 12, failed: true }, { amount: '500', daysAgo: 11 }] },
   // A dispute upheld: written off, nothing paid.
   { externalAccountId: 'ACCT-0007', debtorReferenceId: 'DBR-002', originalPrincipal: '75', status: 'WrittenOff',
-    raisedDaysAgo: 90, changedDaysAgo: 70, payments: [], disputeReason: 'This charge was refunded by the merchant.' },
+    raisedDaysAgo: 90, changedDaysAgo: 70, payments: [], disputeReason: 'This charge was refunded by the merchant.',
+    disputeOutcome: 'Upheld' },
   // Recalled by the client.
   { externalAccountId: 'ACCT-0008', debtorReferenceId: 'DBR-003', originalPrincipal: '2400', status: 'Closed',
     raisedDaysAgo: 120, changedDaysAgo: 100, payments: [] },

@@ -97,6 +97,8 @@ async function insertDebt(trx: Trx, organizationId: string, debtorId: string, de
     currency: SEED_CURRENCY,
     status: debt.status,
     dispute_reason: debt.disputeReason ?? null,
+    dispute_outcome: debt.disputeOutcome ?? null,
+    dispute_resolved_at: debt.disputeOutcome ? daysBefore(asOf, debt.changedDaysAgo) : null,
     ...planColumns(debt, asOf),
     created_at: daysBefore(asOf, debt.raisedDaysAgo),
     updated_at: daysBefore(asOf, debt.changedDaysAgo),

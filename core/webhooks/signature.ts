@@ -7,6 +7,15 @@ import { createHmac } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'Service-Signature';
 export const DELIVERY_ID_HEADER = 'Service-Delivery-Id';
+/**
+ * `live` (production) or `test` (sandbox), as the keys' prefixes say it (issue 24, item 5). A header, not an envelope
+ * field: DECISIONS.md §4 fixes the envelope at `{id, type, createdAt, data}`.
+ */
+export const MODE_HEADER = 'Service-Mode';
+
+export function modeHeaderValue(mode: 'production' | 'sandbox'): 'live' | 'test' {
+  return mode === 'production' ? 'live' : 'test';
+}
 
 export function computeSignature(secret: string, timestampSeconds: number, rawBody: string): string {
   return createHmac('sha256', Buffer.from(secret, 'utf8'))

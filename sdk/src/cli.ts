@@ -32,7 +32,8 @@ export async function runListen(args: string[], env: NodeJS.ProcessEnv = process
   const intervalMs = Number(option(args, '--interval-ms') ?? 1000);
   const state = await startState(api, stateFile, { intervalMs, log, signal: stop.signal });
   log(`Ready! Your webhook signing secret is ${state.secret} (forwarding to ${forwardTo}; state in ${stateFile})`);
-  await listen({ api, forwardTo, stateFile, intervalMs, log, signal: stop.signal }, state);
+  const mode = apiKey.startsWith('ak_live_') ? 'live' : 'test';
+  await listen({ api, forwardTo, stateFile, mode, intervalMs, log, signal: stop.signal }, state);
   return 0;
 }
 

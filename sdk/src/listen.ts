@@ -14,7 +14,7 @@ import { setTimeout as pause } from 'node:timers/promises';
 import type { ApiClient } from './client';
 import type { components } from './generated/openapi';
 import { pages } from './pagination';
-import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signPayload } from './webhooks';
+import { DELIVERY_ID_HEADER, MODE_HEADER, SIGNATURE_HEADER, signPayload } from './webhooks';
 
 type ListedEvent = components['schemas']['Event'];
 
@@ -29,6 +29,8 @@ export interface ListenOptions {
   api: ApiClient;
   forwardTo: string;
   stateFile: string;
+  /** Sent as `Service-Mode`, as our deliveries do: the mode of the key the events are read with. */
+  mode?: 'live' | 'test';
   /** Between polls, in ms (default 1,000). */
   intervalMs?: number;
   log?: (line: string) => void;
@@ -102,6 +104,7 @@ async function forward(event: ListedEvent, options: ListenOptions, secret: strin
         'content-type': 'application/json',
         [SIGNATURE_HEADER]: signPayload(secret, body),
         [DELIVERY_ID_HEADER]: randomUUID(),
+        ...(options.mode ? { [MODE_HEADER]: options.mode } : {}),
       },
       body,
       signal: AbortSignal.timeout(10_000),

@@ -9,6 +9,8 @@ import type { EventType } from './events';
 
 export const SIGNATURE_HEADER = 'Service-Signature';
 export const DELIVERY_ID_HEADER = 'Service-Delivery-Id';
+/** `live` for an event of the production API, `test` for one of the sandbox. */
+export const MODE_HEADER = 'Service-Mode';
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 type Schemas = components['schemas'];

@@ -27,7 +27,10 @@ describe('Lifecycle changes: one transaction with the row, its version and its e
     expect(current.status).to.equal('Accepted');
     const events = await debt.events();
     expect(events.map((e) => e.type)).to.deep.equal(['debt.accepted', 'debt.updated']);
-    expect(events.map((e) => e.data)).to.deep.equal([{ debt: current }, { debt: current }]);
+    expect(events.map((e) => e.data)).to.deep.equal([
+      { debt: current },
+      { debt: current, previousAttributes: { status: 'PendingAssignment' } },
+    ]);
     expect(await loadLifecycleState(testDb(), debt.debtId)).to.deep.equal({
       organizationId: debt.organizationId,
       state: result.state,
@@ -82,6 +85,7 @@ describe('Lifecycle changes: one transaction with the row, its version and its e
     const debt = await raiseLifecycleDebt();
     expectApplied(await debt.apply({ kind: 'accept' }));
     expectApplied(await debt.apply(monthlyPlan(3)));
+    const before = await debt.debt();
     const result = expectApplied(await disputeWith(debt, 'I never had this account.'));
     expect(result.state.status).to.equal('Disputed');
     expect(result.state.plan?.status).to.equal('Cancelled');
@@ -91,7 +95,10 @@ describe('Lifecycle changes: one transaction with the row, its version and its e
     const events = (await debt.events()).slice(-2);
     expect(events.map((e) => [e.type, e.data])).to.deep.equal([
       ['debt.disputed', { debt: current }],
-      ['debt.updated', { debt: current }],
+      [
+        'debt.updated',
+        { debt: current, previousAttributes: { status: 'Active', disputeReason: null, plan: before.plan } },
+      ],
     ]);
   });
 
@@ -112,14 +119,22 @@ describe('Lifecycle changes: one transaction with the row, its version and its e
     const back = expectApplied(await rejected.apply({ kind: 'resolveDispute', outcome: 'rejected' }));
     expect(back.state).to.deep.equal({ status: 'PendingAssignment', plan: null, version: 2 });
     const current = await rejected.debt();
+    expect(current).to.include({ disputeReason: 'Paid already.', disputeOutcome: 'Rejected' });
     expect((await rejected.events()).slice(2).map((e) => [e.type, e.data])).to.deep.equal([
-      ['debt.updated', { debt: current }],
+      [
+        'debt.updated',
+        { debt: current, previousAttributes: { status: 'Disputed', disputeOutcome: null, disputeResolvedAt: null } },
+      ],
     ]);
 
     const upheld = await raiseLifecycleDebt();
     expectApplied(await disputeWith(upheld, 'Identity theft.'));
     expectApplied(await upheld.apply({ kind: 'resolveDispute', outcome: 'upheld' }));
-    expect(await upheld.debt()).to.include({ status: 'WrittenOff', disputeReason: 'Identity theft.' });
+    expect(await upheld.debt()).to.include({
+      status: 'WrittenOff',
+      disputeReason: 'Identity theft.',
+      disputeOutcome: 'Upheld',
+    });
     expect((await upheld.events()).map((e) => e.type)).to.deep.equal(['debt.disputed', 'debt.updated', 'debt.updated']);
   });
 
@@ -155,7 +170,7 @@ describe('Lifecycle changes: one transaction with the row, its version and its e
     const events = (await debt.events()).slice(2);
     expect(events.map((e) => [e.type, e.data])).to.deep.equal([
       ['plan.activated', { plan: current.plan, debt: current }],
-      ['debt.updated', { debt: current }],
+      ['debt.updated', { debt: current, previousAttributes: { status: 'Accepted', plan: null } }],
     ]);
   });
 
@@ -177,13 +192,14 @@ describe('Lifecycle changes: one transaction with the row, its version and its e
     expectApplied(await debt.apply({ kind: 'accept' }));
     expectApplied(await debt.apply(monthlyPlan(3)));
     expectRefused(await debt.apply({ kind: 'default', instalmentIndex: 7 }), 'invalid_request');
+    const before = await debt.debt();
     const result = expectApplied(await debt.apply({ kind: 'default', instalmentIndex: 0 }));
     expect(result.state.status).to.equal('InArrears');
     const current = await debt.debt();
     expect(current.plan).to.include({ status: 'Defaulted', nextDueDate: null });
     expect((await debt.events()).slice(-2).map((e) => [e.type, e.data])).to.deep.equal([
       ['plan.defaulted', { plan: current.plan, debt: current }],
-      ['debt.updated', { debt: current }],
+      ['debt.updated', { debt: current, previousAttributes: { status: 'Active', plan: before.plan } }],
     ]);
     const replanned = expectApplied(await debt.apply(monthlyPlan(2)));
     expect(replanned.state.plan?.instalmentCount).to.equal(2);
@@ -195,12 +211,13 @@ describe('Lifecycle changes: one transaction with the row, its version and its e
     const debt = await raiseLifecycleDebt();
     expectApplied(await debt.apply({ kind: 'accept' }));
     expectApplied(await debt.apply(monthlyPlan(3)));
+    const before = await debt.debt();
     const closed = expectApplied(await debt.apply({ kind: 'close' }));
     expect(closed.state.status).to.equal('Closed');
     const current = await debt.debt();
     expect(current.plan).to.include({ status: 'Cancelled', nextDueDate: null });
     expect((await debt.events()).slice(-1).map((e) => [e.type, e.data])).to.deep.equal([
-      ['debt.updated', { debt: current }],
+      ['debt.updated', { debt: current, previousAttributes: { status: 'Active', plan: before.plan } }],
     ]);
     expectRefused(await debt.apply({ kind: 'close' }), 'invalid_state');
   });

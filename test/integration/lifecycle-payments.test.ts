@@ -22,6 +22,7 @@ async function withPlan(count: number, overrides: Record<string, unknown> = {}):
 describe('Lifecycle payments: exact balances, instalments, once per processor reference', () => {
   it('records a part payment: the transaction, a lower balance, the oldest instalment paid, payment.received then debt.updated', async () => {
     const debt = await withPlan(3);
+    const before = await debt.debt();
     const result = expectApplied(await debt.apply(payment('400', 'pi_part')));
     expect(result.state.plan).to.deep.include({ instalmentsPaid: 1, nextUnpaid: { index: 1, dueDate: '2026-02-28' } });
     expect((await planScheduleOf(debt.debtId)).map((i) => i.paid)).to.deep.equal(['333.33', '66.67', '0']);
@@ -39,7 +40,7 @@ describe('Lifecycle payments: exact balances, instalments, once per processor re
     const events = (await debt.events()).slice(-2);
     expect(events.map((e) => [e.type, e.data])).to.deep.equal([
       ['payment.received', { payment: payments[0], debt: current }],
-      ['debt.updated', { debt: current }],
+      ['debt.updated', { debt: current, previousAttributes: { outstandingPrincipal: 1000, plan: before.plan } }],
     ]);
   });
 
@@ -112,7 +113,9 @@ describe('Lifecycle payments: exact balances, instalments, once per processor re
       '2026-05-31',
       '2026-06-30',
     ]);
+    let beforeLast = await debt.debt();
     for (const [i, instalment] of schedule.entries()) {
+      if (i === schedule.length - 1) beforeLast = await debt.debt();
       const result = expectApplied(await debt.apply(payment(instalment.amount, `pi_${i}`)));
       const progress = (await debt.debt()).plan;
       expect(progress?.instalmentsPaid, `after payment ${i}`).to.equal(i + 1);
@@ -131,7 +134,10 @@ describe('Lifecycle payments: exact balances, instalments, once per processor re
     });
     const last = (await debt.events()).slice(-2);
     expect(last.map((e) => e.type)).to.deep.equal(['payment.received', 'debt.updated']);
-    expect(last[1]!.data).to.deep.equal({ debt: settled });
+    expect(last[1]!.data).to.deep.equal({
+      debt: settled,
+      previousAttributes: { status: 'Active', outstandingPrincipal: 166.7, plan: beforeLast.plan },
+    });
     // The settling payment reported again is a duplicate; a new one on a settled debt is refused.
     expect((await debt.apply(payment('166.7', 'pi_5'))).outcome).to.equal('duplicate');
     expectRefused(await debt.apply(payment('1', 'pi_late')), 'invalid_state');

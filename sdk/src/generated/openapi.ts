@@ -558,8 +558,18 @@ export interface components {
              * @enum {string}
              */
             status: "PendingAssignment" | "Accepted" | "Active" | "InArrears" | "Disputed" | "Settled" | "WrittenOff" | "Closed";
-            /** @description The debtor’s reason, while or after Disputed. */
+            /** @description The debtor’s reason for the latest dispute: set when the debt is disputed and kept after the dispute is resolved (`disputeOutcome` says how it ended); null if the debt was never disputed. */
             disputeReason: string | null;
+            /**
+             * @description How the latest dispute was resolved: `Upheld` (the debt was written off) or `Rejected` (the debt went back to `PendingAssignment`); null while it is open or if there was none.
+             * @enum {string|null}
+             */
+            disputeOutcome: "Upheld" | "Rejected" | null;
+            /**
+             * Format: date-time
+             * @description When the latest dispute was resolved (ISO 8601, UTC); null while open or if there was none.
+             */
+            disputeResolvedAt: string | null;
             plan: components["schemas"]["Plan"];
             /**
              * @description Your own key-value data. Up to 50 keys of at most 40 characters, each with a string value of at most 500 characters. Yours to use: we never read it. Do not put sensitive data (card numbers, passwords) in it.
@@ -581,6 +591,56 @@ export interface components {
              * @description ISO 8601, UTC.
              */
             updatedAt: string;
+        };
+        /** @description The fields the change changed, each with its value before the change (a plan or `metadata` as the whole object it was). Fields the change left alone are absent; `updatedAt` is never listed. */
+        DebtPreviousAttributes: {
+            /** Format: uuid */
+            id?: string;
+            /** Format: uuid */
+            debtorId?: string;
+            /** @description Your own account reference. */
+            externalAccountId?: string;
+            /** @description Your own free-form reference. */
+            clientReference?: string | null;
+            /** @description The principal raised. Exact; at most the currency's minor-unit decimals. */
+            originalPrincipal?: number;
+            /** @description What remains to be paid. Exact; at most the currency's minor-unit decimals. */
+            outstandingPrincipal?: number;
+            /** @description ISO 4217 code. */
+            currency?: string;
+            /**
+             * @description The debt lifecycle (/docs/lifecycle): `PendingAssignment` raised, the debtor has not engaged; `Accepted` the debtor acknowledged it; `Active` an instalment plan is running; `InArrears` the plan defaulted; `Disputed` the debtor disputes it (`disputeReason`); and the final `Settled` (paid in full), `WrittenOff` (dispute upheld, or written off by operations) and `Closed` (recalled by you).
+             * @enum {string}
+             */
+            status?: "PendingAssignment" | "Accepted" | "Active" | "InArrears" | "Disputed" | "Settled" | "WrittenOff" | "Closed";
+            /** @description The debtor’s reason for the latest dispute: set when the debt is disputed and kept after the dispute is resolved (`disputeOutcome` says how it ended); null if the debt was never disputed. */
+            disputeReason?: string | null;
+            /**
+             * @description How the latest dispute was resolved: `Upheld` (the debt was written off) or `Rejected` (the debt went back to `PendingAssignment`); null while it is open or if there was none.
+             * @enum {string|null}
+             */
+            disputeOutcome?: "Upheld" | "Rejected" | null;
+            /**
+             * Format: date-time
+             * @description When the latest dispute was resolved (ISO 8601, UTC); null while open or if there was none.
+             */
+            disputeResolvedAt?: string | null;
+            plan?: components["schemas"]["Plan"];
+            /**
+             * @description Your own key-value data. Up to 50 keys of at most 40 characters, each with a string value of at most 500 characters. Yours to use: we never read it. Do not put sensitive data (card numbers, passwords) in it.
+             * @example {
+             *       "crmId": "C-88213",
+             *       "branch": "Parramatta"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            createdAt?: string;
         };
         /** @description The instalment plan the debtor agreed (the latest one), or null when none was agreed. The balance is split into `instalmentCount` instalments, the last absorbing the rounding; payments go to the oldest unpaid instalment. An instalment still unpaid 7 days after the end of its due date (UTC) defaults the plan. See /docs/lifecycle. */
         Plan: {
@@ -845,9 +905,10 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["DebtCreatedData"];
         };
-        /** @description The debt after the change (an amendment, or a lifecycle change). */
+        /** @description The debt after the change (an amendment, or a lifecycle change), and `previousAttributes`: what the change replaced. */
         DebtUpdatedData: {
             debt: components["schemas"]["Debt"];
+            previousAttributes: components["schemas"]["DebtPreviousAttributes"];
         };
         /** @description The `debt.updated` event as delivered to your receiver (exactly these four fields). */
         DebtUpdatedEvent: {
@@ -1182,6 +1243,8 @@ export interface operations {
                      *           "currency": "AUD",
                      *           "status": "PendingAssignment",
                      *           "disputeReason": null,
+                     *           "disputeOutcome": null,
+                     *           "disputeResolvedAt": null,
                      *           "plan": null,
                      *           "metadata": {
                      *             "crmId": "C-88213"
@@ -1410,6 +1473,8 @@ export interface operations {
                      *       "currency": "AUD",
                      *       "status": "PendingAssignment",
                      *       "disputeReason": null,
+                     *       "disputeOutcome": null,
+                     *       "disputeResolvedAt": null,
                      *       "plan": null,
                      *       "metadata": {
                      *         "crmId": "C-88213"
@@ -1615,6 +1680,8 @@ export interface operations {
                      *       "currency": "AUD",
                      *       "status": "PendingAssignment",
                      *       "disputeReason": null,
+                     *       "disputeOutcome": null,
+                     *       "disputeResolvedAt": null,
                      *       "plan": null,
                      *       "metadata": {
                      *         "crmId": "C-88213"
@@ -1818,6 +1885,8 @@ export interface operations {
                      *       "currency": "AUD",
                      *       "status": "PendingAssignment",
                      *       "disputeReason": null,
+                     *       "disputeOutcome": null,
+                     *       "disputeResolvedAt": null,
                      *       "plan": null,
                      *       "metadata": {
                      *         "crmId": "C-88213"
@@ -5844,6 +5913,8 @@ export interface operations {
                 "Service-Signature": string;
                 /** @description The delivery id; the same on every attempt of this delivery. */
                 "Service-Delivery-Id": string;
+                /** @description `live` for an event of the production API, `test` for one of the sandbox. */
+                "Service-Mode": "live" | "test";
             };
             path?: never;
             cookie?: never;
@@ -5878,6 +5949,8 @@ export interface operations {
                 "Service-Signature": string;
                 /** @description The delivery id; the same on every attempt of this delivery. */
                 "Service-Delivery-Id": string;
+                /** @description `live` for an event of the production API, `test` for one of the sandbox. */
+                "Service-Mode": "live" | "test";
             };
             path?: never;
             cookie?: never;
@@ -5912,6 +5985,8 @@ export interface operations {
                 "Service-Signature": string;
                 /** @description The delivery id; the same on every attempt of this delivery. */
                 "Service-Delivery-Id": string;
+                /** @description `live` for an event of the production API, `test` for one of the sandbox. */
+                "Service-Mode": "live" | "test";
             };
             path?: never;
             cookie?: never;
@@ -5946,6 +6021,8 @@ export interface operations {
                 "Service-Signature": string;
                 /** @description The delivery id; the same on every attempt of this delivery. */
                 "Service-Delivery-Id": string;
+                /** @description `live` for an event of the production API, `test` for one of the sandbox. */
+                "Service-Mode": "live" | "test";
             };
             path?: never;
             cookie?: never;
@@ -5980,6 +6057,8 @@ export interface operations {
                 "Service-Signature": string;
                 /** @description The delivery id; the same on every attempt of this delivery. */
                 "Service-Delivery-Id": string;
+                /** @description `live` for an event of the production API, `test` for one of the sandbox. */
+                "Service-Mode": "live" | "test";
             };
             path?: never;
             cookie?: never;
@@ -6014,6 +6093,8 @@ export interface operations {
                 "Service-Signature": string;
                 /** @description The delivery id; the same on every attempt of this delivery. */
                 "Service-Delivery-Id": string;
+                /** @description `live` for an event of the production API, `test` for one of the sandbox. */
+                "Service-Mode": "live" | "test";
             };
             path?: never;
             cookie?: never;
@@ -6048,6 +6129,8 @@ export interface operations {
                 "Service-Signature": string;
                 /** @description The delivery id; the same on every attempt of this delivery. */
                 "Service-Delivery-Id": string;
+                /** @description `live` for an event of the production API, `test` for one of the sandbox. */
+                "Service-Mode": "live" | "test";
             };
             path?: never;
             cookie?: never;
@@ -6082,6 +6165,8 @@ export interface operations {
                 "Service-Signature": string;
                 /** @description The delivery id; the same on every attempt of this delivery. */
                 "Service-Delivery-Id": string;
+                /** @description `live` for an event of the production API, `test` for one of the sandbox. */
+                "Service-Mode": "live" | "test";
             };
             path?: never;
             cookie?: never;
