@@ -30,7 +30,7 @@ nav a{display:block;margin:.25rem 0;color:#0b5cad;text-decoration:none}
 nav a[aria-current]{font-weight:600;color:#1b1f24}
 main{padding:1.5rem 2.5rem;max-width:56rem;min-width:0}
 pre{background:#f4f6f8;padding:1rem;overflow:auto}code{font-family:ui-monospace,monospace}
-pre.mermaid{background:none;border:1px solid #d0d7de;text-align:center}
+pre.mermaid[data-processed]{background:none;border:1px solid #d0d7de;text-align:center}
 table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:.3rem .6rem;text-align:left;vertical-align:top}
 dt{margin-top:.6rem}dd{margin:0 0 0 1rem;color:#424a53}
 .aside{color:#57606a;font-size:.9rem;margin-top:2rem}
@@ -55,7 +55,7 @@ export function docsLayout(title: string, nav: NavSection[], body: string, curre
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · Client Public API</title>
+<title>${escapeHtml(title)} · Client Public API</title><link rel="icon" href="data:,">
 <style>${STYLE}</style></head>
 <body><nav aria-label="Guides"><a href="/docs/"><strong>Client Public API guides</strong></a>${links}
 <h2>Reference</h2><a href="/reference">API reference</a><a href="/swagger">Swagger UI</a></nav>

@@ -77,7 +77,7 @@ describe('The client guides at /docs/', function () {
       if (!body) continue;
       pages.set(url, body);
       for (const [, target] of body.matchAll(/(?:href|src)="([^"]+)"/g)) {
-        if (/^https?:/.test(target!)) continue; // examples of other hosts in the prose
+        if (/^(https?|data):/.test(target!)) continue; // examples of other hosts in the prose, the empty icon
         const [rawPath, id] = target!.split('#') as [string, string | undefined];
         const resolved = rawPath === '' ? url : new URL(rawPath, `http://host${url}`).pathname;
         if (id) anchors.push({ from: url, to: resolved, id });
