@@ -1,7 +1,7 @@
 /**
  * Log lines and metrics context of an activity: a child logger carrying the ids an operator searches by (the
  * request id, the delivery or debt id, the workflow id), so every line of one delivery or one debt's change is found
- * from the client's `X-Request-Id` (docs/operations.md).
+ * from the client's `X-Request-Id` (docs/operators/operations.md).
  */
 import { Context } from '@temporalio/activity';
 import pino from 'pino';

@@ -97,7 +97,10 @@ export interface BuiltApp {
 
 export function createApp(deps: AppDeps): BuiltApp {
   const { config, logger } = deps;
-  const docs = loadDocsSite(deps.docsDir ?? DEFAULT_DOCS_DIR);
+  const docs = loadDocsSite(deps.docsDir ?? DEFAULT_DOCS_DIR, {
+    production: config.productionBaseUrl,
+    sandbox: config.sandboxBaseUrl,
+  });
   const metrics = deps.metrics ?? createMetrics();
   let openApiJson = '';
   const documentStore = deps.documentStore ?? createDocumentStore(config.documents);

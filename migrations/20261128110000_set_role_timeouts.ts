@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Bounds on the application role's sessions in this database (docs/operations.md, "The outbox horizon"):
+ * Bounds on the application role's sessions in this database (docs/operators/operations.md, "The outbox horizon"):
  * - `idle_in_transaction_session_timeout`: a session idle inside a transaction (a process hung or stopped mid-
  *   transaction, a transaction held across a slow call) is cut off. An open transaction anywhere on the server holds
  *   the outbox horizon back for every consumer of every database on it (core/events/cursor.ts), so this bounds how

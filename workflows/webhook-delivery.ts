@@ -73,7 +73,7 @@ export const ATTEMPT_ACTIVITY_RETRY: RetryPolicy = {
 /**
  * The attempt runs as a local activity: in the worker that runs the workflow task, recorded in the history as a marker,
  * with no activity task for the server to queue, hand out and record (about a third of the server's work per delivery:
- * docs/performance.md). Every retry of the policy waits on a durable timer (`localRetryThreshold` below the first
+ * docs/operators/performance.md). Every retry of the policy waits on a durable timer (`localRetryThreshold` below the first
  * interval), as a regular activity's would. A worker killed mid-attempt is noticed by the workflow task's timeout
  * (10 s), and the next worker runs the attempt again. The workflow task, and its slot in the worker, stays open while
  * the attempt runs: receiver-slots.ts keeps a handful free of attempts.

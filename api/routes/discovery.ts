@@ -4,8 +4,10 @@
  */
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
+import { ApiError } from '../../core/platform/errors';
 import { defineRoute, type RouteDefinition } from '../http/route-definition';
 import type { DocsSite } from '../discovery/docs-site';
+import { MERMAID_ASSET } from '../discovery/docs-layout';
 import type { ServerEntry } from '../discovery/openapi-document';
 import { referencePage } from '../discovery/reference-page';
 
@@ -158,6 +160,51 @@ export function discoveryRoutes(options: {
       errors: ['not_found'],
       responses: { 200: htmlResponse },
       handler: async (_ctx, { params }) => ({ status: 200, body: docs.guidePage(params.page!), contentType: HTML }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/docs/assets/{file}',
+      operationId: 'getDocsAsset',
+      summary: 'The guides’ Mermaid bundle (from the npm package; its version in the name, so cached for a year)',
+      tags: ['Discovery'],
+      internal: true,
+      auth: { kind: 'none' },
+      params: { type: 'object', properties: { file: { type: 'string', pattern: '^[a-z0-9.-]+$' } } },
+      errors: ['not_found'],
+      responses: { 200: { description: 'Script.' } },
+      handler: async (_ctx, { params }) => {
+        if (params.file !== MERMAID_ASSET.file) throw new ApiError('not_found', `No asset named ${params.file}.`);
+        return {
+          status: 200,
+          body: createReadStream(MERMAID_ASSET.path),
+          contentType: 'text/javascript; charset=utf-8',
+          headers: { 'Cache-Control': 'public, max-age=31536000, immutable' },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/docs/images/{folder}/{file}',
+      operationId: 'getDocsImage',
+      summary: 'An image of the guides (docs/images/)',
+      tags: ['Discovery'],
+      internal: true,
+      auth: { kind: 'none' },
+      params: {
+        type: 'object',
+        properties: {
+          folder: { type: 'string', pattern: '^[a-z0-9-]+$' },
+          file: { type: 'string', pattern: '^[a-z0-9-]+\\.png$' },
+        },
+      },
+      errors: ['not_found'],
+      responses: { 200: { description: 'PNG image.' } },
+      handler: async (_ctx, { params }) => ({
+        status: 200,
+        body: createReadStream(docs.imageFile(params.folder!, params.file!)),
+        contentType: 'image/png',
+        headers: { 'Cache-Control': 'public, max-age=3600' },
+      }),
     }),
     defineRoute({
       method: 'get',

@@ -48,7 +48,7 @@ export interface Config {
   documents: DocumentStoreConfig;
   /** Outgoing mail (core/notifications/mail.ts): `SMTP_URL` and the `From` header, `MAIL_FROM`. */
   mail: { smtpUrl: string; from: string };
-  /** The client console's sessions and sign-in (docs/configuration.md, "Console"). */
+  /** The client console's sessions and sign-in (docs/operators/configuration.md, "Console"). */
   console: ConsoleConfig;
 }
 
@@ -197,7 +197,7 @@ export function configOrExit<T extends Config | WorkerConfig>(load: () => T): T 
     return load();
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\nSee docs/configuration.md for every variable and its default.\n`);
+      process.stderr.write(`${err.message}\nSee docs/operators/configuration.md for every variable and its default.\n`);
       process.exit(78); // EX_CONFIG
     }
     throw err;

@@ -2,7 +2,7 @@
  * Structured JSON logs (pino). Credentials and bodies are redacted by path as a second line of defence:
  * the first is that request logging never includes headers or bodies at all.
  * JSON lines in production (what log shippers read); human-readable lines (pino-pretty) when a person watches a
- * terminal, or when `LOG_FORMAT` says so (docs/configuration.md).
+ * terminal, or when `LOG_FORMAT` says so (docs/operators/configuration.md).
  */
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';

@@ -7,7 +7,7 @@
  *
  * Only for queries whose text takes a few shapes (ids and limits bound, never inlined): every distinct text is one
  * more statement kept on each connection. A transaction-pooling proxy between the API and PostgreSQL (PgBouncer before
- * 1.21) would need its prepared-statement support turned on (docs/scaling.md).
+ * 1.21) would need its prepared-statement support turned on (docs/operators/scaling.md).
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';

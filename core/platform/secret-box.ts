@@ -78,7 +78,9 @@ export function secretKeyId(key: Buffer): string {
 /** A bare Buffer is one key with no previous one (unit tests, tools). */
 export function createSecretBox(keys: SecretKeys | Buffer | null): SecretBox {
   if (keys === null) {
-    throw new Error('no webhook secret key is configured: set WEBHOOK_SECRET_KEY (see docs/configuration.md)');
+    throw new Error(
+      'no webhook secret key is configured: set WEBHOOK_SECRET_KEY (see docs/operators/configuration.md)',
+    );
   }
   const { current, previous } = Buffer.isBuffer(keys) ? { current: keys, previous: null } : keys;
   // Copies: a caller reusing its buffers cannot change the box's keys.

@@ -1,5 +1,5 @@
 /**
- * The proxies whose `X-Forwarded-For` the API believes (`TRUSTED_PROXIES`, docs/configuration.md): addresses and
+ * The proxies whose `X-Forwarded-For` the API believes (`TRUSTED_PROXIES`, docs/operators/configuration.md): addresses and
  * CIDR ranges, IPv4 or IPv6. Parsed once at start-up, where a bad entry stops the process with its name.
  */
 import ipaddr from 'ipaddr.js';

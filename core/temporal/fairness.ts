@@ -18,7 +18,7 @@ export function tenantPriority(organizationId: string): Priority {
 /**
  * Dynamic configuration that turns fairness on: the new matcher, fairness itself, and one partition per task queue
  * (fairness is kept within a partition, so several partitions would each be fair on their own share only; one
- * partition is ample for these queues' rates, see docs/scaling.md).
+ * partition is ample for these queues' rates, see docs/operators/scaling.md).
  */
 export const FAIRNESS_DYNAMIC_CONFIG: Readonly<Record<string, boolean | number>> = {
   'matching.useNewMatcher': true,

@@ -75,7 +75,7 @@ export interface RunWorkerOptions {
 
 /**
  * The lifecycle worker's workflow cache per mode: debts sleep on timers for weeks, so an evicted run is replayed from
- * its short history when it next wakes, and memory stays flat however many debts are open (docs/performance.md).
+ * its short history when it next wakes, and memory stays flat however many debts are open (docs/operators/performance.md).
  */
 export const LIFECYCLE_CACHED_WORKFLOWS = 500;
 
@@ -170,7 +170,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
 /**
  * The worker's own metrics (deliveries, lifecycle transitions, outbox lag, the reconciler's fixes, the retention
  * purge) and Node's process metrics, in prom-client's default registry, followed by the Temporal SDK's worker
- * metrics, on an internal port when one is configured (docs/operations.md lists them).
+ * metrics, on an internal port when one is configured (docs/operators/operations.md lists them).
  */
 function startMetricsServer(config: WorkerConfig, logger: Logger, sdkMetricsPort?: number): Server | undefined {
   if (config.metricsPort === 0 || sdkMetricsPort === undefined) return undefined;

@@ -20,7 +20,7 @@ const START_CONCURRENCY = 100;
 /**
  * How a delivery run starts: its id, its queue, its tenant's fairness key, and the search attributes an operator finds
  * it by. They are set at the start, so a run still waiting in a backlog is already found by organisation, event type,
- * status and request (`RequestId = "req_…"`: every delivery a request caused; docs/operations.md); the workflow only
+ * status and request (`RequestId = "req_…"`: every delivery a request caused; docs/operators/operations.md); the workflow only
  * updates the status. Tests start runs with these options too.
  */
 export function deliveryStartOptions(ref: DeliveryRef, taskQueue: string) {

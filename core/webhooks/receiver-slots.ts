@@ -24,9 +24,9 @@
  * order, so behind a burst another tenant's task waited behind every task the worker held; a few free slots keep the
  * worker busy while the queue, and its fair order, stays on the server (with 1,000 deliveries queued behind a hanging
  * receiver, another tenant's p99 went from 5.1 s to 0.5 s when the worker took 6 tasks at once instead of 40; with
- * attempts as local activities it was 380 ms with 16 slots and 390-501 ms with 30: docs/performance.md). A slot
+ * attempts as local activities it was 380 ms with 16 slots and 390-501 ms with 30: docs/operators/performance.md). A slot
  * supplier granting "6 + attempts in flight" was tried and starved the normal queue's first tasks behind a tarpit
- * burst (pollers hold reserved slots; docs/performance.md), so 16.
+ * burst (pollers hold reserved slots; docs/operators/performance.md), so 16.
  */
 export const WEBHOOKS_WORKFLOW_TASK_SLOTS = 16;
 

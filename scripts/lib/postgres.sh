@@ -2,7 +2,7 @@
 # PostgreSQL: the Debian cluster `main` on 127.0.0.1:5432 with the application role and one database per mode, and a
 # second cluster `tests` on 127.0.0.1:5433 with the same role and the tests' database. The tests have a server of
 # their own because the outbox horizon is per server: a transaction open in `npm start`'s databases (a consumer
-# catching up a backlog) would otherwise hold back the tests' consumers on the same server (docs/operations.md).
+# catching up a backlog) would otherwise hold back the tests' consumers on the same server (docs/operators/operations.md).
 
 PG_HOST=127.0.0.1
 PG_PORT=5432

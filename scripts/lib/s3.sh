@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # versitygw: an S3-compatible server over a local directory, built from source through the Go module proxy into the
 # cache. Only the tests (test/support/own-s3.ts) and `DOCUMENT_STORE=s3` experiments use it; it is never started
-# here. Needs Go >= 1.24 (`go` on PATH or /usr/local/go/bin). Why this route: docs/tooling.md.
+# here. Needs Go >= 1.24 (`go` on PATH or /usr/local/go/bin). Why this route: docs/operators/tooling.md.
 
 VERSITYGW_VERSION=v1.8.0
 VERSITYGW_MODULE=github.com/versity/versitygw/cmd/versitygw

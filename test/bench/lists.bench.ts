@@ -89,7 +89,7 @@ async function benchList(
     duration,
   );
   // The p99 check's pair runs longer, in more rounds: a p99 of a few tens of milliseconds moves by a third when a
-  // checkpoint lands in a slice, and over 3 slices of 3 s that alone decided the check (docs/performance.md).
+  // checkpoint lands in a slice, and over 3 slices of 3 s that alone decided the check (docs/operators/performance.md).
   const { atSmall, atHuge } = await interleaved(
     { atSmall: ours(small, `ours at ${nSmall}`), atHuge: ours(huge, `ours at ${nHuge}`) },
     P99_CHECK_ROUNDS * duration,

@@ -159,7 +159,7 @@ function printCpu(report: BenchReport): void {
   for (const line of lines) console.log(line);
 }
 
-/** The summary table (also what docs/performance.md holds) and the JSON files; returns the JSON path. */
+/** The summary table (also what docs/operators/performance.md holds) and the JSON files; returns the JSON path. */
 export function finish(report: BenchReport, root: string): string {
   report.finishedAt = new Date().toISOString();
   console.log('\n| scenario | ours | bare ceiling | ratio | target | p50 / p99 ms (ours) |');

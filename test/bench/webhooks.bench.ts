@@ -189,7 +189,7 @@ async function everyDeliveryStarted(rig: Rig, organizationId: string, count: num
  * Waits (up to 5 minutes) until the server holds no workflow task for the webhooks queue, twice in a row: every
  * delivery started has had its first attempt, answered `busy` (then waits on its timer) or hanging on the tarpit.
  * Until then another tenant's burst is still arriving, its tasks alternated with this tenant's by the server's
- * fairness, and at half load this tenant needs about all of its half (docs/performance.md).
+ * fairness, and at half load this tenant needs about all of its half (docs/operators/performance.md).
  */
 async function firstAttemptsTaken(rig: RunningRig): Promise<void> {
   let emptyReads = 0;

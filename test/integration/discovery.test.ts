@@ -58,7 +58,7 @@ describe('Discovery: /openapi/v1.json, /swagger, /reference, /docs/', () => {
     const index = await fetch(`${server.baseUrl}/docs/`);
     expect(index.status).to.equal(200);
     const html = await index.text();
-    expect(html).to.contain('href="/docs/getting-started"').and.to.contain('href="/docs/architecture"');
+    expect(html).to.contain('href="/docs/getting-started"').and.to.contain('href="/docs/webhooks"');
     const guide = await fetch(`${server.baseUrl}/docs/getting-started`);
     expect(guide.status).to.equal(200);
     expect(await guide.text()).to.match(/<h1[^>]*>/);

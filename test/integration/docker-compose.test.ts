@@ -113,8 +113,8 @@ describe('docker-compose.yml', function () {
     expect(workerVars).to.include.members(['WORKER_MODES', 'PRODUCTION_DATABASE_URL', 'SANDBOX_TEMPORAL_NAMESPACE']);
   });
 
-  it('documents every variable of both loaders in docs/configuration.md', function () {
-    const guide = read('docs/configuration.md');
+  it('documents every variable of both loaders in docs/operators/configuration.md', function () {
+    const guide = read('docs/operators/configuration.md');
     const undocumented = [...new Set([...configVars, ...workerVars])].filter((v) => !guide.includes(`| \`${v}\` |`));
     expect(undocumented).to.deep.equal([]);
   });

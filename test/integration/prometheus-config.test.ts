@@ -1,6 +1,6 @@
 /**
  * ops/prometheus.yml must scrape every app process of docker-compose.yml on the metrics port that process is given,
- * and load the alert rules that docs/operations.md describes.
+ * and load the alert rules that docs/operators/operations.md describes.
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
@@ -38,8 +38,8 @@ describe('Prometheus in docker-compose', () => {
     expect(prometheus.rule_files).to.deep.equal(['/etc/prometheus/alerts.yml']);
   });
 
-  it('has each alert of the rules file documented in docs/operations.md', () => {
-    const doc = read('docs/operations.md');
+  it('has each alert of the rules file documented in docs/operators/operations.md', () => {
+    const doc = read('docs/operators/operations.md');
     for (const { alert } of alerts.groups.flatMap((g) => g.rules)) expect(doc, alert).to.contain(`\`${alert}\``);
   });
 });

@@ -3,7 +3,7 @@
  * against the test database, at the real durations), as JSON under test/workflows/histories/lifecycle/: together they
  * reach every state of DECISIONS.md §3 and every plan status. test/workflows/debt-lifecycle-replay.test.ts replays
  * them against the current bundle, so a change that breaks determinism fails the build.
- * Re-record after a deliberate, patched change (docs/lifecycle.md "Changing the workflow"):
+ * Re-record after a deliberate, patched change (docs/operators/internals.md "Changing the workflow"):
  * `RECORD_HISTORIES=1 npx mocha test/workflows/debt-lifecycle-replay.test.ts`. Histories under `pre-patch/` are
  * never re-recorded: each was recorded before a patch and proves the patched code still replays it.
  */

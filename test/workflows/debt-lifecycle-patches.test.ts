@@ -1,5 +1,5 @@
 /**
- * Patching, shown once (docs/lifecycle.md "Changing the workflow"): `lifecycle-keep-unchanged-timer` changed which
+ * Patching, shown once (docs/operators/internals.md "Changing the workflow"): `lifecycle-keep-unchanged-timer` changed which
  * commands a failed or partial payment makes during a plan. A history recorded before it still replays against the
  * patched code (the old branch), and a new run takes the new branch, whose timer still fires when it should.
  */

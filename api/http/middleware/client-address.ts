@@ -3,7 +3,7 @@
  * sign-ups). The peer of the TCP connection, unless that peer is one of the configured trusted proxies
  * (`TRUSTED_PROXIES`): then `X-Forwarded-For` is read from the right, past every trusted proxy, and the first
  * address that is not one is the client. A header from any other peer is ignored, so a client cannot pick its own
- * address to dodge a limit or to lock another address out (docs/scaling.md).
+ * address to dodge a limit or to lock another address out (docs/operators/scaling.md).
  */
 import type { Socket } from 'node:net';
 import type { Middleware } from 'koa';
