@@ -24,10 +24,12 @@ import {
 } from '../core/lifecycle/model';
 
 export type {
+  AdvanceRequest,
   ApplyChangeInput,
   ApplyChangeResult,
   DebtLifecycleStart,
   DebtStatus,
+  FiredTimer,
   Instalment,
   LifecycleChange,
   LifecycleChangeKind,
@@ -38,6 +40,7 @@ export type {
   PlanRequest,
   PlanState,
   PlanStatus,
+  TimerPurpose,
 } from '../core/lifecycle/model';
 
 export interface DebtLifecycleActivityDeps {

@@ -25,8 +25,10 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type {
+  AdvanceRequest,
   DebtLifecycleActivities,
   DebtLifecycleStart,
+  FiredTimer,
   LifecycleChange,
   LifecycleState,
   PaymentReport,
@@ -63,7 +65,12 @@ export const reportPaymentUpdate = defineUpdate<LifecycleView, [PaymentReport]>(
 /** `fieldsId`: the fields the same PATCH changes, stored as an input (core/lifecycle/inputs.ts), applied with it. */
 export const closeUpdate = defineUpdate<LifecycleView, [{ fieldsId?: string }]>(LIFECYCLE_UPDATES.close);
 export const writeOffUpdate = defineUpdate<LifecycleView>(LIFECYCLE_UPDATES.writeOff);
-export const advanceUpdate = defineUpdate<LifecycleView>(LIFECYCLE_UPDATES.advance);
+/** What `advance` fired, in order, besides the view after it (runs recorded before `fired` existed answered none). */
+export interface AdvanceResult extends LifecycleView {
+  fired: FiredTimer[];
+}
+/** `{}` fires the next timer; runs recorded before the argument existed sent none (the handler sees undefined). */
+export const advanceUpdate = defineUpdate<AdvanceResult, [AdvanceRequest]>(LIFECYCLE_UPDATES.advance);
 export const stateQuery = defineQuery<LifecycleView>(QUERIES.state);
 
 /** Past this many events a run hands its state to a new one, so a ten-year plan's history stays bounded. */
@@ -177,6 +184,45 @@ export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<
     return apply({ kind: 'default', instalmentIndex: current.instalmentIndex });
   }
 
+  /** Fires `due` ahead of time (the sandbox) and notes what it fired and where that left the debt. */
+  async function fireEarly(due: PlanTimer, fired: FiredTimer[]): Promise<void> {
+    await fire(due, true);
+    const { instalmentIndex, dueDate, purpose } = due;
+    const after = state();
+    const planStatus = after.plan?.status ?? null;
+    fired.push({
+      purpose,
+      instalmentIndex,
+      dueDate,
+      at: new Date(due.at).toISOString(),
+      status: after.status,
+      planStatus,
+    });
+  }
+
+  /**
+   * The sandbox's clock for this debt. With no `until`, the next timer fires now (refused when there is none). With
+   * `until`, every timer scheduled at or before it fires, in order, within this one handler, so no other trigger
+   * slips between them: at most an instalment's due date, then the end of its grace period, which defaults the plan.
+   * A worker of the code before `until` existed ignored it and fired one timer: such a history replays that way (the
+   * patch), since an API of the new code may have sent `until` to an old worker while both were deployed.
+   */
+  async function advance(request?: AdvanceRequest): Promise<AdvanceResult> {
+    const fired: FiredTimer[] = [];
+    if (request?.until === undefined || !patched(PATCH_IDS.lifecycleAdvanceUntil)) {
+      const next = timer();
+      if (!next) refuse('invalid_state', 'The debt has no timer running.');
+      await fireEarly(next, fired);
+      return { ...view(), fired };
+    }
+    const until = Date.parse(request.until);
+    for (let next = timer(); next && next.at <= until; next = timer()) {
+      await fireEarly(next, fired);
+      if (sameTimer(next, timer())) break; // a timer its firing did not move would fire for ever
+    }
+    return { ...view(), fired };
+  }
+
   /** A trigger: refused by its validator when the state does not allow it, else applied in its turn. */
   function onTrigger<Args extends unknown[]>(
     update: ReturnType<typeof defineUpdate<LifecycleView, Args>>,
@@ -204,20 +250,13 @@ export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<
     request?.fieldsId ? { kind: 'close', fieldsId: request.fieldsId } : { kind: 'close' },
   );
   onTrigger(writeOffUpdate, 'writeOff', () => ({ kind: 'writeOff' }));
-  setHandler(
-    advanceUpdate,
-    () =>
-      serialized(async () => {
-        const next = timer();
-        return next ? fire(next, true) : refuse('invalid_state', 'The debt has no timer running.');
-      }),
-    {
-      validator: () => {
-        if (!input.sandbox) refuse('invalid_state', 'Timers can be advanced only in the sandbox.');
-        if (loaded && !timer()) refuse('invalid_state', 'The debt has no timer running.');
-      },
+  setHandler(advanceUpdate, (request?: AdvanceRequest) => serialized(() => advance(request)), {
+    validator: (request?: AdvanceRequest) => {
+      if (!input.sandbox) refuse('invalid_state', 'Timers can be advanced only in the sandbox.');
+      // Advancing to a moment may find nothing due: that is an answer (nothing fired), not a refusal.
+      if (request?.until === undefined && loaded && !timer()) refuse('invalid_state', 'The debt has no timer running.');
     },
-  );
+  });
   await loading;
   if (input.carried) publishStatus();
 

@@ -102,7 +102,7 @@ export function plainFieldErrors(errors: ErrorObject[], pathOf: (e: ErrorObject)
   for (const e of errors) {
     // `propertyNames` repeats the finding about the key, which says more.
     if (insideUnion(e) || e.keyword === 'propertyNames') continue;
-    const field = { path: pathOf(e), message: plainMessage(e) };
+    const field = { path: pathOf(e), message: unionOfFormats(e, errors) ?? plainMessage(e) };
     const key = `${field.path}\n${field.message}`;
     if (!seen.has(key)) {
       seen.add(key);
@@ -110,4 +110,17 @@ export function plainFieldErrors(errors: ErrorObject[], pathOf: (e: ErrorObject)
     }
   }
   return result;
+}
+
+/**
+ * A failed union whose every branch is a string format (a date, or a date and time) says which forms it takes: "must
+ * be a date as YYYY-MM-DD or an ISO 8601 date and time", rather than pointing at the reference.
+ */
+function unionOfFormats(union: ErrorObject, errors: ErrorObject[]): string | undefined {
+  if (union.keyword !== 'anyOf' && union.keyword !== 'oneOf') return undefined;
+  const branches = errors.filter((e) => e.schemaPath.startsWith(`${union.schemaPath}/`));
+  if (branches.length === 0 || branches.some((e) => e.keyword !== 'format')) return undefined;
+  const names = branches.map((e) => FORMAT_NAMES[String((e.params as { format?: unknown }).format)]);
+  if (names.some((name) => name === undefined)) return undefined;
+  return `must be ${[...new Set(names)].join(' or ')}`;
 }

@@ -9,12 +9,13 @@ import { getDebt } from '../../core/debts/debts';
 import { numberSourceText } from '../../core/debts/json-numbers';
 import { parseAmount } from '../../core/debts/money';
 import type { DebtTriggers } from '../../core/lifecycle/triggers';
-import type { PlanRequest } from '../../core/lifecycle/model';
+import type { AdvanceRequest, PlanRequest } from '../../core/lifecycle/model';
 import { errors, type ErrorCode } from '../../core/platform/errors';
 import { rawBody } from '../http/middleware/json-body';
 import { defineApiRoute, type ApiContext, type ApiWorkflowInput, type RouteDefinition } from '../http/route-definition';
 import { idParams } from '../schemas/common';
 import { debtSchema } from '../schemas/debts';
+import { advanceAnswerSchema, advanceBody, advanceExample } from '../schemas/sandbox-advance';
 import {
   disputeBody,
   paymentBody,
@@ -22,6 +23,7 @@ import {
   resolveDisputeBody,
   simulationExamples as examples,
 } from '../schemas/sandbox-simulation';
+import { advanceAnswer, untilInstant } from './sandbox-advance';
 
 type Input<TBody = undefined> = ApiWorkflowInput<TBody, Record<string, never>, { id: string }>;
 type PaymentBody = { amount: number | string; status: 'Succeeded' | 'Failed'; processorReference?: string };
@@ -31,13 +33,18 @@ const SANDBOX_NOTE =
   ' Sandbox only (a test key; production answers 404). It drives the debt’s real lifecycle, exactly as the debtor ' +
   'portal and the payment processor will, and answers once the change and its events are committed.';
 
-/** The common declaration of a simulation: POST, `debts:write`, the debt's id, 200 with the debt after the move. */
+/**
+ * The common declaration of a simulation: POST, `debts:write`, the debt's id, 200 with the debt after the move (or
+ * `answer`'s schema, which `advance` extends).
+ */
 function simulation<TBody>(route: {
   action: string;
   operationId: string;
   summary: string;
   description: string;
   body?: Record<string, unknown>;
+  optionalBody?: true;
+  answer?: { description: string; schema: Record<string, unknown> };
   example: unknown;
   handler: (input: Input<TBody>, ctx: ApiContext) => Promise<unknown>;
 }): RouteDefinition {
@@ -51,12 +58,14 @@ function simulation<TBody>(route: {
     scope: 'debts:write',
     params: idParams,
     ...(route.body ? { body: route.body } : {}),
+    ...(route.optionalBody ? { optionalBody: true } : {}),
     errors: SIMULATION_ERRORS,
     drivesWorkflow: true, // no request transaction is held while the workflow answers
     responses: {
       200: {
         description: 'The debt after the move, as `GET /v1/debts/{id}` returns it.',
         schema: debtSchema,
+        ...route.answer,
         example: route.example,
       },
     },
@@ -146,18 +155,32 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
         });
       },
     }),
-    simulation({
+    simulation<AdvanceRequest>({
       action: 'advance',
       operationId: 'simulateTimeAdvance',
-      summary: 'Simulate: fire the debt’s next timer now',
+      summary: 'Simulate: fire the debt’s timers now',
       description:
         'A running plan has one timer: the due date of its oldest unpaid instalment, then the end of that ' +
-        'instalment’s 7-day grace period. `advance` fires it now. Firing a due date changes nothing you can see ' +
-        '(no event: the instalment is merely late); firing the end of a grace period defaults the plan: the debt ' +
-        'becomes `InArrears`, the plan `Defaulted`, and `plan.defaulted`, then `debt.updated`, are sent. So two ' +
-        'calls take an unpaid plan to its default. A debt with no timer running answers `409 invalid_state`.',
-      example: examples.defaulted,
-      handler: (input) => caused(input).advance(input.auth.organizationId, input.params.id),
+        'instalment’s 7-day grace period. With no body, `advance` fires that timer now; with `until`, every timer ' +
+        'scheduled up to that moment, in order (a test clock for this debt). Firing a due date changes nothing you ' +
+        'can see (no event: the instalment is merely late); firing the end of a grace period defaults the plan: the ' +
+        'debt becomes `InArrears`, the plan `Defaulted`, and `plan.defaulted`, then `debt.updated`, are sent. So two ' +
+        'calls, or one with an `until` past the grace period, take an unpaid plan to its default. The answer is the ' +
+        'debt after them with `fired`, what fired in order. With no body, a debt with no timer running answers ' +
+        '`409 invalid_state`; with `until`, nothing due by then is an empty `fired`. A final debt answers `409 ' +
+        'invalid_state`.',
+      body: advanceBody,
+      optionalBody: true,
+      answer: {
+        description: 'The debt after the timers fired, as `GET /v1/debts/{id}` returns it, with what fired.',
+        schema: advanceAnswerSchema,
+      },
+      example: advanceExample,
+      handler: async (input) => {
+        const { until } = input.body;
+        const request = until === undefined ? {} : { until: untilInstant(until) };
+        return advanceAnswer(await caused(input).advance(input.auth.organizationId, input.params.id, request));
+      },
     }),
   ];
 }

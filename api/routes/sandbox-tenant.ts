@@ -2,25 +2,30 @@
  * The sandbox host's tenant routes (registered only in sandbox mode, so production answers 404 and its OpenAPI
  * document does not list them):
  * - `POST /sandbox/signup`: anonymous sign-up, outside `/v1` because it takes no key; rate-limited per address.
- * - `POST /v1/sandbox/reset`: wipe and reseed the caller's tenant now, through its reset workflow.
+ * - `POST /v1/sandbox/reset`: wipe and reseed the caller's tenant now, through its reset workflow;
+ * - `GET /v1/sandbox/reset`: where the tenant's reset stands (core/sandbox/reset-status.ts), read from the database so
+ *   that a slow Temporal never slows it down. Neither shows the workflow's id: a client can do nothing with it.
  */
 import type { DocumentStore } from '../../core/documents/store';
 import type { Logger } from '../../core/platform/logger';
 import { ApiError } from '../../core/platform/errors';
 import type { SandboxResets } from '../../core/sandbox/resets';
+import { readResetFacts, recordResetRequest, resetStatusOf } from '../../core/sandbox/reset-status';
+import type { Db } from '../../core/platform/db';
 import { signUpSandboxTenant } from '../../core/sandbox/signup';
 import type { SignupLimiter } from '../../core/sandbox/signup-limit';
-import { workflowIds } from '../../core/temporal/names';
 import {
   defineApiRoute,
   defineRoute,
+  type ApiRouteInput,
   type ApiWorkflowInput,
   type MutationInput,
   type RouteDefinition,
 } from '../http/route-definition';
 import {
-  sandboxResetAcceptedExample,
-  sandboxResetAcceptedSchema,
+  sandboxResetRequestedExample,
+  sandboxResetStatusExample,
+  sandboxResetStatusSchema,
   sandboxSignupBody,
   sandboxSignupExample,
   sandboxSignupSchema,
@@ -36,7 +41,7 @@ export interface SandboxTenantDeps {
 }
 
 export function sandboxTenantRoutes(deps: SandboxTenantDeps): RouteDefinition[] {
-  return [signupRoute(deps), resetRoute(deps)];
+  return [signupRoute(deps), resetRoute(deps), resetStatusRoute()];
 }
 
 function signupRoute({ signupLimiter, logger, resets, documents }: SandboxTenantDeps): RouteDefinition {
@@ -95,6 +100,13 @@ function signupRoute({ signupLimiter, logger, resets, documents }: SandboxTenant
   });
 }
 
+/** The caller's reset status; its organisation is the caller's own, so it exists. */
+async function resetStatus(db: Db, organizationId: string) {
+  const facts = await readResetFacts(db, organizationId);
+  if (!facts) throw new ApiError('not_found', 'Your organisation no longer exists.');
+  return resetStatusOf(facts, new Date());
+}
+
 function resetRoute({ resets }: SandboxTenantDeps): RouteDefinition {
   return defineApiRoute<ApiWorkflowInput>({
     method: 'post',
@@ -105,15 +117,16 @@ function resetRoute({ resets }: SandboxTenantDeps): RouteDefinition {
       'Wipes your debts, debtors, transactions, events, webhook deliveries and idempotency records and seeds the ' +
       'dataset again, as the 7-day idle reset does; keeps your organisation, branding, API keys and webhook ' +
       'configuration. Asynchronous: the reset starts at once and usually ends within seconds; `debt.*` webhooks ' +
-      'are not sent for the new seed.',
+      'are not sent for the new seed. Answers where your reset stands, as `GET /v1/sandbox/reset` does (`status` ' +
+      '`Requested` until it has finished).',
     tags: ['Sandbox'],
     scope: 'debts:write',
     errors: ['service_unavailable'],
     responses: {
       202: {
-        description: 'The reset was accepted.',
-        schema: sandboxResetAcceptedSchema,
-        example: sandboxResetAcceptedExample,
+        description: 'The reset was accepted: where it stands now.',
+        schema: sandboxResetStatusSchema,
+        example: sandboxResetRequestedExample,
       },
     },
     // The signal is the change: sent before the answer, with no transaction around it, so a 202 (saved under an
@@ -121,17 +134,44 @@ function resetRoute({ resets }: SandboxTenantDeps): RouteDefinition {
     // item 6). Before, the 202 was saved and then the signal sent: a failure there left a saved 202 for a reset never
     // asked for, and every retry replayed it.
     drivesWorkflow: true,
-    handler: async (_ctx, { auth }) => {
+    handler: async (_ctx, { auth, db }) => {
       if (!resets) throw new ApiError('service_unavailable', 'Sandbox resets are not available on this host.');
       const organizationId = auth.organizationId;
+      // On record before the signal: the reset cannot commit before its request is, so `Requested` never lingers
+      // after it (nor shows for a signal that failed: the record is taken back).
+      const takeBack = await recordResetRequest(db, organizationId);
       try {
         await resets.resetNow(organizationId);
       } catch {
+        await takeBack().catch(() => undefined);
         throw new ApiError('service_unavailable', 'The reset could not be asked for; retry shortly.', {
           headers: { 'Retry-After': '2' },
         });
       }
-      return { status: 202, body: { status: 'accepted', workflowId: workflowIds.sandboxReset(organizationId) } };
+      return { status: 202, body: await resetStatus(db, organizationId) };
     },
+  });
+}
+
+function resetStatusRoute(): RouteDefinition {
+  return defineApiRoute<ApiRouteInput>({
+    method: 'get',
+    path: '/v1/sandbox/reset',
+    operationId: 'getSandboxResetStatus',
+    summary: 'See when your sandbox data is reset',
+    description:
+      'Your last use, the next idle reset (7 days after the last use) and the last reset, and whether a reset you ' +
+      'asked for is still under way (`status` `Requested`). Poll it after `POST /v1/sandbox/reset` until `status` ' +
+      'is `Scheduled` again. Like every authenticated request, reading it counts as a use.',
+    tags: ['Sandbox'],
+    scope: 'debts:read',
+    responses: {
+      200: {
+        description: 'Where your reset stands.',
+        schema: sandboxResetStatusSchema,
+        example: sandboxResetStatusExample,
+      },
+    },
+    handler: async (_ctx, { auth, db }) => ({ status: 200, body: await resetStatus(db, auth.organizationId) }),
   });
 }

@@ -133,11 +133,4 @@ export const simulationExamples = {
     plan: { ...activePlan, instalmentsPaid: 1, nextDueDate: '2027-01-01' },
     updatedAt: '2026-11-23T09:12:00.000Z',
   },
-  defaulted: {
-    ...debtExample,
-    status: 'InArrears',
-    outstandingPrincipal: 1042.09,
-    plan: { ...activePlan, status: 'Defaulted', instalmentsPaid: 1, nextDueDate: '2027-01-01' },
-    updatedAt: '2026-11-23T09:15:00.000Z',
-  },
 };

@@ -1,6 +1,6 @@
 /** JSON Schemas and examples of the sandbox host's sign-up and reset. */
 import { SCOPES } from '../../core/access/scopes';
-import { workflowIds } from '../../core/temporal/names';
+import { SANDBOX_IDLE_DAYS } from '../../core/sandbox/reset-status';
 import type { JsonSchema } from '../http/route-definition';
 import { timestampSchema, uuidSchema } from './common';
 import { organizationSchema } from './organization';
@@ -56,16 +56,40 @@ export const sandboxSignupExample = {
   },
 };
 
-export const sandboxResetAcceptedSchema: JsonSchema = {
+/** The tenant's reset as `GET` and `POST /v1/sandbox/reset` answer it: from the database, no workflow id. */
+export const sandboxResetStatusSchema: JsonSchema = {
   type: 'object',
-  required: ['status', 'workflowId'],
+  required: ['status', 'lastUsedAt', 'nextResetAt', 'lastResetAt'],
   properties: {
-    status: { type: 'string', const: 'accepted' },
-    workflowId: { type: 'string', description: 'Your tenant’s reset workflow, `sandbox-reset-<organizationId>`.' },
+    status: {
+      type: 'string',
+      enum: ['Requested', 'Scheduled'],
+      description:
+        '`Requested`: a reset you asked for has not finished yet (it usually takes seconds). `Scheduled`: none is ' +
+        'under way; your data will be reset at `nextResetAt` if none of your keys is used until then.',
+    },
+    lastUsedAt: {
+      ...timestampSchema,
+      description:
+        'The last authenticated request of any of your keys (ISO 8601, UTC), to the minute; this one counts.',
+    },
+    nextResetAt: {
+      ...timestampSchema,
+      description: `When your data will be reset if none of your keys is used until then: \`lastUsedAt\` + ${SANDBOX_IDLE_DAYS} days.`,
+    },
+    lastResetAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When your data was last wiped and seeded again, idle or asked for; null before the first reset.',
+    },
   },
 };
 
-export const sandboxResetAcceptedExample = {
-  status: 'accepted',
-  workflowId: workflowIds.sandboxReset(sandboxSignupExample.organization.id),
+export const sandboxResetStatusExample = {
+  status: 'Scheduled',
+  lastUsedAt: '2026-11-26T08:00:00.000Z',
+  nextResetAt: '2026-12-03T08:00:00.000Z',
+  lastResetAt: '2026-11-25T16:42:07.118Z',
 };
+
+export const sandboxResetRequestedExample = { ...sandboxResetStatusExample, status: 'Requested' };

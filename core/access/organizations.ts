@@ -19,6 +19,9 @@ export interface OrganizationRow {
   updated_at: Date;
   /** Sandbox only: the reset workflow run whose reset last committed (core/sandbox/reset-tenant.ts). */
   sandbox_reset_run_id?: string | null;
+  /** Sandbox only: the last `POST /v1/sandbox/reset`, and the last reset's commit (core/sandbox/reset-status.ts). */
+  sandbox_reset_requested_at?: Date | null;
+  sandbox_reset_at?: Date | null;
 }
 
 const COLUMNS = ['id', 'name', 'mode', 'created_at'] as const;

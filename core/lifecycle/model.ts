@@ -109,6 +109,29 @@ export const LIFECYCLE_FAILURE_TYPES = {
 
 export type LifecycleFailureType = (typeof LIFECYCLE_FAILURE_TYPES)[keyof typeof LIFECYCLE_FAILURE_TYPES];
 
+/** A running plan's one timer is for its oldest unpaid instalment: its due date, then the end of its grace period. */
+export type TimerPurpose = 'instalmentDue' | 'gracePeriodEnds';
+
+/**
+ * The sandbox's `advance` (issue 24, item 7). Without `until` it fires the debt's next timer now; with `until` (an ISO
+ * 8601 instant) every timer scheduled at or before it, in order: a test clock for one debt.
+ */
+export interface AdvanceRequest {
+  until?: string;
+}
+
+/** One timer `advance` fired, and where it left the debt. */
+export interface FiredTimer {
+  purpose: TimerPurpose;
+  /** 0-based index of the instalment the timer is for, and that instalment's due date (`YYYY-MM-DD`). */
+  instalmentIndex: number;
+  dueDate: string;
+  /** When the timer was scheduled to fire (ISO 8601). */
+  at: string;
+  status: DebtStatus;
+  planStatus: PlanStatus | null;
+}
+
 /** The input a debt's workflow starts with: ids, and whether the sandbox's `advance` may fire its timers. */
 export interface DebtLifecycleStart {
   debtId: string;

@@ -12,7 +12,7 @@ import { ApiError, ERROR_CATALOGUE, errors, type ErrorCode } from '../platform/e
 import type { Mode } from '../platform/mode';
 import { LIFECYCLE_UPDATES } from '../temporal/names';
 import { recordLifecycleInput, type RecallFields } from './inputs';
-import type { PaymentReport, PlanRequest } from './model';
+import type { AdvanceRequest, FiredTimer, PaymentReport, PlanRequest } from './model';
 import { startDebtWorkflowOperation } from './workflow-start';
 import { createTriggerLimit, type TriggerLimit } from './trigger-limit';
 
@@ -29,13 +29,19 @@ export interface DebtTriggers {
   close(organizationId: string, debtId: string, fields?: RecallFields): Promise<Debt>;
   /** Operations' write-off. */
   writeOff(organizationId: string, debtId: string): Promise<Debt>;
-  /** Sandbox only: fire the debt's next timer now. */
-  advance(organizationId: string, debtId: string): Promise<Debt>;
+  /** Sandbox only: fire the debt's next timer now, or every timer due up to `request.until`; says what fired. */
+  advance(organizationId: string, debtId: string, request?: AdvanceRequest): Promise<AdvanceOutcome>;
   /**
    * The same triggers on behalf of an API request: its id (`req_…`, unique per request) is the update's id, so the
    * events the change records, and their deliveries, carry it (`requestIdOfUpdate`).
    */
   forRequest(requestId: string): DebtTriggers;
+}
+
+/** What the sandbox's `advance` did: the timers it fired, in order, and the debt after them. */
+export interface AdvanceOutcome {
+  debt: Debt;
+  fired: FiredTimer[];
 }
 
 export interface DebtTriggerDeps {
@@ -54,21 +60,23 @@ export function createDebtTriggers(deps: DebtTriggerDeps, requestId?: string): D
 
   /** `args` may be computed once the debt is known to be the organisation's (a dispute stores its reason first). */
   /** Counted against the process's cap from the first read: past it, nothing is read, stored or asked. */
-  function trigger(...args: Parameters<typeof triggerNow>): Promise<Debt> {
-    return limit.run(() => triggerNow(...args));
+  async function trigger(...args: Parameters<typeof triggerNow>): Promise<Debt> {
+    return (await limit.run(() => triggerNow(...args))).debt;
   }
 
+  /** The debt after the update, and the update's own answer (the workflow's view, or what `advance` fired). */
   async function triggerNow(
     organizationId: string,
     debtId: string,
     update: string,
     args: unknown[] | (() => Promise<unknown[]>),
-  ): Promise<Debt> {
+  ): Promise<{ debt: Debt; answer: unknown }> {
     const debt = await getDebt(db, organizationId, debtId);
     if (!debt) throw errors.notFound('debt');
     const updateArgs = typeof args === 'function' ? await args() : args;
+    let answer: unknown;
     try {
-      await client.connection.withDeadline(Date.now() + TRIGGER_TIMEOUT_MS, () =>
+      answer = await client.connection.withDeadline(Date.now() + TRIGGER_TIMEOUT_MS, () =>
         client.workflow.executeUpdateWithStart(update, {
           args: updateArgs,
           ...(requestId ? { updateId: requestId } : {}),
@@ -80,7 +88,16 @@ export function createDebtTriggers(deps: DebtTriggerDeps, requestId?: string): D
     }
     const after = await getDebt(db, organizationId, debtId);
     if (!after) throw errors.notFound('debt');
-    return after;
+    return { debt: after, answer };
+  }
+
+  /** A worker of the code before `fired` existed answered without it: it fired one timer, which it did not name. */
+  async function advance(organizationId: string, debtId: string, request: AdvanceRequest): Promise<AdvanceOutcome> {
+    const { debt, answer } = await limit.run(() =>
+      triggerNow(organizationId, debtId, LIFECYCLE_UPDATES.advance, [request]),
+    );
+    const fired = (answer as { fired?: FiredTimer[] } | undefined)?.fired ?? [];
+    return { debt, fired };
   }
 
   /** A refusal carries the API's error code as its failure type; a finished debt's workflow takes no more updates. */
@@ -114,7 +131,7 @@ export function createDebtTriggers(deps: DebtTriggerDeps, requestId?: string): D
           : [{ fieldsId: await recordLifecycleInput(db, org, id, 'recallFields', fields) }],
       ),
     writeOff: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.writeOff, []),
-    advance: (org, id) => trigger(org, id, LIFECYCLE_UPDATES.advance, []),
+    advance: (org, id, request = {}) => advance(org, id, request),
     forRequest: (id) => createDebtTriggers({ ...deps, limit }, id),
   };
 }

@@ -16,6 +16,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { DocumentStore } from '../documents/store';
 import type { Db } from '../platform/db';
 import { endWipedDebtWorkflows, startSeedWorkflows, type Progress } from './debt-workflows';
+import { recordResetDone } from './reset-status';
 import { seedTenant } from './seed';
 import { emptyWipe, lockTenantForReset, wipeTenantData, wipeTenantDataInBatches, type WipedTable } from './wipe';
 
@@ -68,6 +69,7 @@ export async function resetSandboxTenant(
     }
     const wiped = await wipeTenantData(trx, organizationId);
     const seeded = await seedTenant(trx, organizationId, asOf, deps.documents);
+    await recordResetDone(trx, organizationId); // what GET /v1/sandbox/reset shows as the last reset
     if (options.resetId) {
       await trx('organizations').where({ id: organizationId }).update({ sandbox_reset_run_id: options.resetId });
     }

@@ -54,6 +54,8 @@ export const PATCH_IDS = {
   deliveryAttemptLocal: 'delivery-attempt-local',
   /** A plan timer whose effect failed is retried after reloading the state, instead of failing the run. */
   lifecycleRetryFailedTimer: 'lifecycle-retry-failed-timer',
+  /** The sandbox's `advance` with `until` fires every timer due up to it, no longer only the next one. */
+  lifecycleAdvanceUntil: 'lifecycle-advance-until',
 } as const;
 
 /** The signals a tenant's `sandbox-reset-<orgId>` workflow takes: an API use (debounced), and a reset on demand. */

@@ -83,7 +83,7 @@ describe('every lifecycle event reaches a real receiver through the real deliver
       succeeded: true,
     });
     await triggers.advance(org, debt.id); // the second instalment's due date passes
-    const defaulted = await triggers.advance(org, debt.id); // its grace period ends
+    const { debt: defaulted } = await triggers.advance(org, debt.id); // its grace period ends
     expect(defaulted.status).to.equal('InArrears');
     await triggers.dispute(org, debt.id, 'The second instalment was never due.');
     const final = await triggers.resolveDispute(org, debt.id, 'upheld');

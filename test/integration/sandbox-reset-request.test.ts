@@ -38,10 +38,13 @@ describe('POST /v1/sandbox/reset when the signal cannot be sent', function () {
     expectProblem(failed, 503, 'service_unavailable');
     expect(failed.headers.get('retry-after')).to.equal('2');
     expect(signalled).to.deep.equal([]);
+    // The request recorded before the signal was taken back: no reset is shown as under way.
+    expect((await ctx.api('GET', '/v1/sandbox/reset')).body.status).to.equal('Scheduled');
 
     const retried = await ctx.api('POST', '/v1/sandbox/reset', undefined, key);
     expect(retried.status, retried.text).to.equal(202);
     expect(retried.headers.get('idempotent-replayed')).to.equal(null);
+    expect(retried.body.status).to.equal('Requested'); // no worker serves this queue: it stays under way
     expect(signalled).to.deep.equal([org]);
     const stack = await testLifecycle();
     const history = await stack.client('sandbox').workflow.getHandle(workflowIds.sandboxReset(org)).fetchHistory();

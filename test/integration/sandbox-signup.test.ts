@@ -172,7 +172,7 @@ describe('Sandbox sign-up: POST /sandbox/signup', function () {
     const tenant = await signUp(sandbox.baseUrl);
     const accepted = await tenant.api('POST', '/v1/sandbox/reset');
     expect(accepted.status, accepted.text).to.equal(202);
-    expect(accepted.body.status).to.equal('accepted');
+    expect(accepted.body.status).to.equal('Requested');
     expect(resets.calls).to.deep.include({ kind: 'resetNow', organizationId: tenant.organizationId });
 
     const readOnly = await createTestTenant({ mode: 'sandbox', readOnly: true });

@@ -34,13 +34,18 @@ describe('Sandbox simulation routes drive the real lifecycle', function () {
       .filter((e) => e.type !== 'debt.created');
   }
 
-  /** POSTs a simulation, asserts 200, and checks the answer is the debt exactly as GET returns it. */
+  /**
+   * POSTs a simulation, asserts 200, and checks the answer is the debt exactly as GET returns it (`advance` adds
+   * `fired`, checked by its own tests).
+   */
   async function move(id: string, action: string, body?: unknown, headers?: Record<string, string>) {
-    const res = await ctx.api<SimDebt>('POST', sim(id, action), body, headers);
+    const res = await ctx.api<SimDebt & { fired?: unknown[] }>('POST', sim(id, action), body, headers);
     expect(res.status, `${action}: ${res.text}`).to.equal(200);
     expect(res.headers.get('x-ratelimit-remaining'), 'rate-limited like every /v1 call').to.match(/^\d+$/);
-    expect(res.body).to.deep.equal((await ctx.api<SimDebt>('GET', `/v1/debts/${id}`)).body);
-    return res.body;
+    const { fired, ...debt } = res.body;
+    expect(fired !== undefined, `${action} answers fired`).to.equal(action === 'advance');
+    expect(debt).to.deep.equal((await ctx.api<SimDebt>('GET', `/v1/debts/${id}`)).body);
+    return debt;
   }
 
   async function activeDebt(principal = 1000): Promise<SimDebt> {

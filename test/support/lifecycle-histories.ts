@@ -49,6 +49,7 @@ export const LIFECYCLE_SCENARIOS = {
   'disputed-mid-plan-written-off': ['Active', 'Disputed', 'WrittenOff', 'plan:Cancelled'],
   'payments-failed-refused-partial': ['Active', 'Settled', 'plan:Completed'],
   'sandbox-advance-defaulted-written-off': ['Active', 'InArrears', 'WrittenOff', 'plan:Defaulted'],
+  'sandbox-advance-until-defaulted-closed': ['Active', 'InArrears', 'Closed', 'plan:Defaulted'],
   'continued-run-settled': ['Active', 'Settled', 'plan:Completed'],
 } as const;
 
@@ -184,9 +185,20 @@ const SCENARIOS: Record<LifecycleScenario, (run: ScenarioRun) => Promise<void>> 
   async 'sandbox-advance-defaulted-written-off'(run) {
     await run.handle.executeUpdate(acceptUpdate);
     await run.monthlyPlan(2);
-    await run.handle.executeUpdate(advanceUpdate); // the due date passes
-    await run.handle.executeUpdate(advanceUpdate); // the grace period ends: the plan defaults
+    await run.handle.executeUpdate(advanceUpdate, { args: [{}] }); // the due date passes
+    await run.handle.executeUpdate(advanceUpdate, { args: [{}] }); // the grace period ends: the plan defaults
     await run.handle.executeUpdate(writeOffUpdate);
+  },
+  async 'sandbox-advance-until-defaulted-closed'(run) {
+    await run.handle.executeUpdate(acceptUpdate);
+    await run.monthlyPlan(2);
+    const [first] = await run.schedule();
+    // Short of the grace period's end: the due date only. Then past it: the grace period ends, the plan defaults.
+    await run.handle.executeUpdate(advanceUpdate, { args: [{ until: new Date(endOf(first!.dueDate)).toISOString() }] });
+    await run.handle.executeUpdate(advanceUpdate, {
+      args: [{ until: new Date(endOf(first!.dueDate) + 30 * DAY).toISOString() }],
+    });
+    await run.handle.executeUpdate(closeUpdate, { args: [{}] });
   },
   async 'continued-run-settled'(run) {
     const [first] = await run.schedule();

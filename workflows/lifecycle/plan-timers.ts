@@ -3,19 +3,20 @@
  * at the end of D in UTC; its grace period ends 7 days later, to the millisecond; an instalment still unpaid then
  * defaults the plan. Only the oldest unpaid instalment has a timer: payments go to it first.
  */
-import type { LifecycleState } from '../../activities/debt-lifecycle';
+import type { LifecycleState, TimerPurpose } from '../../activities/debt-lifecycle';
+
+export type { TimerPurpose };
 
 const DAY_MS = 86_400_000;
 /** DECISIONS.md §3; the same as GRACE_PERIOD_DAYS of core/lifecycle/model.ts (checked by a unit test). */
 export const GRACE_PERIOD_MS = 7 * DAY_MS;
 
-export type TimerPurpose = 'instalmentDue' | 'gracePeriodEnds';
-
 export interface PlanTimer {
   at: number;
   purpose: TimerPurpose;
-  /** 0-based index of the instalment the timer is for. */
+  /** 0-based index of the instalment the timer is for, and its due date (`YYYY-MM-DD`). */
   instalmentIndex: number;
+  dueDate: string;
 }
 
 /** The end of a calendar date in UTC, in epoch milliseconds. */
@@ -33,9 +34,14 @@ export function nextPlanTimer(state: LifecycleState, now: number, dueAdvanced: r
   if (state.status !== 'Active' || plan?.status !== 'Active' || !next) return null;
   const dueAt = endOfDueDate(next.dueDate);
   if (now < dueAt && !dueAdvanced.includes(next.index)) {
-    return { at: dueAt, purpose: 'instalmentDue', instalmentIndex: next.index };
+    return { at: dueAt, purpose: 'instalmentDue', instalmentIndex: next.index, dueDate: next.dueDate };
   }
-  return { at: dueAt + GRACE_PERIOD_MS, purpose: 'gracePeriodEnds', instalmentIndex: next.index };
+  return {
+    at: dueAt + GRACE_PERIOD_MS,
+    purpose: 'gracePeriodEnds',
+    instalmentIndex: next.index,
+    dueDate: next.dueDate,
+  };
 }
 
 /** Whether two timers are the same timer: same moment, same purpose, same instalment (or both none). */
