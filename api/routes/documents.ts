@@ -130,7 +130,7 @@ export function documentRoutes(deps: { db: Db; store: DocumentStore }): RouteDef
           checkField,
           maxFieldBytes: MAX_DESCRIPTION_LENGTH * 4,
           maxBodyBytes: MAX_DOCUMENT_BYTES + MULTIPART_OVERHEAD,
-          consume: (file) => storeDocumentObject(store, auth.organizationId, file),
+          consume: (file, formChecked) => storeDocumentObject(store, auth.organizationId, file, { ready: formChecked }),
         });
         const kind = upload.fields.kind ?? 'Other';
         return {

@@ -6,15 +6,16 @@
  * most of the file received, grows by far less than the body.
  */
 import { expect } from 'chai';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { MAX_DOCUMENT_BYTES, MAX_DOCUMENTS_PER_DEBT } from '../../core/documents/documents';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { LocalDocumentStore } from '../../core/documents/local-store';
 import { S3DocumentStore } from '../../core/documents/s3-store';
 import type { DocumentStore } from '../../core/documents/store';
@@ -42,6 +43,8 @@ const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a
 interface UploadOptions {
   fileName?: string;
   fields?: Record<string, string>;
+  /** Fields sent after the file part (the recommended order is before it). */
+  fieldsAfterFile?: Record<string, string>;
   idempotencyKey?: string;
   tenant: TestTenant;
 }
@@ -59,6 +62,7 @@ async function upload(
     new Blob([new Uint8Array(bytes)], { type: 'application/pdf' }),
     options.fileName ?? 'agreement.pdf',
   );
+  for (const [name, value] of Object.entries(options.fieldsAfterFile ?? {})) form.append(name, value);
   const headers: Record<string, string> = { ...options.tenant.headers };
   if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
   const res = await fetch(`${server.baseUrl}/v1/debts/${debtId}/documents`, { method: 'POST', headers, body: form });
@@ -75,22 +79,107 @@ async function download(
   return { res, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
+/** The head of a multipart body's file part. */
+function filePartHead(boundary: string): Buffer {
+  return Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="agreement.pdf"\r\n` +
+      'Content-Type: application/pdf\r\n\r\n',
+  );
+}
+
+/** A multipart upload written by hand, for what `fetch` cannot do: pause mid-body, see what the API has read. */
+interface RawUpload {
+  /** Resolves once the bytes are taken (or the answer has come: an early answer ends the sending). */
+  write(bytes: Buffer | string): Promise<void>;
+  end(bytes: Buffer | string): void;
+  answered: Promise<{ status: number; text: string }>;
+  /** What the API has read off this request's connection so far. */
+  readByApi(): number;
+  close(): void;
+}
+
+function openRawUpload(
+  server: TestServer,
+  tenant: TestTenant,
+  debtId: string,
+  body: { boundary: string; length: number },
+): RawUpload {
+  const apiSockets: Socket[] = [];
+  const onConnection = (socket: Socket) => apiSockets.push(socket);
+  server.httpServer.on('connection', onConnection);
+  const req = request(`${server.baseUrl}/v1/debts/${debtId}/documents`, {
+    method: 'POST',
+    agent: false, // a connection of its own, to find the API's end of it
+    headers: {
+      ...tenant.headers,
+      'content-type': `multipart/form-data; boundary=${body.boundary}`,
+      'content-length': String(body.length),
+    },
+  });
+  const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (part: string) => (text += part));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+  });
+  return {
+    write: (bytes) =>
+      new Promise<void>((resolve) => {
+        if (req.write(bytes)) resolve();
+        else req.once('drain', resolve);
+        void answered.then(
+          () => resolve(),
+          () => resolve(),
+        );
+      }),
+    end: (bytes) => req.end(bytes),
+    answered,
+    readByApi: () => apiSockets.find((socket) => socket.remotePort === req.socket?.localPort)?.bytesRead ?? 0,
+    close: () => server.httpServer.off('connection', onConnection),
+  };
+}
+
 async function objectKeys(store: DocumentStore): Promise<string[]> {
   const keys: string[] = [];
   for await (const object of store.listObjects()) keys.push(object.key);
   return keys;
 }
 
-function documentsApiOnStore(name: string, openStore: () => DocumentStore): void {
+/**
+ * What a store holds, to tell whether a request wrote anything: each object by its key and what makes a rewrite of it
+ * visible, and any temporary file. Same bytes under one key on the local store are one file, rewritten by each put.
+ */
+type StoreContents = () => Promise<string[]>;
+
+async function namesIn(dir: string): Promise<string[]> {
+  return readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  });
+}
+
+interface StoreUnderTest {
+  store: DocumentStore;
+  contents: StoreContents;
+  /** Whether the store holds a file or object of exactly `size` bytes, temporary or not. */
+  holdsBytes: (size: number) => Promise<boolean>;
+}
+
+function documentsApiOnStore(name: string, openStore: () => StoreUnderTest): void {
   describe(`Documents API on the ${name} store`, function () {
     this.timeout(60_000);
     let server: TestServer;
     let store: DocumentStore;
     let tenant: TestTenant;
     let api: Caller;
+    let contents: StoreContents;
+    let holdsBytes: StoreUnderTest['holdsBytes'];
 
     before(async () => {
-      store = openStore();
+      ({ store, contents, holdsBytes } = openStore());
       server = await startTestServer({ deps: { documentStore: store } });
     });
     after(async () => {
@@ -245,6 +334,52 @@ function documentsApiOnStore(name: string, openStore: () => DocumentStore): void
       expect(list.body.data.map((d) => d.id)).to.deep.equal([first.body.id]);
     });
 
+    it('takes kind and description sent after the file, and keeps no object when one of them is refused', async () => {
+      const debt = await raiseDebt(api);
+      const late = await upload(server, debt.id, PNG, { tenant, fieldsAfterFile: { kind: 'Statement' } });
+      expect(late.status, late.text).to.equal(201);
+      expect(late.body.kind).to.equal('Statement');
+      const before = await contents();
+      const badKind = await upload(server, debt.id, pdfLike(300_000), { tenant, fieldsAfterFile: { kind: 'Selfie' } });
+      expect(JSON.stringify(expectProblem(badKind, 400, 'invalid_request'))).to.contain('body.kind');
+      const long = await upload(server, debt.id, pdfLike(300_000), {
+        tenant,
+        fields: { kind: 'Notice' },
+        fieldsAfterFile: { description: 'x'.repeat(1001) },
+      });
+      expect(JSON.stringify(expectProblem(long, 400, 'invalid_request'))).to.contain('body.description');
+      expect(await contents(), 'a refused upload left something in the store').to.deep.equal(before);
+      const list = await api<DocPage>('GET', `/v1/debts/${debt.id}/documents`);
+      expect(list.body.data.map((d) => d.id)).to.deep.equal([late.body.id]);
+    });
+
+    it('keeps no object when a field sent after the whole file refuses it', async () => {
+      const debt = await raiseDebt(api);
+      const before = await contents();
+      const file = pdfLike(300_000 + randomInt(10_000));
+      const boundary = `b${randomBytes(16).toString('hex')}`;
+      const head = filePartHead(boundary);
+      const next = `\r\n--${boundary}\r\n`; // ends the file part
+      const rest = `Content-Disposition: form-data; name="kind"\r\n\r\nSelfie\r\n--${boundary}--\r\n`;
+      const length = head.length + file.length + next.length + rest.length;
+      const raw = openRawUpload(server, tenant, debt.id, { boundary, length });
+      try {
+        await raw.write(head);
+        await raw.write(file);
+        await raw.write(next);
+        // The store has all of the file before the refused field is even sent.
+        await waitFor(() => holdsBytes(file.length), { what: 'the store to receive the whole file' });
+        raw.end(rest);
+        const answer = await raw.answered;
+        expect(answer.status, answer.text).to.equal(400);
+        expect(answer.text).to.contain('body.kind');
+      } finally {
+        raw.close();
+      }
+      expect(await contents(), 'the refused upload left something in the store').to.deep.equal(before);
+      expect((await api<DocPage>('GET', `/v1/debts/${debt.id}/documents`)).body.data).to.deep.equal([]);
+    });
+
     it(`refuses the ${MAX_DOCUMENTS_PER_DEBT + 1}st document with 409 document_limit_reached`, async () => {
       const debt = await raiseDebt(api);
       const stored = await upload(server, debt.id, PNG, { tenant });
@@ -282,10 +417,51 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-documentsApiOnStore('local filesystem', () => new LocalDocumentStore(path.join(dir, 'local')));
+/** The sizes of the files in `dir` (a file gone meanwhile is left out). */
+async function fileSizes(dir: string): Promise<number[]> {
+  const infos = await Promise.all((await namesIn(dir)).map((name) => stat(path.join(dir, name)).catch(() => null)));
+  return infos.flatMap((info) => (info?.isFile() ? [info.size] : []));
+}
+
+documentsApiOnStore('local filesystem', () => {
+  const root = path.join(dir, 'local');
+  return {
+    store: new LocalDocumentStore(root),
+    // Each file with its inode: a put of the same bytes renames a new file over the old one.
+    contents: async () => {
+      const files: string[] = [];
+      for (const namespace of await namesIn(root)) {
+        for (const name of await namesIn(path.join(root, namespace))) {
+          const file = path.join(root, namespace, name);
+          files.push(namespace === '.tmp' ? file : `${namespace}/${name}#${(await stat(file)).ino}`);
+        }
+      }
+      return files.sort();
+    },
+    // Objects under their namespaces, bodies being received under .tmp.
+    holdsBytes: async (size) => {
+      const sizes = await Promise.all((await namesIn(root)).map((sub) => fileSizes(path.join(root, sub))));
+      return sizes.flat().includes(size);
+    },
+  };
+});
 documentsApiOnStore('S3 (versitygw)', () => {
   if (!s3) throw new Error('no S3 server');
-  return new S3DocumentStore(s3.storeConfig);
+  const { client, storeConfig } = s3;
+  const spoolDirectory = path.join(dir, 's3-spool');
+  const store = new S3DocumentStore({ ...storeConfig, spoolDirectory });
+  return {
+    store,
+    // Keys are new for each put; the spool holds a body being received.
+    contents: async () => [...(await objectKeys(store)), ...(await namesIn(spoolDirectory))].sort(),
+    holdsBytes: async (size) => {
+      const spooled = await fileSizes(spoolDirectory);
+      const listed = await client.send(
+        new ListObjectsV2Command({ Bucket: storeConfig.bucket, Prefix: storeConfig.prefix }),
+      );
+      return spooled.includes(size) || (listed.Contents ?? []).some((object) => object.Size === size);
+    },
+  };
 });
 
 /** V8's collector, to measure live memory rather than garbage not yet collected. */
@@ -302,9 +478,9 @@ function liveBytes(gc: () => void): number {
 }
 
 /**
- * Sends a file of 10 MiB + 1 byte as a raw multipart body, one 64 KiB chunk again and again (the client holds no copy
- * of the body), and measures the API's live memory once the API has read 8 MiB of it off the connection: whatever
- * store it goes to, those bytes are either passed on or held. Answers the API's answer and that growth.
+ * Sends a file of 10 MiB + 1 byte, one 64 KiB chunk again and again (the client holds no copy of the body), and
+ * measures the API's live memory once the API has read 8 MiB of it off the connection: whatever store it goes to,
+ * those bytes are either passed on or held. Answers the API's answer and that growth.
  */
 async function sendOversizeUpload(
   server: TestServer,
@@ -314,59 +490,24 @@ async function sendOversizeUpload(
   const gc = collector();
   const fileSize = MAX_DOCUMENT_BYTES + 1;
   const boundary = `b${randomBytes(16).toString('hex')}`;
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\n` +
-      'Content-Type: application/pdf\r\n\r\n',
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const head = filePartHead(boundary);
+  const tail = `\r\n--${boundary}--\r\n`;
   const chunk = pdfLike(64 * 1024);
-  const apiSockets: Socket[] = [];
-  const onConnection = (socket: Socket) => apiSockets.push(socket);
-  server.httpServer.on('connection', onConnection);
   const baseline = liveBytes(gc);
-
-  const req = request(`${server.baseUrl}/v1/debts/${debtId}/documents`, {
-    method: 'POST',
-    agent: false, // a connection of its own, to find the API's end of it
-    headers: {
-      ...tenant.headers,
-      'content-type': `multipart/form-data; boundary=${boundary}`,
-      'content-length': String(head.length + fileSize + tail.length),
-    },
-  });
-  const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
-    req.on('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (part: string) => (text += part));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on('error', reject);
-  });
-  const write = (bytes: Buffer) =>
-    new Promise<void>((resolve) => {
-      if (req.write(bytes)) resolve();
-      else req.once('drain', resolve);
-      void answered.then(
-        () => resolve(),
-        () => resolve(),
-      ); // an early answer ends the sending
-    });
-  /** What the API has read off this request's connection so far. */
-  const readByApi = () => apiSockets.find((socket) => socket.remotePort === req.socket?.localPort)?.bytesRead ?? 0;
+  const upload = openRawUpload(server, tenant, debtId, { boundary, length: head.length + fileSize + tail.length });
   try {
-    await write(head);
+    await upload.write(head);
     let sent = 0;
     const firstPart = 8 * 1024 * 1024;
-    for (; sent < firstPart; sent += chunk.length) await write(chunk);
-    await waitFor(() => readByApi() >= firstPart, { what: 'the API to read the first 8 MiB' });
+    for (; sent < firstPart; sent += chunk.length) await upload.write(chunk);
+    await waitFor(() => upload.readByApi() >= firstPart, { what: 'the API to read the first 8 MiB' });
     const growth = liveBytes(gc) - baseline;
-    for (; sent + chunk.length <= fileSize; sent += chunk.length) await write(chunk);
-    await write(chunk.subarray(0, fileSize - sent));
-    req.end(tail);
-    return { answer: await answered, growth, fileSize };
+    for (; sent + chunk.length <= fileSize; sent += chunk.length) await upload.write(chunk);
+    await upload.write(chunk.subarray(0, fileSize - sent));
+    upload.end(tail);
+    return { answer: await upload.answered, growth, fileSize };
   } finally {
-    server.httpServer.off('connection', onConnection);
+    upload.close();
   }
 }
 
