@@ -11,6 +11,7 @@ import { isUuid, newId } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
 import { TypeSniffer, UnsupportedDocumentTypeError, type DocumentContentType } from './content-type';
 import {
+  HashingLimit,
   ObjectMissingError,
   ObjectTooLargeError,
   type DocumentStore,
@@ -18,7 +19,7 @@ import {
   type StoredObject,
 } from './store';
 import { pipeline } from 'node:stream/promises';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 
 export const DOCUMENT_KINDS = ['Agreement', 'Statement', 'Notice', 'Correspondence', 'Other'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
@@ -129,6 +130,26 @@ export async function storeDocumentObject(
   const contentType = sniffer.type;
   if (!contentType) throw new Error('stored a document whose type was never recognised');
   return { stored, contentType };
+}
+
+/** A file's SHA-256 (hex) and size, what an upload's Idempotency-Key fingerprints. */
+export interface FileDigest {
+  sha256: string;
+  size: number;
+}
+
+/**
+ * Reads a file to its end, only hashing and counting it (past 10 MiB, 413): for a replayed upload, whose first
+ * request stored the file, to be matched against its fingerprint without storing it again.
+ */
+export async function digestDocument(body: Readable): Promise<FileDigest> {
+  const counter = new HashingLimit(MAX_DOCUMENT_BYTES);
+  try {
+    await pipeline(body, counter, new Writable({ write: (_chunk, _encoding, done) => done() }));
+  } catch (err) {
+    throw documentError(err);
+  }
+  return counter.result();
 }
 
 /**

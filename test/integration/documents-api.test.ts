@@ -1,9 +1,11 @@
 /**
  * The documents routes over HTTP (issue 26), on both stores: the local filesystem and S3 (a real versitygw process).
  * Upload, list and download byte-for-byte (SHA-256 equal); a wrong type under a PDF name refused with 415; another
- * tenant's debt or document 404; an Idempotency-Key replays the first upload; the 51st document refused; a missing
- * object a clear 404. On the local store: 10 MiB + 1 byte refused with 413 while the API's live memory, measured with
- * most of the file received, grows by far less than the body.
+ * tenant's debt or document 404; an Idempotency-Key replays the first upload without storing the file again; a
+ * malformed key refused before the file is stored; a field after the file that refuses it leaves nothing stored; the
+ * 51st document refused; a missing object a clear 404. On both stores: 10 MiB + 1 byte refused with 413 while the
+ * API's live memory, measured with 8 MiB of the body read, grows by far less than the body. What a store holds is
+ * observed on the store itself (its files and their inodes, its temporary files, its bucket, its spool).
  */
 import { expect } from 'chai';
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
@@ -318,20 +320,33 @@ function documentsApiOnStore(name: string, openStore: () => StoreUnderTest): voi
       expect(theirList.body.data.map((d) => d.id)).to.deep.equal([theirDoc.body.id]);
     });
 
-    it('replays an upload sent again with its Idempotency-Key; another file under the key is a conflict', async () => {
+    it('replays an upload sent again with its Idempotency-Key, storing nothing again; another file is a conflict', async () => {
       const debt = await raiseDebt(api);
       const key = randomUUID();
       const pdf = pdfLike(200_000);
       const first = await upload(server, debt.id, pdf, { tenant, idempotencyKey: key, fields: { kind: 'Notice' } });
       expect(first.status, first.text).to.equal(201);
+      const stored = await contents();
       const again = await upload(server, debt.id, pdf, { tenant, idempotencyKey: key, fields: { kind: 'Notice' } });
       expect(again.status).to.equal(201);
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
       expect(again.body).to.deep.equal(first.body);
+      expect(await contents(), 'the replay wrote to the store').to.deep.equal(stored);
       const other = await upload(server, debt.id, pdfLike(200_000), { tenant, idempotencyKey: key });
       expectProblem(other, 409, 'idempotency_conflict');
+      expect(await contents(), 'the conflict wrote to the store').to.deep.equal(stored);
       const list = await api<DocPage>('GET', `/v1/debts/${debt.id}/documents`);
       expect(list.body.data.map((d) => d.id)).to.deep.equal([first.body.id]);
+    });
+
+    it('refuses a malformed Idempotency-Key with 400 before storing the file', async () => {
+      const debt = await raiseDebt(api);
+      const before = await contents();
+      const refused = await upload(server, debt.id, pdfLike(300_000), { tenant, idempotencyKey: 'k'.repeat(201) });
+      const problem = expectProblem(refused, 400, 'invalid_request');
+      expect(JSON.stringify(problem)).to.contain('header.Idempotency-Key');
+      expect(await contents()).to.deep.equal(before);
+      expect((await api<DocPage>('GET', `/v1/debts/${debt.id}/documents`)).body.data).to.deep.equal([]);
     });
 
     it('takes kind and description sent after the file, and keeps no object when one of them is refused', async () => {
@@ -380,12 +395,19 @@ function documentsApiOnStore(name: string, openStore: () => StoreUnderTest): voi
       expect((await api<DocPage>('GET', `/v1/debts/${debt.id}/documents`)).body.data).to.deep.equal([]);
     });
 
-    it(`refuses the ${MAX_DOCUMENTS_PER_DEBT + 1}st document with 409 document_limit_reached`, async () => {
+    it(`refuses the ${MAX_DOCUMENTS_PER_DEBT + 1}st document with 409 document_limit_reached, still replays the ${MAX_DOCUMENTS_PER_DEBT}th`, async () => {
       const debt = await raiseDebt(api);
       const stored = await upload(server, debt.id, PNG, { tenant });
       const row = await testDb()('documents').where({ id: stored.body.id }).first();
-      const copies = Array.from({ length: MAX_DOCUMENTS_PER_DEBT - 1 }, () => ({ ...row, id: newId() }));
+      const copies = Array.from({ length: MAX_DOCUMENTS_PER_DEBT - 2 }, () => ({ ...row, id: newId() }));
       await testDb()('documents').insert(copies);
+      const key = randomUUID();
+      const last = await upload(server, debt.id, PNG, { tenant, idempotencyKey: key });
+      expect(last.status, last.text).to.equal(201);
+      // The debt is full now, but the replay answers what the key saved.
+      const again = await upload(server, debt.id, PNG, { tenant, idempotencyKey: key });
+      expect(again.status, again.text).to.equal(201);
+      expect(again.body).to.deep.equal(last.body);
       expectProblem(await upload(server, debt.id, PNG, { tenant }), 409, 'document_limit_reached');
     });
 
