@@ -5,6 +5,9 @@
  * - mutations with an `Idempotency-Key` also save their response in that transaction, or replay a saved one;
  * - mutations that drive a debt's workflow (`drivesWorkflow`) hold no transaction while Temporal answers: under a key,
  *   a short transaction records the key as pending with the update id, and another saves the response.
+ * It also runs the route's `prepare`, after the key's form is checked (a malformed key is refused before an upload is
+ * read); on a route that fingerprints what `prepare` computes, `prepare` is told when the key's response is already
+ * saved, so a replay does not redo the work (an upload's file is hashed, not stored again).
  * What is saved is decided by one rule, `isSavedOutcome` (docs/idempotency.md says the same).
  */
 import { ApiError, errors } from '../../core/platform/errors';
@@ -14,6 +17,7 @@ import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   claimIdempotencyKey,
   forgetPendingIdempotencyKey,
+  hasSavedIdempotencyResponse,
   recordPendingIdempotencyKey,
   requestFingerprint,
   saveIdempotencyRecord,
@@ -30,7 +34,7 @@ import type {
   WorkflowMutationInput,
 } from './route-definition';
 
-export type ValidatedRequest = Omit<RequestInput, 'auth' | 'afterCommit'>;
+export type ValidatedRequest = Omit<RequestInput, 'auth' | 'afterCommit' | 'prepared'>;
 export type Executor = (ctx: ApiContext, route: RouteDefinition, input: ValidatedRequest) => Promise<HandlerResult>;
 
 /**
@@ -55,12 +59,22 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
 
   return async (ctx, route, request) => {
     const tasks: (() => Promise<void>)[] = [];
+    const auth = ctx.state.auth;
+    // A malformed key is refused before `prepare`: before an upload's file is read, let alone stored.
+    const key = idempotencyKeyOf(ctx, route);
+    // A replay need not redo `prepare`'s slow work (storing an upload): only what its fingerprint needs.
+    const replay =
+      key !== undefined && auth !== undefined && route.fingerprintBody !== undefined
+        ? await hasSavedIdempotencyResponse(db, auth.organizationId, key)
+        : false;
+    const prepared = route.prepare ? await route.prepare(ctx, { ...request, auth }, { replay }) : undefined;
     const input = {
       ...request,
-      auth: ctx.state.auth,
+      auth,
+      prepared,
       afterCommit: (task: () => Promise<void>) => void tasks.push(task),
     };
-    const result = await run(ctx, route, input);
+    const result = await run(ctx, route, input, key, replay);
     // A saved business error (4xx) rolled its writes back: what they registered must not run either.
     if (result.status < 400) {
       for (const task of tasks) await task();
@@ -69,11 +83,15 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     return result;
   };
 
-  async function run(ctx: ApiContext, route: RouteDefinition, input: RequestInput): Promise<HandlerResult> {
+  async function run(
+    ctx: ApiContext,
+    route: RouteDefinition,
+    input: RequestInput,
+    key: string | undefined,
+    replay: boolean,
+  ): Promise<HandlerResult> {
     const auth = input.auth;
     if (route.method === 'get') return route.handler(ctx, { ...input, db });
-    // An empty header is a malformed key (refused below), not an absent one.
-    const key = ctx.headers['idempotency-key'] === undefined ? undefined : ctx.get('Idempotency-Key');
     const requestId = ctx.state.requestId;
     if (route.drivesWorkflow) {
       const workflowInput = (updateId: string) => ({
@@ -83,18 +101,13 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
         transaction: <T>(work: (trx: Trx) => Promise<T>) => db.transaction((trx) => work(forRequest(trx, requestId))),
       });
       if (key === undefined || !auth) return route.handler(ctx, workflowInput(requestId));
-      const keyed = {
-        organizationId: auth.organizationId,
-        key: checkedKey(key),
-        fingerprint: fingerprintOf(ctx, route, input),
-      };
+      const keyed = { organizationId: auth.organizationId, key, fingerprint: fingerprintOf(ctx, route, input) };
       return runDrivingWorkflow(ctx, route, keyed, workflowInput);
     }
     if (key === undefined || !auth) {
       return db.transaction((trx) => route.handler(ctx, { ...input, trx: forRequest(trx, requestId) }));
     }
 
-    checkedKey(key);
     const fingerprint = fingerprintOf(ctx, route, input);
     return db.transaction(async (trx) => {
       const claim = await claimIdempotencyKey(trx, secretBox, auth.organizationId, key, HANDLER_SAVEPOINT);
@@ -102,9 +115,16 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
       const { saved, pending } = claim;
       if (saved) {
         if (saved.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
-        return replay(saved);
+        return replayed(saved);
       }
       if (pending && pending.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
+      // The saved response seen before `prepare` expired since: what `prepare` did was for a replay, not enough to
+      // run the handler on. Not saved; the same request sent again runs in full.
+      if (replay) {
+        throw new ApiError('idempotency_in_progress', 'The Idempotency-Key expired while this request was read.', {
+          headers: { 'Retry-After': '1' },
+        });
+      }
       const response = await handleInSavepoint(trx, ctx, route, input);
       if (isSavedOutcome(response.status))
         await saveIdempotencyRecord(trx, secretBox, auth.organizationId, key, fingerprint, response);
@@ -138,13 +158,13 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
       await recordPendingIdempotencyKey(trx, organizationId, key, fingerprint, requestId);
       return { updateId: requestId };
     });
-    if (start.saved) return replay(start.saved);
+    if (start.saved) return replayed(start.saved);
     const response = await handleOutcome(ctx, () => route.handler(ctx, workflowInput(start.updateId)));
     return db.transaction(async (trx) => {
       const claim = await claimIdempotencyKey(trx, secretBox, organizationId, key);
       // Another try of the same request holds the key: it asked the same update and saves the same answer.
       if (!claim.locked) return toResult(response);
-      if (claim.saved?.fingerprint === fingerprint) return replay(claim.saved);
+      if (claim.saved?.fingerprint === fingerprint) return replayed(claim.saved);
       if (isSavedOutcome(response.status)) {
         await saveIdempotencyRecord(trx, secretBox, organizationId, key, fingerprint, response);
       } else if (response.status < 500) {
@@ -195,6 +215,15 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
   }
 }
 
+/**
+ * The request's Idempotency-Key, checked, when it applies: a mutation by an authenticated caller. An empty header is
+ * a malformed key, not an absent one.
+ */
+function idempotencyKeyOf(ctx: ApiContext, route: RouteDefinition): string | undefined {
+  if (route.method === 'get' || !ctx.state.auth || ctx.headers['idempotency-key'] === undefined) return undefined;
+  return checkedKey(ctx.get('Idempotency-Key'));
+}
+
 function checkedKey(key: string): string {
   if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_FORM.test(key)) {
     throw errors.invalidRequest(
@@ -229,7 +258,7 @@ function toResult(response: SavedResponse): HandlerResult {
   return { status: response.status, headers, body: response.body === '' ? undefined : response.body, contentType };
 }
 
-function replay(saved: SavedResponse): HandlerResult {
+function replayed(saved: SavedResponse): HandlerResult {
   const result = toResult(saved);
   return {
     ...result,

@@ -1,8 +1,11 @@
 /**
  * Reads a `multipart/form-data` request with one file part and a few short text fields (busboy, streaming): the file
- * is handed to `consume` as a stream while it arrives, so the API never holds the whole body. When the answer is a
- * refusal sent before the body was read to its end (too large, wrong type, malformed), it carries
- * `Connection: close`: the rest of the body is never read, the connection ends with the answer.
+ * is handed to `consume` as a stream while it arrives, so the API never holds the whole body. A field may come after
+ * the file and refuse it once it is all received: `consume` also gets `formChecked`, which settles when the whole
+ * form is read, and keeps nothing if it is rejected. A refusal is answered only once `consume` has settled, so
+ * nothing it stored outlives the answer. When the answer is a refusal sent before the body was read to its end (too
+ * large, wrong type, malformed), it carries `Connection: close`: the rest of the body is never read, the connection
+ * ends with the answer.
  */
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
@@ -21,8 +24,12 @@ export interface MultipartOptions<T> {
   maxFieldBytes: number;
   /** A declared `Content-Length` above this is refused before a byte is read. */
   maxBodyBytes: number;
-  /** Streams the file to where it goes; its rejection (e.g. 413, 415) is the request's answer. */
-  consume: (file: Readable) => Promise<T>;
+  /**
+   * Streams the file to where it goes; its rejection (e.g. 413, 415) is the request's answer. `formChecked` is
+   * fulfilled once every part after the file is read and accepted, rejected (with the refusal) otherwise: keep what
+   * was received only once it is fulfilled.
+   */
+  consume: (file: Readable, formChecked: Promise<void>) => Promise<T>;
 }
 
 export interface MultipartUpload<T> {
@@ -75,14 +82,21 @@ export async function readMultipartUpload<T>(
     let file: Readable | undefined;
     let fileName = '';
     const fields: Record<string, string> = {};
+    let formDone!: { accept: () => void; refuse: (err: unknown) => void };
+    const formChecked = new Promise<void>((accept, refuse) => (formDone = { accept, refuse }));
+    formChecked.catch(() => undefined); // awaited by the consumer only once the file is in
     const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
       req.unpipe(parser);
       req.pause();
-      // A file still streaming ends in error, so the store drops its temporary object instead of waiting forever.
+      // A file still streaming ends in error, so the store drops its temporary object instead of waiting forever;
+      // one already received is dropped by the consumer when the form is refused.
       file?.destroy(new Error('upload abandoned'));
-      reject(closing(err));
+      formDone.refuse(err);
+      const answer = () => reject(closing(err));
+      if (consuming) consuming.then(answer, answer);
+      else answer();
     };
     const refuse = (detail: string, path = 'body') => fail(errors.invalidRequest(detail, [{ path, message: detail }]));
 
@@ -94,7 +108,7 @@ export async function readMultipartUpload<T>(
       }
       fileName = info.filename ?? '';
       file = stream;
-      consuming = options.consume(stream);
+      consuming = options.consume(stream, formChecked);
       consuming.catch(fail);
     });
     parser.on('field', (name, value, info) => {
@@ -126,6 +140,7 @@ export async function readMultipartUpload<T>(
         refuse(`A "${options.fileField}" file part is required.`, `body.${options.fileField}`);
         return;
       }
+      formDone.accept();
       consuming.then((consumed) => {
         if (settled) return;
         settled = true;

@@ -183,11 +183,17 @@ export interface RouteDefinition<TInput extends AnyRouteInput = AnyRouteInput> {
   /** Leave out of /openapi/v1.json: only for the UI and asset routes that serve the documentation itself. */
   internal?: boolean;
   /**
-   * Slow work that must not hold a database connection (a DNS lookup): runs after validation, before the handler's
-   * transaction; its result reaches the handler as `input.prepared`. Its refusals are never saved as idempotent
-   * responses.
+   * Slow work that must not hold a database connection (a DNS lookup, reading an upload): runs after validation and
+   * the Idempotency-Key's form check, before the handler's transaction; its result reaches the handler as
+   * `input.prepared`. Its refusals are never saved as idempotent responses. On a route with `fingerprintBody`,
+   * `idempotency.replay` says the key already has a saved response: the handler will not run (the saved answer is replayed, or a
+   * different request under the key refused), so `prepare` need only compute what the fingerprint needs.
    */
-  prepare?: (ctx: ApiContext, input: Pick<TInput, 'body' | 'query' | 'params' | 'auth'>) => Promise<unknown>;
+  prepare?: (
+    ctx: ApiContext,
+    input: Pick<TInput, 'body' | 'query' | 'params' | 'auth'>,
+    idempotency: { replay: boolean },
+  ) => Promise<unknown>;
   /**
    * The handler drives a debt's workflow (a lifecycle trigger): it gets no request transaction but the pool, a way to
    * open short ones and the update id to ask with (`WorkflowMutationInput`). Under an Idempotency-Key the key is
@@ -242,7 +248,8 @@ export function defineApiRoute(
   return {
     ...rest,
     auth: { kind: 'key', scope },
-    prepare: prepare && (async (ctx, input) => prepare(ctx, input as Parameters<typeof prepare>[1])),
+    prepare:
+      prepare && (async (ctx, input, idempotency) => prepare(ctx, input as Parameters<typeof prepare>[1], idempotency)),
     afterSuccess: afterSuccess && (async (input) => afterSuccess(input as Parameters<typeof afterSuccess>[0])),
     handler: async (ctx, input) => {
       const { auth } = input;

@@ -73,16 +73,14 @@ function runHandler(route: RouteDefinition, execute: Executor): Middleware<ApiSt
       throw new ApiError('invalid_request', `Unknown query parameter: ${Object.keys(query).join(', ')}.`);
     }
     if (validators.body) validators.body(body);
-    const prepared = route.prepare
-      ? await route.prepare(ctx, { body, query, params, auth: ctx.state.auth })
-      : undefined;
+    // The executor runs the route's `prepare` once it has checked the Idempotency-Key.
     const organizationId = ctx.state.auth?.organizationId;
     if (!cursors || !organizationId) {
-      writeResult(ctx, await execute(ctx, route, { body, query, params, prepared }));
+      writeResult(ctx, await execute(ctx, route, { body, query, params }));
       return;
     }
     cursors.open(organizationId, query);
-    writeResult(ctx, cursors.bind(organizationId, query, await execute(ctx, route, { body, query, params, prepared })));
+    writeResult(ctx, cursors.bind(organizationId, query, await execute(ctx, route, { body, query, params })));
   };
 }
 

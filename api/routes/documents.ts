@@ -1,10 +1,12 @@
 /**
  * A debt's documents (docs/documents.md): upload (multipart, streamed to the store), list, metadata and content.
  * The upload reads its body in `prepare`, outside the request's transaction, so a slow upload never holds a database
- * connection; the handler then writes the row in the transaction (with the Idempotency-Key record, if any).
+ * connection; the handler then writes the row in the transaction (with the Idempotency-Key record, if any). A replay
+ * (the key's response already saved) only hashes the file for the fingerprint: nothing is stored again.
  */
 import {
   checkDebtTakesDocuments,
+  digestDocument,
   DOCUMENT_KINDS,
   getDebtDocument,
   listDebtDocuments,
@@ -15,6 +17,7 @@ import {
   storeDocumentObject,
   toDocument,
   type DocumentKind,
+  type FileDigest,
   type StoredDocument,
 } from '../../core/documents/documents';
 import { DOCUMENT_CONTENT_TYPES } from '../../core/documents/content-type';
@@ -41,9 +44,13 @@ import {
   uploadDocumentEncoding,
 } from '../schemas/documents';
 
-/** What the upload's `prepare` hands its handler: the stored object and the form's fields. */
+/**
+ * What the upload's `prepare` hands its handler: the file's digest (for the Idempotency-Key's fingerprint), the
+ * stored object (none for a replay, which stores nothing) and the form's fields.
+ */
 interface PreparedUpload {
-  object: StoredDocument;
+  digest: FileDigest;
+  object?: StoredDocument;
   fileName: string;
   kind: DocumentKind;
   description: string | null;
@@ -104,7 +111,8 @@ export function documentRoutes(deps: { db: Db; store: DocumentStore }): RouteDef
         'Uploads one file as `multipart/form-data` (a `file` part, optional `kind` and `description` fields): a PDF, ' +
         'PNG or JPEG recognised by its bytes, at most 10 MiB, at most 50 per debt. A debt in any state, a terminal ' +
         'one included, takes documents. With an `Idempotency-Key`, a retry of the same file and fields replays the ' +
-        'first answer. See /docs/documents.',
+        'first answer without storing the file again. Send `kind` and `description` before `file`: fields after ' +
+        'it are checked only once the whole file has arrived. See /docs/documents.',
       tags: ['Debts'],
       scope: 'debts:documents:write',
       params: idParams,
@@ -122,19 +130,25 @@ export function documentRoutes(deps: { db: Db; store: DocumentStore }): RouteDef
           headers: { Location: { description: 'The new document’s URL.', schema: { type: 'string' } } },
         },
       },
-      prepare: async (ctx, { params, auth }): Promise<PreparedUpload> => {
-        await checkDebtTakesDocuments(db, auth.organizationId, params.id);
-        const upload = await readMultipartUpload(ctx, {
+      prepare: async (ctx, { params, auth }, { replay }): Promise<PreparedUpload> => {
+        // A replay is answered from the saved response whatever the debt holds now (its 50th document included).
+        if (!replay) await checkDebtTakesDocuments(db, auth.organizationId, params.id);
+        const upload = await readMultipartUpload<{ digest: FileDigest; object?: StoredDocument }>(ctx, {
           fileField: 'file',
           fields: ['kind', 'description'],
           checkField,
           maxFieldBytes: MAX_DESCRIPTION_LENGTH * 4,
           maxBodyBytes: MAX_DOCUMENT_BYTES + MULTIPART_OVERHEAD,
-          consume: (file) => storeDocumentObject(store, auth.organizationId, file),
+          // A replay's file is only hashed, for the fingerprint: the first request stored it.
+          consume: async (file, formChecked) => {
+            if (replay) return { digest: await digestDocument(file) };
+            const object = await storeDocumentObject(store, auth.organizationId, file, { ready: formChecked });
+            return { digest: object.stored, object };
+          },
         });
         const kind = upload.fields.kind ?? 'Other';
         return {
-          object: upload.consumed,
+          ...upload.consumed,
           fileName: cleanFileName(upload.fileName),
           kind: isKind(kind) ? kind : 'Other',
           description: upload.fields.description ?? null,
@@ -142,11 +156,13 @@ export function documentRoutes(deps: { db: Db; store: DocumentStore }): RouteDef
       },
       fingerprintBody: ({ prepared }) => {
         const upload = prepared as PreparedUpload;
-        const { sha256, size } = upload.object.stored;
+        const { sha256, size } = upload.digest;
         return JSON.stringify({ sha256, size, fileName: upload.fileName, kind: upload.kind, d: upload.description });
       },
       handler: async (_ctx, { trx, auth, params, prepared }) => {
         const upload = prepared as PreparedUpload;
+        // The executor runs the handler only when it did not see a saved response before `prepare`.
+        if (!upload.object) throw new Error('an upload prepared as a replay reached the handler');
         const document = await recordDocument(trx, auth.organizationId, params.id, upload.object, upload);
         return {
           status: 201,

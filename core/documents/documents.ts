@@ -10,9 +10,16 @@ import type { Db, Trx } from '../platform/db';
 import { isUuid, newId } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
 import { TypeSniffer, UnsupportedDocumentTypeError, type DocumentContentType } from './content-type';
-import { ObjectMissingError, ObjectTooLargeError, type DocumentStore, type StoredObject } from './store';
+import {
+  HashingLimit,
+  ObjectMissingError,
+  ObjectTooLargeError,
+  type DocumentStore,
+  type PutOptions,
+  type StoredObject,
+} from './store';
 import { pipeline } from 'node:stream/promises';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 
 export const DOCUMENT_KINDS = ['Agreement', 'Statement', 'Notice', 'Correspondence', 'Other'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
@@ -98,27 +105,51 @@ export async function checkDebtTakesDocuments(db: Db, organizationId: string, de
 
 /**
  * Streams a file into the store: its type recognised from its first bytes (415 otherwise), refused past 10 MiB
- * (413), hashed as it goes. Nothing is kept under a real name when it is refused.
+ * (413), hashed as it goes. Nothing is kept under a real name when it is refused, or when `options.ready` is
+ * rejected (the upload's form refused after the file).
  */
 export async function storeDocumentObject(
   store: DocumentStore,
   organizationId: string,
   body: Readable,
+  options: PutOptions = {},
 ): Promise<StoredDocument> {
   const sniffer = new TypeSniffer();
   const sniffed = new PassThrough();
   const feeding = pipeline(body, sniffer, sniffed);
+  const putting = store.put(organizationId, sniffed, MAX_DOCUMENT_BYTES, options);
   let stored: StoredObject;
   try {
-    [stored] = await Promise.all([store.put(organizationId, sniffed, MAX_DOCUMENT_BYTES), feeding]);
+    [stored] = await Promise.all([putting, feeding]);
   } catch (err) {
     sniffed.destroy();
-    await feeding.catch(() => undefined);
+    // The store has dropped what it received once its put settles: only then is the refusal answered.
+    await Promise.allSettled([putting, feeding]);
     throw documentError(err);
   }
   const contentType = sniffer.type;
   if (!contentType) throw new Error('stored a document whose type was never recognised');
   return { stored, contentType };
+}
+
+/** A file's SHA-256 (hex) and size, what an upload's Idempotency-Key fingerprints. */
+export interface FileDigest {
+  sha256: string;
+  size: number;
+}
+
+/**
+ * Reads a file to its end, only hashing and counting it (past 10 MiB, 413): for a replayed upload, whose first
+ * request stored the file, to be matched against its fingerprint without storing it again.
+ */
+export async function digestDocument(body: Readable): Promise<FileDigest> {
+  const counter = new HashingLimit(MAX_DOCUMENT_BYTES);
+  try {
+    await pipeline(body, counter, new Writable({ write: (_chunk, _encoding, done) => done() }));
+  } catch (err) {
+    throw documentError(err);
+  }
+  return counter.result();
 }
 
 /**

@@ -1,20 +1,21 @@
 /**
  * The local filesystem store: content-addressed by SHA-256 under `<root>/<namespace>/<sha256>`. Bytes are written to
  * a temporary file under `<root>/.tmp` and renamed into place once complete, so a crash never leaves half a file
- * under a real name. The same bytes uploaded twice in one namespace share one file.
+ * under a real name; the rename waits for `ready` (store.ts). The same bytes uploaded twice in one namespace share one
+ * file.
  */
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { spoolToFile } from './spool';
 import {
   checkNamespace,
-  HashingLimit,
   ObjectMissingError,
   type DocumentStore,
   type ListedObject,
+  type PutOptions,
   type StoredObject,
 } from './store';
 
@@ -23,22 +24,19 @@ const TMP = '.tmp';
 export class LocalDocumentStore implements DocumentStore {
   constructor(private readonly root: string) {}
 
-  async put(namespace: string, body: Readable, maxBytes: number): Promise<StoredObject> {
+  async put(namespace: string, body: Readable, maxBytes: number, options: PutOptions = {}): Promise<StoredObject> {
     checkNamespace(namespace);
-    await mkdir(join(this.root, TMP), { recursive: true });
-    await mkdir(join(this.root, namespace), { recursive: true });
     const temp = join(this.root, TMP, randomUUID());
-    const counter = new HashingLimit(maxBytes);
+    const { sha256, size } = await spoolToFile(body, temp, maxBytes, options.ready);
+    const key = `${namespace}/${sha256}`;
     try {
-      await pipeline(body, counter, createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
-      const { sha256, size } = counter.result();
-      const key = `${namespace}/${sha256}`;
+      await mkdir(join(this.root, namespace), { recursive: true });
       await rename(temp, this.pathOf(key));
-      return { key, sha256, size };
     } catch (err) {
       await rm(temp, { force: true });
       throw err;
     }
+    return { key, sha256, size };
   }
 
   async get(key: string): Promise<Readable> {

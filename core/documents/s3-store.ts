@@ -1,30 +1,39 @@
 /**
- * The S3 store: objects under `<prefix><namespace>/<uuid>` in one bucket, uploaded with a streaming multipart upload
- * (`@aws-sdk/lib-storage`: parts of 5 MiB, never the whole body in memory) and server-side encryption requested. A
- * failed or refused upload is aborted, so no object appears; an object whose row was never written (a crash in
- * between) is found by `listObjects` and swept by the retention schedule.
+ * The S3 store: objects under `<prefix><namespace>/<uuid>` in one bucket, server-side encryption requested. A body is
+ * first received into a temporary file on this host (hashed and counted, refused past its limit), then sent in one
+ * PUT of known length, streamed from the file. Not a multipart upload from the request: S3 parts are at least 5 MiB
+ * and must be buffered to be sent, so a 10 MiB document was held whole in memory (the 413 memory test measured it).
+ * A refused body never reaches S3; an object whose row was never written (a crash in between) is found by
+ * `listObjects` and swept by the retention schedule.
  */
 import { randomUUID } from 'node:crypto';
-import { PassThrough, Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   NoSuchKey,
+  PutObjectCommand,
   S3Client,
   type ServerSideEncryption,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import { spoolToFile } from './spool';
 import {
   checkNamespace,
-  HashingLimit,
   ObjectMissingError,
   type DocumentStore,
   type ListedObject,
+  type PutOptions,
   type StoredObject,
 } from './store';
+
+/** S3's limit for one PUT; documents are far below it (10 MiB). */
+const MAX_SINGLE_PUT_BYTES = 5 * 1024 ** 3;
 
 export interface S3StoreConfig {
   bucket: string;
@@ -39,12 +48,16 @@ export interface S3StoreConfig {
   serverSideEncryption: ServerSideEncryption;
   /** Static credentials; undefined uses the SDK's default chain (environment, instance role). */
   credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Where a body is received before it is sent; by default `client-api-s3-spool` in the system's temporary directory. */
+  spoolDirectory?: string;
 }
 
 export class S3DocumentStore implements DocumentStore {
   private readonly client: S3Client;
+  private readonly spoolDirectory: string;
 
   constructor(private readonly config: S3StoreConfig) {
+    this.spoolDirectory = config.spoolDirectory ?? join(tmpdir(), 'client-api-s3-spool');
     this.client = new S3Client({
       region: config.region,
       endpoint: config.endpoint,
@@ -53,33 +66,27 @@ export class S3DocumentStore implements DocumentStore {
     });
   }
 
-  async put(namespace: string, body: Readable, maxBytes: number): Promise<StoredObject> {
+  async put(namespace: string, body: Readable, maxBytes: number, options: PutOptions = {}): Promise<StoredObject> {
     const key = `${checkNamespace(namespace)}/${randomUUID()}`;
-    const counter = new HashingLimit(maxBytes);
-    const out = new PassThrough();
-    const upload = new Upload({
-      client: this.client,
-      params: {
-        Bucket: this.config.bucket,
-        Key: this.config.prefix + key,
-        Body: out,
-        ServerSideEncryption: this.config.serverSideEncryption,
-      },
-      queueSize: 2,
-      leavePartsOnError: false,
-    });
-    const feeding = pipeline(body, counter, out);
-    const uploading = upload.done();
+    if (maxBytes > MAX_SINGLE_PUT_BYTES) throw new Error(`the S3 store sends at most ${MAX_SINGLE_PUT_BYTES} bytes`);
+    const spool = join(this.spoolDirectory, randomUUID());
+    const { sha256, size } = await spoolToFile(body, spool, maxBytes, options.ready);
     try {
-      await feeding;
-    } catch (err) {
-      await upload.abort().catch(() => undefined);
-      await uploading.catch(() => undefined);
-      await this.delete(key).catch(() => undefined); // a single-part upload may have completed already
-      throw err;
+      // One PUT of a known length: the object appears whole or not at all, and S3 checks the SHA-256 hashed here.
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.config.bucket,
+          Key: this.config.prefix + key,
+          Body: createReadStream(spool),
+          ContentLength: size,
+          ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
+          ServerSideEncryption: this.config.serverSideEncryption,
+        }),
+      );
+    } finally {
+      await rm(spool, { force: true });
     }
-    await uploading;
-    return { key, ...counter.result() };
+    return { key, sha256, size };
   }
 
   async get(key: string): Promise<Readable> {

@@ -19,13 +19,22 @@ export interface ListedObject {
   lastModified: Date;
 }
 
+export interface PutOptions {
+  /**
+   * Whether the object is still wanted once its bytes are all in: the store receives the whole body first (in a
+   * temporary file), then waits for this before the object appears under its key. Rejected, nothing is kept and
+   * `put` rejects with its error. An upload's form may refuse the file after its last byte (a field sent after it).
+   */
+  ready?: Promise<void>;
+}
+
 export interface DocumentStore {
   /**
    * Streams `body` into the store under `namespace` (an organisation id), hashing and counting as it goes; never
-   * buffers the whole body. Past `maxBytes` it stops reading and rejects with `ObjectTooLargeError`, leaving nothing
+   * holds the body in memory. Past `maxBytes` it stops reading and rejects with `ObjectTooLargeError`, leaving nothing
    * under a real name.
    */
-  put(namespace: string, body: Readable, maxBytes: number): Promise<StoredObject>;
+  put(namespace: string, body: Readable, maxBytes: number, options?: PutOptions): Promise<StoredObject>;
   /** The bytes of a stored object, streamed; rejects with `ObjectMissingError` when there is no such object. */
   get(key: string): Promise<Readable>;
   /** Deletes one object; an absent key is no error. */

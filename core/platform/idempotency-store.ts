@@ -143,6 +143,20 @@ export async function claimIdempotencyKey(
   };
 }
 
+/**
+ * Whether the key has an unexpired saved response, read without taking the key's lock: for a route whose `prepare`
+ * would otherwise do slow work the replay does not need (storing an upload's file). The answer is only a hint; the
+ * claim decides.
+ */
+export async function hasSavedIdempotencyResponse(db: Db, organizationId: string, key: string): Promise<boolean> {
+  const row = await db('idempotency_keys')
+    .where({ organization_id: organizationId, key })
+    .whereNotNull('response_status')
+    .andWhere('expires_at', '>', db.fn.now())
+    .first('key');
+  return row !== undefined;
+}
+
 /** Saves (or, over an expired record, replaces) the response for 24 hours, in the transaction that made it. */
 export async function saveIdempotencyRecord(
   trx: Trx,

@@ -1,7 +1,8 @@
 /**
  * Both `DocumentStore`s, through the one interface: the local filesystem over a temporary directory and S3 against a
  * real versitygw process (test/support/own-s3.ts). Bytes come back byte-for-byte (SHA-256 equal), a body past the
- * limit is refused without leaving an object, a namespace is deleted whole, and the sweep's listing sees objects.
+ * limit is refused without leaving an object or a temporary file, an object appears only once its `ready` is
+ * fulfilled, a namespace is deleted whole, and the sweep's listing sees objects.
  */
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
@@ -13,6 +14,7 @@ import { LocalDocumentStore } from '../../core/documents/local-store';
 import { S3DocumentStore } from '../../core/documents/s3-store';
 import { ObjectTooLargeError, type DocumentStore } from '../../core/documents/store';
 import { startOwnS3, type OwnS3 } from '../support/own-s3';
+import { waitFor } from '../support/wait';
 
 const ORG = '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 const OTHER = '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c';
@@ -38,7 +40,22 @@ async function keys(store: DocumentStore): Promise<string[]> {
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-function behavesAsADocumentStore(open: () => DocumentStore): void {
+/** A store under test, and the temporary files it holds while receiving a body (none once `put` has settled). */
+interface StoreUnderTest {
+  store: DocumentStore;
+  temporaryFiles: () => Promise<string[]>;
+}
+
+async function filesIn(dir: string): Promise<string[]> {
+  return readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  });
+}
+
+function behavesAsADocumentStore(openUnderTest: () => StoreUnderTest): void {
+  const open = () => openUnderTest().store;
+
   it('stores a streamed body and gives back the same bytes, with their SHA-256 and size', async () => {
     const store = open();
     const bytes = randomBytes(6 * 1024 * 1024 + 123); // more than one 5 MiB multipart part
@@ -52,7 +69,7 @@ function behavesAsADocumentStore(open: () => DocumentStore): void {
   });
 
   it('refuses a body one byte past the limit and leaves no object', async () => {
-    const store = open();
+    const { store, temporaryFiles } = openUnderTest();
     const limit = 1024 * 1024;
     const error = await store.put(ORG, chunked(randomBytes(limit + 1)), limit).then(
       () => null,
@@ -60,8 +77,30 @@ function behavesAsADocumentStore(open: () => DocumentStore): void {
     );
     expect(error).to.be.instanceOf(ObjectTooLargeError);
     expect(await keys(store)).to.deep.equal([]);
+    expect(await temporaryFiles()).to.deep.equal([]);
     const exact = await store.put(ORG, chunked(randomBytes(limit)), limit);
     expect(exact.size).to.equal(limit);
+  });
+
+  it('makes the object appear only once `ready` is fulfilled, and keeps nothing when it is rejected', async () => {
+    const { store, temporaryFiles } = openUnderTest();
+    let allow!: () => void;
+    const ready = new Promise<void>((resolve) => (allow = resolve));
+    const bytes = randomBytes(100_000);
+    const putting = store.put(ORG, chunked(bytes), 1_000_000, { ready });
+    // The whole body received (in a temporary file of its full size), still no object.
+    await waitFor(async () => (await temporaryFiles()).length === 1, { what: 'the body to be received' });
+    expect(await keys(store)).to.deep.equal([]);
+    allow();
+    const stored = await putting;
+    expect(await keys(store)).to.deep.equal([stored.key]);
+    expect(await temporaryFiles()).to.deep.equal([]);
+
+    const refusal = new Error('a field after the file was refused');
+    const refused = store.put(ORG, chunked(randomBytes(100_000)), 1_000_000, { ready: Promise.reject(refusal) });
+    expect(await refused.catch((err: unknown) => err)).to.equal(refusal);
+    expect(await keys(store)).to.deep.equal([stored.key]);
+    expect(await temporaryFiles()).to.deep.equal([]);
   });
 
   it('deletes one object, and a whole namespace without touching another', async () => {
@@ -99,7 +138,10 @@ describe('document stores', function () {
       await rm(dir, { recursive: true, force: true });
     });
 
-    behavesAsADocumentStore(() => new LocalDocumentStore(dir));
+    behavesAsADocumentStore(() => ({
+      store: new LocalDocumentStore(dir),
+      temporaryFiles: () => filesIn(path.join(dir, '.tmp')),
+    }));
 
     it('is content-addressed and leaves no temporary file behind', async () => {
       const store = new LocalDocumentStore(dir);
@@ -116,18 +158,25 @@ describe('document stores', function () {
   describe('S3 (a real versitygw process)', () => {
     let s3: OwnS3 | undefined;
     let n = 0;
+    let spool = '';
     before(async () => {
       s3 = await startOwnS3();
+      spool = await mkdtemp(path.join(tmpdir(), 'documents-spool-'));
     });
     after(async () => {
       await s3?.destroy();
+      await rm(spool, { recursive: true, force: true });
     });
 
-    // A fresh prefix per test, so each starts from an empty listing.
+    // A fresh prefix and spool directory per test, so each starts from an empty listing.
     behavesAsADocumentStore(() => {
       if (!s3) throw new Error('no S3 server');
       n += 1;
-      return new S3DocumentStore({ ...s3.storeConfig, prefix: `run${n}/` });
+      const spoolDirectory = path.join(spool, `run${n}`);
+      return {
+        store: new S3DocumentStore({ ...s3.storeConfig, prefix: `run${n}/`, spoolDirectory }),
+        temporaryFiles: () => filesIn(spoolDirectory),
+      };
     });
   });
 });

@@ -24,6 +24,8 @@ export interface TestServer {
   metricsUrl: string;
   config: Config;
   built: BuiltApp;
+  /** The listening server, for tests that watch its connections (e.g. how much of a body the API has read). */
+  httpServer: Server;
   logLines: () => Record<string, unknown>[];
   rawLog: () => string;
   close: () => Promise<void>;
@@ -89,6 +91,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     config,
     built,
+    httpServer: server,
     rawLog: () => chunks.join(''),
     logLines: () =>
       chunks

@@ -84,7 +84,7 @@ export interface paths {
         put?: never;
         /**
          * Attach a document to a debt
-         * @description Uploads one file as `multipart/form-data` (a `file` part, optional `kind` and `description` fields): a PDF, PNG or JPEG recognised by its bytes, at most 10 MiB, at most 50 per debt. A debt in any state, a terminal one included, takes documents. With an `Idempotency-Key`, a retry of the same file and fields replays the first answer. See /docs/documents.
+         * @description Uploads one file as `multipart/form-data` (a `file` part, optional `kind` and `description` fields): a PDF, PNG or JPEG recognised by its bytes, at most 10 MiB, at most 50 per debt. A debt in any state, a terminal one included, takes documents. With an `Idempotency-Key`, a retry of the same file and fields replays the first answer without storing the file again. Send `kind` and `description` before `file`: fields after it are checked only once the whole file has arrived. See /docs/documents.
          */
         post: operations["uploadDebtDocument"];
         delete?: never;

@@ -1,0 +1,36 @@
+/**
+ * A body written to a temporary file while it is hashed and counted: how both stores receive an upload before its
+ * object appears (the local store renames the file into place, the S3 store sends it with its length known). The
+ * body is never held in memory, and a refused or broken body leaves no file.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { HashingLimit } from './store';
+
+/**
+ * Writes `body` to `path` (created, never overwritten), refusing it past `maxBytes` (`ObjectTooLargeError`), then
+ * waits for `ready`. On any failure the file is removed before the error is thrown; on success the caller owns it.
+ */
+export async function spoolToFile(
+  body: Readable,
+  path: string,
+  maxBytes: number,
+  ready?: Promise<void>,
+): Promise<{ sha256: string; size: number }> {
+  // Awaited only once the body is in: marked handled now, so an early refusal is no unhandled rejection (which
+  // would end the process).
+  ready?.catch(() => undefined);
+  await mkdir(dirname(path), { recursive: true });
+  const counter = new HashingLimit(maxBytes);
+  try {
+    await pipeline(body, counter, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+    await ready;
+    return counter.result();
+  } catch (err) {
+    await rm(path, { force: true });
+    throw err;
+  }
+}
