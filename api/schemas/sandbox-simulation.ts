@@ -123,6 +123,8 @@ export const simulationExamples = {
     ...debtExample,
     status: 'PendingAssignment',
     disputeReason: 'I already paid this in March.',
+    disputeOutcome: 'Rejected',
+    disputeResolvedAt: '2026-11-23T09:07:00.000Z',
     updatedAt: '2026-11-23T09:07:00.000Z',
   },
   planned: { ...debtExample, status: 'Active', plan: activePlan, updatedAt: '2026-11-23T09:10:00.000Z' },
@@ -132,5 +134,12 @@ export const simulationExamples = {
     outstandingPrincipal: 1042.09,
     plan: { ...activePlan, instalmentsPaid: 1, nextDueDate: '2027-01-01' },
     updatedAt: '2026-11-23T09:12:00.000Z',
+  },
+  defaulted: {
+    ...debtExample,
+    status: 'InArrears',
+    outstandingPrincipal: 1042.09,
+    plan: { ...activePlan, status: 'Defaulted', instalmentsPaid: 1, nextDueDate: '2027-01-01' },
+    updatedAt: '2026-11-23T09:15:00.000Z',
   },
 };

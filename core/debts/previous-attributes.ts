@@ -12,7 +12,7 @@ export function previousAttributes(before: Debt, after: Debt): PreviousAttribute
   for (const key of Object.keys(before) as (keyof Debt)[]) {
     if (key !== 'updatedAt' && JSON.stringify(before[key]) !== JSON.stringify(after[key])) changed[key] = before[key];
   }
-  return changed as PreviousAttributes;
+  return changed;
 }
 
 /** The `debt.updated` data: the debt after the change and what the change replaced. */
