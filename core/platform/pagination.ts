@@ -91,12 +91,13 @@ export async function fetchPage<Row, Item>(
   const afterCursor = after
     ? query.whereRaw(`(??, ??) < (?, ?)`, [createdAtColumn, idColumn, after.createdAt, after.id])
     : query;
-  const rows = (await afterCursor
+  const rows = await afterCursor
     .orderBy([
       { column: createdAtColumn, order: 'desc' },
       { column: idColumn, order: 'desc' },
     ])
-    .limit(page.limit + 1)) as Row[];
+    .limit(page.limit + 1)
+    .then((selected: Row[]) => selected);
   const hasMore = rows.length > page.limit;
   const items = hasMore ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1];

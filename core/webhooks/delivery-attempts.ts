@@ -56,14 +56,14 @@ export interface AttemptContext {
  * organisation, in one statement (one round trip and one snapshot). Undefined when the delivery or its event is gone.
  */
 export async function loadAttemptContext(db: Db, deliveryId: string): Promise<AttemptContext | undefined> {
-  const row: unknown = await prepared(
+  const row = await prepared(
     db('webhook_deliveries as d')
       .leftJoin('events as e', 'e.id', 'd.event_id')
       .leftJoin('webhook_configs as c', (join) =>
         join.on('c.organization_id', 'd.organization_id').andOnVal('c.enabled', true),
       )
       .where('d.id', deliveryId)
-      .first('d.*', EVENT_COLUMNS, RECEIVER_COLUMNS),
+      .first<AttemptContextRow | undefined>('d.*', EVENT_COLUMNS, RECEIVER_COLUMNS),
   );
   if (!row) return undefined;
   const {
@@ -77,7 +77,7 @@ export async function loadAttemptContext(db: Db, deliveryId: string): Promise<At
     receiver_secret_tag: tag,
     receiver_secret_ciphertext: ciphertext,
     ...delivery
-  } = row as AttemptContextRow;
+  } = row;
   if (id === null) return undefined;
   const receiver = url && iv && tag && ciphertext ? { url, sealed: { keyId, iv, tag, ciphertext } } : null;
   return { delivery, event: { id, type, data, created_at }, receiver };
