@@ -12,6 +12,7 @@ import type { TransactionRow } from '../debts/transactions';
 import type { EventRow } from '../events/outbox';
 import type { LifecycleInputRow } from '../lifecycle/inputs';
 import type { DebtsTable } from '../lifecycle/lifecycle-row';
+import type { AuditLogTable } from '../staff/audit-log';
 import type { ApiKeyCreatorRow } from '../staff/console-keys';
 import type { StaffSignInTokenRow } from '../staff/magic-links';
 import type { StaffUserRow } from '../staff/staff-users';
@@ -38,5 +39,6 @@ declare module 'knex/types/tables' {
     staff_users: StaffUserRow;
     staff_sign_in_tokens: StaffSignInTokenRow;
     api_key_creators: ApiKeyCreatorRow;
+    audit_log: AuditLogTable;
   }
 }

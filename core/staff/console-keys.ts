@@ -7,6 +7,7 @@ import { listApiKeys, mintApiKey, revokeApiKey, type ApiKey, type MintKeyInput }
 import type { Mode } from '../platform/config';
 import type { Db } from '../platform/db';
 import { errors } from '../platform/errors';
+import { recordAudit } from './audit-log';
 import { requireKeyManagement } from './roles';
 import type { StaffRole } from './staff-users';
 
@@ -53,6 +54,12 @@ export async function mintConsoleKey(
       staff_user_id: actor.userId,
       email: actor.email,
     });
+    const { id, prefix, name, scopes, readOnly } = minted.apiKey;
+    await recordAudit(trx, actor, mode, {
+      action: 'key.minted',
+      target: id,
+      details: { prefix, name, scopes, readOnly },
+    });
     return minted;
   });
 }
@@ -67,6 +74,10 @@ export async function findConsoleKey(db: Db, organizationId: string, mode: Mode,
 export async function revokeConsoleKey(db: Db, actor: StaffActor, mode: Mode, keyId: string): Promise<ConsoleKey> {
   requireKeyManagement(actor.role, mode);
   const key = await findConsoleKey(db, actor.organizationId, mode, keyId);
-  if (!key.revokedAt) await revokeApiKey(db, key.id);
+  if (key.revokedAt) return key;
+  await db.transaction(async (trx) => {
+    await revokeApiKey(trx, key.id);
+    await recordAudit(trx, actor, mode, { action: 'key.revoked', target: key.id, details: { prefix: key.prefix } });
+  });
   return key;
 }

@@ -1,6 +1,7 @@
 /**
  * The list routes (`GET /v1/debts`, `/v1/events`, `/v1/webhooks/deliveries`, a page of 50) against the bare routes
- * running the same keyset SQL on the plain driver: (a) rows serialised in Node, (b) JSON built by PostgreSQL. Targets:
+ * running the same keyset SQL on the plain driver: (a) rows serialised in Node, (b) JSON built by PostgreSQL; and each
+ * filter of the debt list at the smallest and the largest tenant (issue 24, item 4). Targets:
  * ours at 100,000 rows ≥ 1.5× (a) (issue 13) and ≥ 0.85× (b) (issue 25, against the plain-driver ceiling), and ours' p99 at 1,000,000 rows within 10% of its p99 at 1,000 (those two
  * loads longer, P99_CHECK_ROUNDS).
  */
@@ -28,6 +29,41 @@ const ROUTES: ListRoute[] = [
   },
 ];
 
+/**
+ * Each filter of `GET /v1/debts` (issue 24, item 4), as a client uses it, on the seeded debts (seed-debts.ts: debt i
+ * has `LOAN-<i>` and `{"crmId": "C-<i>"}`). Debt 500 exists in every tenant, so the exact matches find one debt at
+ * any size, and the ranges a full page.
+ */
+interface DebtFilter {
+  name: string;
+  query: (db: BenchContext['db'], organizationId: string) => Promise<string>;
+}
+
+const DEBT_FILTERS: DebtFilter[] = [
+  { name: 'status', query: () => Promise.resolve('status=Active') },
+  {
+    name: 'externalAccountId',
+    query: async (db, org) => {
+      const row = await db('debts')
+        .where({ organization_id: org, client_reference: 'LOAN-500' })
+        .first<{ external_account_id: string }>('external_account_id');
+      return `externalAccountId=${encodeURIComponent(row.external_account_id)}`;
+    },
+  },
+  { name: 'clientReference', query: () => Promise.resolve('clientReference=LOAN-500') },
+  {
+    name: 'createdBefore',
+    query: async (db, org) => {
+      const row = await db('debts')
+        .where({ organization_id: org })
+        .max<{ newest: Date }>('created_at as newest')
+        .first();
+      return `createdBefore=${new Date(row!.newest.getTime() - 100_000).toISOString()}`;
+    },
+  },
+  { name: 'metadata', query: () => Promise.resolve('metadata%5BcrmId%5D=C-500') },
+];
+
 /** The p99 check's loads run this many times the scenario's duration, in twice as many interleaved slices. */
 const P99_CHECK_ROUNDS = 3;
 
@@ -45,6 +81,8 @@ export async function benchLists(ctx: BenchContext): Promise<void> {
       const [small, large, huge] = sizes.map((rows) => tenants.get(`${route.kind}:${rows}`)!);
       await benchList(ctx, route, small!, large!, huge!);
     }
+    const [small, , huge] = sizes.map((rows) => tenants.get(`debts:${rows}`)!);
+    for (const filter of DEBT_FILTERS) await benchFilteredDebts(ctx, filter, small!, huge!);
   } finally {
     // Quick mode runs on the test database (the smoke test): leave nothing for the outbox consumers of other tests.
     const ids = [...tenants.values()].map((t) => t.organizationId);
@@ -103,6 +141,45 @@ async function benchList(
   compare(ctx.report, `${route.scenario} at ${nHuge} (for the p99 check)`, figure(atHuge), figure(inNode));
   check(ctx.report, {
     scenario: `${route.scenario} p99 growth`,
+    name: `p99 at ${nHuge} / p99 at ${nSmall}`,
+    value: atHuge.p99 / atSmall.p99,
+    unit: '×',
+    bound: { atMost: 1.1 },
+  });
+}
+
+/** A filtered debt list stays flat from the smallest tenant to the largest: its p99 at both, interleaved. */
+async function benchFilteredDebts(
+  ctx: BenchContext,
+  filter: DebtFilter,
+  small: BenchTenant,
+  huge: BenchTenant,
+): Promise<void> {
+  const { api, duration, sizes } = ctx;
+  const [nSmall, , nHuge] = sizes.map((n) => n.toLocaleString('en'));
+  const scenario = `GET /v1/debts?limit=50 filtered by ${filter.name}`;
+  const ours = async (tenant: BenchTenant, label: string) => {
+    const url = `${api.baseUrl}/v1/debts?limit=50&${await filter.query(ctx.db, tenant.organizationId)}`;
+    return (seconds: number) =>
+      load(label, {
+        url,
+        headers: { authorization: tenant.authorization },
+        duration: seconds,
+        cpu: { api: () => [api.pid], ...sharedProcesses() },
+      });
+  };
+  console.log(`\n${scenario}`);
+  const [atSmallLoad, atHugeLoad] = [await ours(small, `ours at ${nSmall}`), await ours(huge, `ours at ${nHuge}`)];
+  await atHugeLoad(ctx.warmUp);
+  const { atSmall, atHuge } = await interleaved(
+    { atSmall: atSmallLoad, atHuge: atHugeLoad },
+    P99_CHECK_ROUNDS * duration,
+    2 * P99_CHECK_ROUNDS,
+  );
+  // Throughput at the largest against the smallest: the same request, so a flat list is about 1×.
+  compare(ctx.report, `${scenario} at ${nHuge} vs ${nSmall}`, figure(atHuge), figure(atSmall));
+  check(ctx.report, {
+    scenario: `${scenario} p99 growth`,
     name: `p99 at ${nHuge} / p99 at ${nSmall}`,
     value: atHuge.p99 / atSmall.p99,
     unit: '×',

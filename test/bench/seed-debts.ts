@@ -1,7 +1,8 @@
 /**
  * Bulk seeding for the debt benchmarks: gives an organisation `count` debts (and one debtor per ten debts) with two
  * INSERT … SELECT generate_series statements, so 100,000 debts take seconds rather than minutes. Debts are spread
- * one second apart going back from now, over the non-terminal and terminal states, so list filters have data.
+ * one second apart going back from now, over the non-terminal and terminal states, so list filters have data; debt i
+ * has the client reference `LOAN-<i>` and the metadata `{"crmId": "C-<i>"}`.
  */
 import type { Db } from '../../core/platform/db';
 import { DEBT_STATUSES } from '../../core/debts/debt-status';
@@ -26,9 +27,10 @@ export async function seedDebts(db: Db, organizationId: string, count: number): 
          select id, row_number() over (order by id) - 1 as n from debtors
          where organization_id = ? and reference_id like 'BENCH-' || ? || '-%'
        )
-       insert into debts (id, organization_id, debtor_id, external_account_id, original_principal,
-                          outstanding_principal, currency, status, created_at, updated_at)
-       select gen_random_uuid(), ?, pool.id, 'BENCH-' || ? || '-' || i, 100 + (i % 1000) + 0.25, 100 + (i % 1000) + 0.25,
+       insert into debts (id, organization_id, debtor_id, external_account_id, client_reference, metadata,
+                          original_principal, outstanding_principal, currency, status, created_at, updated_at)
+       select gen_random_uuid(), ?, pool.id, 'BENCH-' || ? || '-' || i, 'LOAN-' || i, ('{"crmId":"C-' || i || '"}')::json,
+              100 + (i % 1000) + 0.25, 100 + (i % 1000) + 0.25,
               'AUD', (?::text[])[1 + i % ?], now() - i * interval '1 second', now() - i * interval '1 second'
        from generate_series(1, ?) as i
        join pool on pool.n = i % ?`,

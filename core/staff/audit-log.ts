@@ -1,0 +1,103 @@
+/**
+ * The console's audit log (issue 27): who minted or revoked a key, changed the webhook or branding, retried a delivery,
+ * recalled a debt, invited or removed a user. Written in the same transaction as the change it records where the
+ * change has one, so an entry exists exactly when the change does. Never holds a secret: `details` says what changed
+ * (a key's prefix and scopes, a URL, the fields of a branding change), never a key, a signing secret or a token.
+ */
+import type { Knex } from 'knex';
+import type { Mode } from '../platform/config';
+import type { Db } from '../platform/db';
+import { newId } from '../platform/ids';
+import type { StaffActor } from './console-keys';
+
+export const AUDIT_ACTIONS = [
+  'key.minted',
+  'key.revoked',
+  'webhook.configured',
+  'webhook.cleared',
+  'webhook.secret_rotated',
+  'webhook.test_sent',
+  'delivery.retried',
+  'deliveries.retried_failed',
+  'branding.changed',
+  'debt.recalled',
+  'user.invited',
+  'user.role_changed',
+  'user.removed',
+  'sandbox.reset_requested',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** A row of `audit_log`; `details` is `json`, parsed by the driver. */
+export interface AuditRow {
+  id: string;
+  organization_id: string;
+  mode: Mode;
+  actor_user_id: string | null;
+  actor_email: string;
+  action: AuditAction;
+  target: string | null;
+  details: Record<string, unknown>;
+  created_at: Date;
+}
+
+/** The table for knex: `details` is written as JSON text. */
+export type AuditLogTable = Knex.CompositeTableType<AuditRow, AuditWrite, AuditWrite>;
+type AuditWrite = Omit<AuditRow, 'details' | 'created_at'> & { details: string };
+
+export interface AuditEntry {
+  action: AuditAction;
+  /** What was acted on: a key id, a delivery id, a debt id, a user's email. */
+  target?: string;
+  /** What changed; never a secret. */
+  details?: Record<string, unknown>;
+}
+
+/** Records `entry` by `actor` in `db` (pass the change's transaction). */
+export async function recordAudit(db: Db, actor: StaffActor, mode: Mode, entry: AuditEntry): Promise<void> {
+  await db('audit_log').insert({
+    id: newId(),
+    organization_id: actor.organizationId,
+    mode,
+    actor_user_id: actor.userId,
+    actor_email: actor.email,
+    action: entry.action,
+    target: entry.target ?? null,
+    details: JSON.stringify(entry.details ?? {}),
+  });
+}
+
+export interface AuditLogEntry {
+  id: string;
+  actorEmail: string;
+  action: AuditAction;
+  target: string | null;
+  details: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** The organisation's entries of this mode, newest first; `before` (an entry's time) pages back. */
+export async function listAudit(
+  db: Db,
+  organizationId: string,
+  mode: Mode,
+  options: { limit: number; before?: Date } = { limit: 100 },
+): Promise<AuditLogEntry[]> {
+  const query = db('audit_log')
+    .where({ organization_id: organizationId, mode })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(options.limit);
+  if (options.before) void query.where('created_at', '<', options.before);
+  const rows = await query.select<AuditRow[]>('*');
+  return rows.map((row) => ({
+    id: row.id,
+    actorEmail: row.actor_email,
+    action: row.action,
+    target: row.target,
+    details: row.details,
+    createdAt: row.created_at.toISOString(),
+  }));
+}
