@@ -26,8 +26,9 @@ import { asyncStdout, createLogger } from '../../core/platform/logger';
 const LIMIT = 50;
 
 const DEBT_COLUMNS = `id, debtor_id, external_account_id, client_reference, original_principal, outstanding_principal,
-  currency, status, dispute_reason, plan_status, plan_instalment_amount, plan_frequency, plan_instalment_count,
-  plan_instalments_paid, to_char(plan_next_due_date, 'YYYY-MM-DD') as plan_next_due_date, created_at, updated_at`;
+  currency, status, dispute_reason, dispute_outcome, dispute_resolved_at, plan_status, plan_instalment_amount,
+  plan_frequency, plan_instalment_count, plan_instalments_paid, to_char(plan_next_due_date, 'YYYY-MM-DD') as
+  plan_next_due_date, metadata, created_at, updated_at`;
 
 /** Each list: its page query (org as the one parameter, LIMIT + 1 rows) and the JSON object of one row in SQL. */
 const LISTS = {
@@ -36,9 +37,10 @@ const LISTS = {
     json: `json_build_object('id', id, 'debtorId', debtor_id, 'externalAccountId', external_account_id,
       'clientReference', client_reference, 'originalPrincipal', original_principal::float8,
       'outstandingPrincipal', outstanding_principal::float8, 'currency', currency, 'status', status,
-      'disputeReason', dispute_reason, 'planStatus', plan_status, 'planInstalmentAmount', plan_instalment_amount,
+      'disputeReason', dispute_reason, 'disputeOutcome', dispute_outcome, 'disputeResolvedAt', dispute_resolved_at,
+      'planStatus', plan_status, 'planInstalmentAmount', plan_instalment_amount,
       'planFrequency', plan_frequency, 'planInstalmentCount', plan_instalment_count,
-      'planInstalmentsPaid', plan_instalments_paid, 'planNextDueDate', plan_next_due_date,
+      'planInstalmentsPaid', plan_instalments_paid, 'planNextDueDate', plan_next_due_date, 'metadata', metadata,
       'createdAt', created_at, 'updatedAt', updated_at)`,
     order: 'created_at desc, id desc',
   },

@@ -36,6 +36,8 @@ describe('Debts: POST, GET and list /v1/debts', () => {
           'currency',
           'status',
           'disputeReason',
+          'disputeOutcome',
+          'disputeResolvedAt',
           'plan',
           'metadata',
           'createdAt',
