@@ -7,6 +7,7 @@ import { DEBT_STATUSES, PLAN_STATUSES } from '../../core/debts/debt-status';
 import type { JsonSchema } from '../http/route-definition';
 import { timestampSchema } from './common';
 import { debtExample, debtSchema } from './debts';
+import { activePlan } from './sandbox-simulation';
 
 /** The wire names of the plan's two timers (the lifecycle's `instalmentDue` and `gracePeriodEnds`). */
 export const TIMER_NAMES = ['InstalmentDue', 'GracePeriodEnds'] as const;
@@ -76,15 +77,6 @@ export const advanceAnswerSchema: JsonSchema = {
       properties: { fired: { type: 'array', items: firedTimerSchema } },
     },
   ],
-};
-
-const activePlan = {
-  status: 'Active',
-  instalmentAmount: 208.41,
-  frequency: 'Monthly',
-  instalmentCount: 6,
-  instalmentsPaid: 0,
-  nextDueDate: '2026-12-01',
 };
 
 /** `{ "until": "2026-12-08" }` on a plan whose first instalment, due 1 December, is unpaid. */

@@ -103,7 +103,7 @@ export const paymentBody: JsonSchema = {
 };
 
 /** The debt at each step of the cookbook's walk (docs/sandbox.md), for the responses' examples. */
-const activePlan = {
+export const activePlan = {
   status: 'Active',
   instalmentAmount: 208.41,
   frequency: 'Monthly',
