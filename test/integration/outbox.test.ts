@@ -42,8 +42,8 @@ describe('Outbox: debt.created and debt.updated are written with the change, ato
     const closed = await ctx.api<Debt>('PATCH', `/v1/debts/${debt.id}`, { status: 'Closed' });
     const list = await events();
     expect(list.map((e) => e.type)).to.deep.equal(['debt.created', 'debt.updated', 'debt.updated']);
-    expect(list[1]!.data).to.deep.equal({ debt: changed.body });
-    expect(list[2]!.data).to.deep.equal({ debt: closed.body });
+    expect(list[1]!.data).to.deep.equal({ debt: changed.body, previousAttributes: { clientReference: null } });
+    expect(list[2]!.data).to.deep.equal({ debt: closed.body, previousAttributes: { status: 'PendingAssignment' } });
     expect(new Set(list.map((e) => e.id)).size).to.equal(3);
   });
 
