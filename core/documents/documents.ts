@@ -284,8 +284,9 @@ export async function openDebtDocument(
 export const ORPHAN_GRACE_MS = 60 * 60_000;
 
 /**
- * Deletes stored objects that no document row names and that are older than the grace period: what a crash between
- * storing an object and writing its row leaves. Returns the number deleted.
+ * Deletes stored objects that no document row names and that are older than the grace period (what a crash between
+ * storing an object and writing its row leaves), and the store's spool files as old (what a crash mid-upload leaves).
+ * Returns the number deleted.
  */
 export async function sweepOrphanObjects(
   deps: Pick<DocumentDeps, 'db' | 'store'>,
@@ -311,5 +312,6 @@ export async function sweepOrphanObjects(
     if (batch.length >= 500) await flush();
   }
   if (batch.length > 0) await flush();
-  return deleted;
+  // And what a crash mid-upload left in the store's spool: a body received but never stored.
+  return deleted + (await deps.store.sweepSpool(new Date(cutoff)));
 }

@@ -9,7 +9,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { spoolToFile } from './spool';
+import { spoolToFile, sweepSpool } from './spool';
 import {
   checkNamespace,
   ObjectMissingError,
@@ -54,6 +54,10 @@ export class LocalDocumentStore implements DocumentStore {
 
   async deleteNamespace(namespace: string): Promise<void> {
     await rm(join(this.root, checkNamespace(namespace)), { recursive: true, force: true });
+  }
+
+  sweepSpool(cutoff: Date): Promise<number> {
+    return sweepSpool(join(this.root, TMP), cutoff);
   }
 
   async *listObjects(): AsyncIterable<ListedObject> {

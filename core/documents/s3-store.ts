@@ -22,7 +22,7 @@ import {
   S3Client,
   type ServerSideEncryption,
 } from '@aws-sdk/client-s3';
-import { spoolToFile } from './spool';
+import { spoolToFile, sweepSpool } from './spool';
 import {
   checkNamespace,
   ObjectMissingError,
@@ -64,6 +64,10 @@ export class S3DocumentStore implements DocumentStore {
       forcePathStyle: config.forcePathStyle,
       credentials: config.credentials,
     });
+  }
+
+  sweepSpool(cutoff: Date): Promise<number> {
+    return sweepSpool(this.spoolDirectory, cutoff);
   }
 
   async put(namespace: string, body: Readable, maxBytes: number, options: PutOptions = {}): Promise<StoredObject> {

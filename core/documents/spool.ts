@@ -4,8 +4,8 @@
  * body is never held in memory, and a refused or broken body leaves no file.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { HashingLimit } from './store';
@@ -33,4 +33,25 @@ export async function spoolToFile(
     await rm(path, { force: true });
     throw err;
   }
+}
+
+/**
+ * Removes the files of a spool directory last written before `cutoff`: what a process killed mid-upload leaves (a
+ * live upload writes its file all the while, so one untouched for the orphan grace period is no upload any more).
+ * Returns how many it removed; a missing directory has none.
+ */
+export async function sweepSpool(directory: string, cutoff: Date): Promise<number> {
+  const names = await readdir(directory).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  });
+  let removed = 0;
+  for (const name of names) {
+    const path = join(directory, name);
+    const info = await stat(path).catch(() => null);
+    if (!info?.isFile() || info.mtime >= cutoff) continue;
+    await rm(path, { force: true });
+    removed += 1;
+  }
+  return removed;
 }

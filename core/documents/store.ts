@@ -43,6 +43,8 @@ export interface DocumentStore {
   deleteNamespace(namespace: string): Promise<void>;
   /** Every stored object, for the orphan sweep. */
   listObjects(): AsyncIterable<ListedObject>;
+  /** Removes received-but-unstored bodies (a crash mid-upload) last written before `cutoff`; returns how many. */
+  sweepSpool(cutoff: Date): Promise<number>;
 }
 
 export class ObjectTooLargeError extends Error {

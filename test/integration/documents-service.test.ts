@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm, utimes } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -241,4 +241,41 @@ describe('documents in the retention purge', function () {
     });
     expect(narrowed.orphanObjects).to.equal(undefined);
   });
+});
+
+describe('what a crash mid-upload leaves in a store’s spool', function () {
+  this.timeout(60_000);
+
+  /** A received body's file as a killed process leaves it: written, never renamed or sent, untouched since `at`. */
+  async function leftBehind(spool: string, at: Date): Promise<string> {
+    await mkdir(spool, { recursive: true });
+    const file = path.join(spool, randomUUID());
+    await writeFile(file, pdfLike(100));
+    await utimes(file, at, at);
+    return file;
+  }
+
+  for (const [name, open] of [
+    ['local filesystem', (root: string) => ({ store: new LocalDocumentStore(root), spool: path.join(root, '.tmp') })],
+    [
+      'S3 (versitygw)',
+      (root: string) => {
+        if (!s3) throw new Error('no S3 server');
+        const spool = path.join(root, 's3-spool');
+        return {
+          store: new S3DocumentStore({ ...s3.storeConfig, prefix: 'spool-test/', spoolDirectory: spool }),
+          spool,
+        };
+      },
+    ],
+  ] as const) {
+    it(`is swept with the orphans once past the grace period, on the ${name} store`, async () => {
+      const { store, spool } = open(path.join(dir, `spool-${randomUUID()}`));
+      const stale = await leftBehind(spool, new Date(Date.now() - 2 * 60 * 60_000));
+      const recent = await leftBehind(spool, new Date());
+      expect(await sweepOrphanObjects({ db: testDb(), store })).to.equal(1);
+      expect(await readdir(spool)).to.deep.equal([path.basename(recent)]);
+      expect(path.basename(stale)).not.to.equal(path.basename(recent));
+    });
+  }
 });
