@@ -9,7 +9,7 @@ import { isUuid, newId } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
 import type { SqlPart } from '../platform/sql-part';
 import {
-  metadataFilter,
+  metadataPairConditions,
   metadataText,
   newMetadata,
   patchedMetadata,
@@ -144,21 +144,24 @@ export async function listDebtors(
   options: { page: PageRequest; referenceId?: string; email?: string; metadata?: Metadata },
 ): Promise<Page<Debtor>> {
   const filtered = db('debtors')
-    .select(...COLUMNS)
-    .where({
-      organization_id: organizationId,
-      ...(options.referenceId !== undefined && { reference_id: options.referenceId }),
-    });
-  for (const { sql, bindings } of metadataFilter('debtors.metadata', options.metadata))
-    void filtered.whereRaw(sql, bindings);
-  const query = options.email === undefined ? filtered : filtered.whereRaw('lower(email) = lower(?)', [options.email]);
+    .select(...COLUMNS.map((column) => `debtors.${column}`))
+    .where('debtors.organization_id', organizationId);
+  if (options.referenceId !== undefined) void filtered.where('debtors.reference_id', options.referenceId);
+  // A metadata pair is walked from its own index, in the list's order (core/debts/metadata.ts).
+  const { metadata } = options;
+  if (metadata) {
+    const [pair] = metadataPairConditions('debtor', organizationId, metadata);
+    void filtered.join('metadata_pairs', 'metadata_pairs.record_id', 'debtors.id').whereRaw(pair!.sql, pair!.bindings);
+  }
+  const query =
+    options.email === undefined ? filtered : filtered.whereRaw('lower(debtors.email) = lower(?)', [options.email]);
   return fetchPage(
     query,
     {
       list: 'debtors',
       page: options.page,
-      createdAtColumn: 'debtors.created_at',
-      idColumn: 'debtors.id',
+      createdAtColumn: metadata ? 'metadata_pairs.record_created_at' : 'debtors.created_at',
+      idColumn: metadata ? 'metadata_pairs.record_id' : 'debtors.id',
       position: (row: DebtorFields) => ({ createdAt: row.created_at, id: row.id }),
     },
     toDebtor,

@@ -11,7 +11,7 @@ import { normalizeAmount, toMoneyNumber } from './money';
 import { fetchJsonPage, type PageRequest } from '../platform/pagination';
 import { equalTo, type JsonPage } from '../platform/json-page';
 import { debtJsonSql } from './debt-json';
-import { metadataFilter, type Metadata } from './metadata';
+import { metadataPairConditions, type Metadata } from './metadata';
 
 export interface DebtPlan {
   status: PlanStatus;
@@ -183,6 +183,13 @@ export async function getDebt(db: Db, organizationId: string, id: string): Promi
   return row ? toDebt(row) : undefined;
 }
 
+const METADATA_PAIRS_OF_DEBTS = {
+  table: 'metadata_pairs',
+  join: 'join debts on debts.id = metadata_pairs.record_id',
+  createdAt: 'record_created_at',
+  id: 'record_id',
+};
+
 export interface DebtFilters {
   status?: DebtStatus;
   debtorId?: string;
@@ -204,21 +211,27 @@ export async function listDebts(
   organizationId: string,
   options: DebtFilters & { page: PageRequest },
 ): Promise<JsonPage> {
+  const { metadata } = options;
   return fetchJsonPage(db, {
     list: 'debts',
     page: options.page,
     from: 'debts',
+    // A metadata pair is walked from its own index, in the list's order (core/debts/metadata.ts).
+    ...(metadata ? { via: METADATA_PAIRS_OF_DEBTS } : {}),
     where: [
-      ...equalTo({
-        organization_id: organizationId,
-        status: options.status,
-        debtor_id: options.debtorId,
-        external_account_id: options.externalAccountId,
-        client_reference: options.clientReference,
-      }),
+      ...equalTo(
+        {
+          organization_id: organizationId,
+          status: options.status,
+          debtor_id: options.debtorId,
+          external_account_id: options.externalAccountId,
+          client_reference: options.clientReference,
+        },
+        'debts',
+      ),
       ...(options.createdAfter ? [{ sql: 'debts.created_at > ?', bindings: [options.createdAfter] }] : []),
       ...(options.createdBefore ? [{ sql: 'debts.created_at < ?', bindings: [options.createdBefore] }] : []),
-      ...metadataFilter('debts.metadata', options.metadata),
+      ...(metadata ? metadataPairConditions('debt', organizationId, metadata) : []),
     ],
     item: debtJsonSql('debts'),
   });

@@ -1,8 +1,8 @@
 /**
  * `metadata` on debts and debtors (issue 24, item 4): the client's own string keys and values, with Stripe's limits
  * (50 keys, keys of at most 40 characters, values of at most 500). Stored as `json` text written by JSON.stringify,
- * so the lists PostgreSQL writes send the same bytes as the records Node shapes; filtered through a GIN index on its
- * jsonb form (`metadata[key]=value`, one pair).
+ * so the lists PostgreSQL writes send the same bytes as the records Node shapes; filtered by one pair
+ * (`metadata[key]=value`) through `metadata_pairs`.
  */
 import { errors } from '../platform/errors';
 import type { SqlPart } from '../platform/sql-part';
@@ -56,8 +56,16 @@ function sameMetadata(a: Metadata, b: Metadata): boolean {
   return keys.length === Object.keys(b).length && keys.every((key) => b[key] === a[key]);
 }
 
-/** `metadata[key]=value` of a list: the records whose metadata holds that pair (the jsonb GIN index answers it). */
-export function metadataFilter(column: string, filter: Metadata | undefined): SqlPart[] {
-  if (!filter) return [];
-  return [{ sql: `(${column})::jsonb @> ?::jsonb`, bindings: [JSON.stringify(filter)] }];
+/**
+ * `metadata[key]=value` of a list: the conditions on `metadata_pairs` (one row per pair, kept by triggers,
+ * migration 20261202140000) whose index matches the filter with the list's order, so the list is walked from there.
+ */
+export function metadataPairConditions(kind: 'debt' | 'debtor', organizationId: string, filter: Metadata): SqlPart[] {
+  const [[key, value]] = Object.entries(filter) as [[string, string]];
+  return [
+    {
+      sql: 'metadata_pairs.organization_id = ? and metadata_pairs.record_kind = ? and metadata_pairs.key = ? and metadata_pairs.value = ?',
+      bindings: [organizationId, kind, key, value],
+    },
+  ];
 }

@@ -60,6 +60,8 @@ export interface JsonPageRows<Position> {
 export interface JsonListQuery {
   /** The table listed; `where`, `item` and `order` name its columns. */
   from: string;
+  /** A join of the code's own after `from` (e.g. the listed records reached through an index table). */
+  join?: string;
   /** Conditions, all of which hold: each a SQL text with a `?` for each of its bindings, in order. */
   where: SqlPart[];
   /** The item's JSON text as a SQL expression (the builders above). */
@@ -71,11 +73,15 @@ export interface JsonListQuery {
   limit: number;
 }
 
-/** `column = ?` for each filter that has a value; the columns are the code's own names, never the client's. */
-export function equalTo(filters: Record<string, Knex.RawBinding | undefined>): SqlPart[] {
+/**
+ * `column = ?` for each filter that has a value (qualified by `table` when given: a list read through a join); the
+ * columns are the code's own names, never the client's.
+ */
+export function equalTo(filters: Record<string, Knex.RawBinding | undefined>, table?: string): SqlPart[] {
+  const qualified = (column: string) => (table ? `${sqlName(table)}.${sqlName(column)}` : sqlName(column));
   return Object.entries(filters)
     .filter(([, value]) => value !== undefined)
-    .map(([column, value]) => ({ sql: `${sqlName(column)} = ?`, bindings: [value as Knex.RawBinding] }));
+    .map(([column, value]) => ({ sql: `${qualified(column)} = ?`, bindings: [value as Knex.RawBinding] }));
 }
 
 /**
@@ -102,7 +108,7 @@ export async function fetchJsonRows<Position extends object>(
       count(*) > ? as has_more
     from (select *, row_number() over (order by ${first} desc, ${second} desc) as n
       from (select ${item} as item, ${order[0]} as ${first}, ${order[1]} as ${second}
-        from ${sqlName(query.from)}
+        from ${sqlName(query.from)} ${query.join ?? ''}
         where ${conditions.length ? conditions.join(' and ') : 'true'}
         order by ${order[0]} desc, ${order[1]} desc
         limit ?) as page) as numbered`;

@@ -116,6 +116,11 @@ export interface JsonPageOptions {
   /** The item's JSON text as a SQL expression (core/platform/json-page.ts builds them). */
   item: string;
   isValidId?: (id: string) => boolean;
+  /**
+   * Walk another table's index instead (e.g. `metadata_pairs` for a metadata filter): its rows joined to `from`'s,
+   * the keyset read from its copies of `created_at` and `id`.
+   */
+  via?: { table: string; join: string; createdAt: string; id: string };
 }
 
 /**
@@ -123,16 +128,20 @@ export interface JsonPageOptions {
  * one statement, and the items never parsed in Node.
  */
 export async function fetchJsonPage(db: Db, options: JsonPageOptions): Promise<JsonPage> {
-  const { list, page, from } = options;
+  const { list, page, from, via } = options;
   const after = page.cursor ? decodeCursor(list, page.cursor, options.isValidId) : undefined;
+  const [createdAt, id] = via
+    ? [`${via.table}.${via.createdAt}`, `${via.table}.${via.id}`]
+    : [`${from}.created_at`, `${from}.id`];
   const { dataJson, last } = await fetchJsonRows<{ created_at: Date; id: string }>(db, {
-    from,
+    from: via ? via.table : from,
+    join: via?.join,
     where: [
       ...options.where,
-      ...(after ? [{ sql: `(${from}.created_at, ${from}.id) < (?, ?)`, bindings: [after.createdAt, after.id] }] : []),
+      ...(after ? [{ sql: `(${createdAt}, ${id}) < (?, ?)`, bindings: [after.createdAt, after.id] }] : []),
     ],
     item: options.item,
-    order: [`${from}.created_at`, `${from}.id`],
+    order: [createdAt, id],
     positionColumns: ['created_at', 'id'],
     limit: page.limit,
   });
