@@ -135,7 +135,7 @@ function SavedTable({ values }: { values: BrandingValues }) {
   return (
     <section class="card" aria-labelledby="saved">
       <h2 id="saved">Saved branding</h2>
-      <table>
+      <table class="saved">
         <tbody>
           {FIELDS.map((field) => (
             <tr key={field}>

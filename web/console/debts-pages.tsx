@@ -141,7 +141,7 @@ function DebtTable({ debts }: { debts: Debt[] }) {
         <tbody>
           {debts.map((d) => (
             <tr key={d.id}>
-              <td>
+              <td class="nowrap">
                 <a href={`/console/debts/${d.id}`}>{d.externalAccountId}</a>
               </td>
               <td>{d.clientReference ?? '–'}</td>
