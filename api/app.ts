@@ -40,6 +40,7 @@ import { createDocumentStore } from '../core/documents/create-store';
 import type { DocumentStore } from '../core/documents/store';
 import { transactionRoutes } from './routes/transactions';
 import { brandingRoutes } from './routes/branding';
+import { patchBrandingBody } from './schemas/branding';
 import { eventRoutes } from './routes/events';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
 import { webhookRoutes } from './routes/webhooks';
@@ -159,7 +160,18 @@ export function createApp(deps: AppDeps): BuiltApp {
   app.use(requestLog(logger, metrics));
   // The console's pages (web/console) render their own errors as pages; everything else is the API's.
   const mailer = deps.mailer ?? createMailer(config.mail);
-  app.use(consolePages({ config, db: deps.db, redis: deps.redis, logger, mailer, now: deps.consoleNow }));
+  app.use(
+    consolePages({
+      config,
+      db: deps.db,
+      redis: deps.redis,
+      logger,
+      mailer,
+      debtTriggers: deps.debtTriggers,
+      brandingFieldRules: patchBrandingBody.properties as Record<string, { maxLength?: number; pattern?: string }>,
+      now: deps.consoleNow,
+    }),
+  );
   app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));
   app.use(authenticateV1(authenticator, rateLimiter));
   if (config.mode === 'sandbox' && deps.sandboxResets) {

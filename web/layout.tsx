@@ -49,6 +49,18 @@ export function Layout({ title, stylesheetHref, user, mode, children }: LayoutPr
                   <li>
                     <a href="/console/keys">API keys</a>
                   </li>
+                  <li>
+                    <a href="/console/debts">Debts</a>
+                  </li>
+                  <li>
+                    <a href="/console/debtors">Debtors</a>
+                  </li>
+                  <li>
+                    <a href="/console/branding">Branding</a>
+                  </li>
+                  <li>
+                    <a href="/console/team">Team</a>
+                  </li>
                 </ul>
               </nav>
               <span>

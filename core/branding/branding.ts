@@ -76,8 +76,8 @@ function isHttpsUrl(value: string): boolean {
   }
 }
 
-/** Colour and URL rules, with the spec's codes; colours are checked first. */
-function validatePatch(patch: BrandingPatch): void {
+/** Colour and URL rules, with the spec's codes; colours are checked first (the console's preview checks with them too). */
+export function validateBrandingPatch(patch: BrandingPatch): void {
   const badColors: FieldError[] = COLOR_FIELDS.filter(
     (f) => typeof patch[f] === 'string' && !HEX_COLOR.test(patch[f]),
   ).map((f) => ({ path: `body.${f}`, message: 'must be a #RRGGBB hex colour' }));
@@ -107,7 +107,7 @@ function patchColumns(patch: BrandingPatch): Partial<Record<BrandingColumn, stri
  * are written, so two concurrent PATCHes of different fields both land. An empty patch writes nothing.
  */
 export async function updateBranding(db: Db, organizationId: string, patch: BrandingPatch): Promise<Branding> {
-  validatePatch(patch);
+  validateBrandingPatch(patch);
   const columns = patchColumns(patch);
   if (Object.keys(columns).length === 0) return getBranding(db, organizationId);
   const [row] = await db('branding')

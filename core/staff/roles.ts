@@ -21,3 +21,30 @@ export function requireKeyManagement(role: StaffRole, mode: Mode): void {
       : 'Only an owner, an admin or a developer can mint or revoke test keys.',
   );
 }
+
+/** Branding (the debtor portal's look): owners and admins change it; every role reads it. */
+export function canChangeBranding(role: StaffRole): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
+export function requireBrandingChange(role: StaffRole): void {
+  if (!canChangeBranding(role)) throw new ApiError('forbidden', 'Only an owner or an admin can change the branding.');
+}
+
+/** A recall (`PATCH status=Closed` through the lifecycle): owners and admins. */
+export function canRecallDebts(role: StaffRole): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
+export function requireRecall(role: StaffRole): void {
+  if (!canRecallDebts(role)) throw new ApiError('forbidden', 'Only an owner or an admin can recall a debt.');
+}
+
+/** The team (invite, change a role, remove): owners only. */
+export function canManageTeam(role: StaffRole): boolean {
+  return role === 'owner';
+}
+
+export function requireTeamManagement(role: StaffRole): void {
+  if (!canManageTeam(role)) throw new ApiError('forbidden', 'Only an owner can invite, change or remove users.');
+}

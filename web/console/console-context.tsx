@@ -11,6 +11,7 @@ import { ApiError } from '../../core/platform/errors';
 import type { Logger } from '../../core/platform/logger';
 import type { Redis } from '../../core/platform/redis';
 import type { Mailer } from '../../core/notifications/mail';
+import type { DebtTriggers } from '../../core/lifecycle/triggers';
 import type { SignInLinkDeps } from '../../core/staff/magic-links';
 import type { SessionStore, StaffSession } from '../../core/staff/sessions';
 import { Layout } from '../layout';
@@ -23,6 +24,10 @@ export interface ConsoleDeps {
   redis: Redis;
   logger: Logger;
   mailer: Mailer;
+  /** The debt lifecycle's triggers, as the debt routes get them: a recall from the Debts page is one. */
+  debtTriggers: DebtTriggers;
+  /** The API's request rules for a branding field (its schema's lengths and forms), so the form applies the same. */
+  brandingFieldRules: Record<string, { maxLength?: number; pattern?: string }>;
   /** Tests move the sign-in links' clock past their 15 minutes. */
   now?: () => Date;
 }

@@ -10,6 +10,9 @@ import { createSessionStore } from '../../core/staff/sessions';
 import { loadWebAssets } from '../assets';
 import { setPageHeaders } from '../page';
 import { accountRoutes } from './account-routes';
+import { brandingRoutes } from './branding-routes';
+import { debtsRoutes } from './debts-routes';
+import { teamRoutes } from './team-routes';
 import { createConsoleContext, type ConsoleContext, type ConsoleDeps } from './console-context';
 import { ErrorBody, errorTitle } from './error-page';
 import { cookieNames } from './http';
@@ -33,6 +36,9 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   const router = new Router();
   signInRoutes(router, c);
   accountRoutes(router, c);
+  brandingRoutes(router, c);
+  debtsRoutes(router, c);
+  teamRoutes(router, c);
   const routes = router.routes();
   const allowed = router.allowedMethods({ throw: true });
 

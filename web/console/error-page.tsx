@@ -9,6 +9,7 @@ const TITLES: Partial<Record<ErrorCode, string>> = {
   payload_too_large: 'Form too large',
   unsupported_media_type: 'Unsupported form',
   invalid_request: 'Invalid request',
+  invalid_state: 'Not possible in this state',
   method_not_allowed: 'Method not allowed',
   internal_error: 'Something went wrong',
   service_unavailable: 'Temporarily unavailable',

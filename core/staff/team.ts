@@ -1,0 +1,152 @@
+/**
+ * The Team page's writes (owners only, checked first): invite a user (the invitation is a sign-in link mailed
+ * through the same path as sign-in's), change a role, remove a user. Each write locks the organisation's row, so
+ * two owners demoting or removing each other at once cannot leave it without an owner: the last owner can be neither
+ * demoted nor removed. Each records its audit entry in its own transaction. A role change or a removal ends the
+ * user's sessions at once (a session carries its role), after the commit.
+ */
+import type { Mode } from '../platform/config';
+import type { Db, Trx } from '../platform/db';
+import { ApiError, errors } from '../platform/errors';
+import { isUuid } from '../platform/ids';
+import { recordAudit } from './audit-log';
+import type { StaffActor } from './console-keys';
+import { sendSignInLink, type LinkMailDeps } from './magic-links';
+import { requireTeamManagement } from './roles';
+import type { SessionStore } from './sessions';
+import {
+  createStaffUser,
+  findStaffUser,
+  isPlausibleEmail,
+  normalizeEmail,
+  StaffEmailTakenError,
+  type StaffRole,
+  type StaffUser,
+} from './staff-users';
+
+export interface TeamDeps {
+  db: Db;
+  sessions: SessionStore;
+  mail: LinkMailDeps;
+}
+
+const lastOwner = () =>
+  new ApiError('invalid_state', 'An organisation needs an owner: make another user an owner first.');
+
+async function lockOrganization(trx: Trx, organizationId: string): Promise<void> {
+  await trx('organizations').where({ id: organizationId }).forUpdate().first('id');
+}
+
+async function otherOwners(trx: Trx, organizationId: string, userId: string): Promise<number> {
+  const row = await trx('staff_users')
+    .where({ organization_id: organizationId, role: 'owner' })
+    .whereNot({ id: userId })
+    .count<{ count: string }[]>('* as count')
+    .first();
+  return Number(row?.count ?? 0);
+}
+
+/** The organisation's user, in `trx` under the organisation's lock; another organisation's is not found. */
+async function teamMember(trx: Trx, organizationId: string, userId: string): Promise<StaffUser> {
+  const user = isUuid(userId) ? await findStaffUser(trx, organizationId, userId) : null;
+  if (!user) throw errors.notFound('user');
+  return user;
+}
+
+export type InviteOutcome = { user: StaffUser; mailed: true } | { user: StaffUser; mailed: false; error: unknown };
+
+/**
+ * Adds the user and mails the invitation (a sign-in link, 15 minutes, once). The user is added even if the mail
+ * cannot be sent: they can ask for a link on the sign-in page with their address; the caller says so.
+ */
+export async function inviteTeamMember(
+  deps: TeamDeps,
+  actor: StaffActor,
+  mode: Mode,
+  input: { email: string; role: StaffRole },
+): Promise<InviteOutcome> {
+  requireTeamManagement(actor.role);
+  const email = normalizeEmail(input.email);
+  if (!isPlausibleEmail(email)) {
+    throw errors.invalidRequest('Enter the email address of the person to invite.', [
+      { path: 'body.email', message: 'must be an email address' },
+    ]);
+  }
+  const user = await deps.db
+    .transaction(async (trx) => {
+      await lockOrganization(trx, actor.organizationId);
+      const created = await createStaffUser(trx, actor.organizationId, { email, role: input.role });
+      await recordAudit(trx, actor, mode, {
+        action: 'user.invited',
+        target: created.email,
+        details: { role: created.role },
+      });
+      return created;
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof StaffEmailTakenError)) throw error;
+      // Addresses are unique across organisations: a person belongs to one.
+      throw errors.invalidRequest('That address already has a console account; a person belongs to one organisation.', [
+        { path: 'body.email', message: 'already has a console account' },
+      ]);
+    });
+  try {
+    await sendSignInLink(deps.mail, user, 'invitation');
+    return { user, mailed: true };
+  } catch (error) {
+    return { user, mailed: false, error };
+  }
+}
+
+export async function changeTeamMemberRole(
+  deps: TeamDeps,
+  actor: StaffActor,
+  mode: Mode,
+  userId: string,
+  role: StaffRole,
+): Promise<{ user: StaffUser; changed: boolean }> {
+  requireTeamManagement(actor.role);
+  const changed = await deps.db.transaction(async (trx) => {
+    await lockOrganization(trx, actor.organizationId);
+    const user = await teamMember(trx, actor.organizationId, userId);
+    if (user.role === role) return null;
+    // A demotion of the last owner; promoting to owner, or moving between other roles, needs no check.
+    if (user.role === 'owner' && (await otherOwners(trx, actor.organizationId, user.id)) === 0) throw lastOwner();
+    await trx('staff_users').where({ organization_id: actor.organizationId, id: user.id }).update({ role });
+    await recordAudit(trx, actor, mode, {
+      action: 'user.role_changed',
+      target: user.email,
+      details: { from: user.role, to: role },
+    });
+    return { ...user, role };
+  });
+  if (!changed) return { user: await findTeamMember(deps.db, actor.organizationId, userId), changed: false };
+  await deps.sessions.destroyAllFor(changed.id);
+  return { user: changed, changed: true };
+}
+
+export async function removeTeamMember(
+  deps: TeamDeps,
+  actor: StaffActor,
+  mode: Mode,
+  userId: string,
+): Promise<StaffUser> {
+  requireTeamManagement(actor.role);
+  const removed = await deps.db.transaction(async (trx) => {
+    await lockOrganization(trx, actor.organizationId);
+    const user = await teamMember(trx, actor.organizationId, userId);
+    if (user.role === 'owner' && (await otherOwners(trx, actor.organizationId, user.id)) === 0) throw lastOwner();
+    await trx('staff_users').where({ organization_id: actor.organizationId, id: user.id }).delete();
+    await recordAudit(trx, actor, mode, { action: 'user.removed', target: user.email, details: { role: user.role } });
+    return user;
+  });
+  await deps.sessions.destroyAllFor(removed.id);
+  return removed;
+}
+
+/** The user to confirm a removal of, or to show: the organisation's, or not found. */
+export async function findTeamMember(db: Db, organizationId: string, userId: string): Promise<StaffUser> {
+  const user = isUuid(userId) ? await findStaffUser(db, organizationId, userId) : null;
+  if (!user) throw errors.notFound('user');
+  return user;
+}

@@ -1,0 +1,98 @@
+/**
+ * Driving the client console in Chromium (shared by the console's browser tests): screenshots, asking for a sign-in
+ * link and reading it from the mail sink, signing in, a POST forged outside the page, whether a context is signed
+ * out, and axe-core's serious or critical violations on a page.
+ */
+import { expect } from 'chai';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { PROJECT_ROOT } from '../../core/platform/project-root';
+import type { MailSink } from './mail-sink';
+
+/** Screenshots of every page, a test artefact (git-ignored); docs/console.md carries copies of the main ones. */
+export const CONSOLE_SHOTS = path.join(PROJECT_ROOT, 'test-artifacts', 'console');
+
+export interface ConsoleBrowser {
+  shot: (page: Page, name: string) => Promise<Buffer>;
+  noJs: (browser: Browser) => Promise<BrowserContext>;
+  /** Asks for a link on the sign-in page; returns the text of the page that answers. */
+  askForLink: (page: Page, email: string) => Promise<string>;
+  /** The path of the link in the `nth` mail to `email`. */
+  linkIn: (email: string, nth: number) => Promise<string>;
+  signIn: (context: BrowserContext, email: string) => Promise<Page>;
+  /** A POST made outside the page (what a forger's script or another site sends), with this browser's cookies. */
+  forgedPost: (
+    page: Page,
+    path: string,
+    form: Record<string, string>,
+    headers: Record<string, string>,
+  ) => Promise<Response>;
+  isSignedOut: (context: BrowserContext) => Promise<boolean>;
+  /** The ids of axe-core's serious or critical violations on `page` (its context must bypass the CSP). */
+  seriousViolations: (page: Page) => Promise<string[]>;
+}
+
+/** `baseUrl` and `sink` are read when used: suites start their server and sink in `before`. */
+export function consoleBrowser(env: { baseUrl: () => string; sink: () => MailSink }): ConsoleBrowser {
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: path.join(CONSOLE_SHOTS, `${name}.png`), fullPage: true });
+
+  const noJs = (browser: Browser) => browser.newContext({ javaScriptEnabled: false });
+
+  async function askForLink(page: Page, email: string): Promise<string> {
+    await page.goto(`${env.baseUrl()}/console/sign-in`);
+    await page.getByLabel('Email address').fill(email);
+    await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+    await page.getByRole('heading', { name: 'Check your email' }).waitFor();
+    return page.locator('main').innerText();
+  }
+
+  async function linkIn(email: string, nth: number): Promise<string> {
+    const mail = await env.sink().nthMailTo(email, nth);
+    const link = /http:\/\/\S+(\/console\/sign-in\/link\?token=[A-Za-z0-9_-]{43})/.exec(mail.text)?.[1];
+    expect(link, mail.text).to.be.a('string');
+    return link!;
+  }
+
+  async function signIn(context: BrowserContext, email: string): Promise<Page> {
+    const page = await context.newPage();
+    const count = (await env.sink().mailTo(email)).length;
+    await askForLink(page, email);
+    await page.goto(`${env.baseUrl()}${await linkIn(email, count + 1)}`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    return page;
+  }
+
+  async function forgedPost(page: Page, path: string, form: Record<string, string>, headers: Record<string, string>) {
+    const cookies = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    return fetch(`${env.baseUrl()}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies, ...headers },
+      body: new URLSearchParams(form).toString(),
+      redirect: 'manual',
+    });
+  }
+
+  async function isSignedOut(context: BrowserContext): Promise<boolean> {
+    const page = await context.newPage();
+    await page.goto(`${env.baseUrl()}/console`);
+    return new URL(page.url()).pathname === '/console/sign-in';
+  }
+
+  let axeSource: string | undefined;
+  async function seriousViolations(page: Page): Promise<string[]> {
+    axeSource ??= await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+    await page.addScriptTag({ content: axeSource });
+    return page.evaluate(async () => {
+      const axe = (
+        window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }
+      ).axe;
+      const result = await axe.run();
+      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+    });
+  }
+
+  return { shot, noJs, askForLink, linkIn, signIn, forgedPost, isSignedOut, seriousViolations };
+}
