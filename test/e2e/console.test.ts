@@ -1,23 +1,25 @@
 import { expect } from 'chai';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { createOrganization, type Organization } from '../../core/access/organizations';
 import { createMailer, type Mailer } from '../../core/notifications/mail';
 import { SIGN_IN_LINK_TTL_MS } from '../../core/staff/magic-links';
-import { createStaffUser, type StaffRole } from '../../core/staff/staff-users';
-import { PROJECT_ROOT } from '../../core/platform/project-root';
+import type { StaffRole } from '../../core/staff/staff-users';
 import { startTestServer, type TestServer } from '../support/app';
 import { withBrowser } from '../support/browser';
+import {
+  CONSOLE_SHOTS,
+  consoleBrowser,
+  newStaffUser,
+  noJs,
+  seriousAxeViolations,
+  shot,
+  type ConsoleBrowser,
+} from '../support/console-browser';
 import { startMailSink, type MailSink } from '../support/mail-sink';
 import { testDb } from '../support/resources';
 import { waitFor } from '../support/wait';
-
-/** Screenshots of every page, a test artefact (git-ignored); docs/console.md carries copies of the main ones. */
-export const CONSOLE_SHOTS = path.join(PROJECT_ROOT, 'test-artifacts', 'console');
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(CONSOLE_SHOTS, `${name}.png`), fullPage: true });
 
 describe('Client console in a real browser with JavaScript off, signed in by links from a real mail sink', function () {
   this.timeout(120_000);
@@ -26,6 +28,7 @@ describe('Client console in a real browser with JavaScript off, signed in by lin
   let server: TestServer;
   let clock: Date | undefined;
   let organization: Organization;
+  let driver: ConsoleBrowser;
 
   before(async () => {
     await mkdir(CONSOLE_SHOTS, { recursive: true });
@@ -36,6 +39,7 @@ describe('Client console in a real browser with JavaScript off, signed in by lin
       env: { SIGN_IN_REQUESTS_PER_HOUR: '1000' },
     });
     organization = await createOrganization(testDb(), { name: 'Console Browser Org', mode: 'production' });
+    driver = consoleBrowser(server.baseUrl, sink);
   });
   beforeEach(() => {
     clock = undefined;
@@ -46,57 +50,13 @@ describe('Client console in a real browser with JavaScript off, signed in by lin
     await sink.stop();
   });
 
-  async function newUser(role: StaffRole, org = organization) {
-    const email = `${role}-${randomUUID()}@example.test`;
-    await createStaffUser(testDb(), org.id, { email, role });
-    return email;
-  }
-
-  const noJs = (browser: Browser) => browser.newContext({ javaScriptEnabled: false });
-
-  /** Asks for a link on the sign-in page; returns the text of the page that answers. */
-  async function askForLink(page: Page, email: string): Promise<string> {
-    await page.goto(`${server.baseUrl}/console/sign-in`);
-    await page.getByLabel('Email address').fill(email);
-    await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
-    await page.getByRole('heading', { name: 'Check your email' }).waitFor();
-    return page.locator('main').innerText();
-  }
-
-  /** The path of the link in the `nth` mail to `email`. */
-  async function linkIn(email: string, nth: number): Promise<string> {
-    const mail = await sink.nthMailTo(email, nth);
-    const link = /http:\/\/\S+(\/console\/sign-in\/link\?token=[A-Za-z0-9_-]{43})/.exec(mail.text)?.[1];
-    expect(link, mail.text).to.be.a('string');
-    return link!;
-  }
-
-  async function signIn(context: BrowserContext, email: string): Promise<Page> {
-    const page = await context.newPage();
-    const count = (await sink.mailTo(email)).length;
-    await askForLink(page, email);
-    await page.goto(`${server.baseUrl}${await linkIn(email, count + 1)}`);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    return page;
-  }
-
-  /** A POST made outside the page (what a forger's script or another site sends), with this browser's cookies. */
-  async function forgedPost(page: Page, path: string, form: Record<string, string>, headers: Record<string, string>) {
-    const cookies = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-    return fetch(`${server.baseUrl}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies, ...headers },
-      body: new URLSearchParams(form).toString(),
-      redirect: 'manual',
-    });
-  }
-
-  async function isSignedOut(context: BrowserContext): Promise<boolean> {
-    const page = await context.newPage();
-    await page.goto(`${server.baseUrl}/console`);
-    return new URL(page.url()).pathname === '/console/sign-in';
-  }
+  const newUser = (role: StaffRole, org = organization) => newStaffUser(org.id, role);
+  const askForLink = (page: Page, email: string) => driver.askForLink(page, email);
+  const linkIn = (email: string, nth: number) => driver.linkIn(email, nth);
+  const signIn = (context: BrowserContext, email: string) => driver.signIn(context, email);
+  const forgedPost = (page: Page, path: string, form: Record<string, string>, headers: Record<string, string>) =>
+    driver.forgedPost(page, path, form, headers);
+  const isSignedOut = (context: BrowserContext) => driver.isSignedOut(context);
 
   it('signs in only by the landing page POST, once, and answers alike for an address without an account', async () => {
     const email = await newUser('owner');
@@ -228,7 +188,6 @@ describe('Client console in a real browser with JavaScript off, signed in by lin
 
   it('axe-core finds no serious or critical violation on any page', async () => {
     const email = await newUser('owner');
-    const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
     await withBrowser(async (browser) => {
       // The pages forbid every script (CSP); only this context lets the test inject axe.
       const context = await browser.newContext({ bypassCSP: true });
@@ -243,15 +202,7 @@ describe('Client console in a real browser with JavaScript off, signed in by lin
         pages.push(p);
       }
       for (const p of pages) {
-        await p.addScriptTag({ content: axeSource });
-        const serious = await p.evaluate(async () => {
-          const axe = (
-            window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }
-          ).axe;
-          const result = await axe.run();
-          return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
-        });
-        expect(serious, p.url()).to.deep.equal([]);
+        expect(await seriousAxeViolations(p), p.url()).to.deep.equal([]);
       }
     });
   });

@@ -1,0 +1,103 @@
+/**
+ * Driving the client console in Chromium, shared by the console's browser tests: staff users, sign-in by the link
+ * read from the real mail sink, a POST forged outside the page, screenshots, and axe-core's serious findings.
+ */
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { PROJECT_ROOT } from '../../core/platform/project-root';
+import { createStaffUser, type StaffRole } from '../../core/staff/staff-users';
+import type { MailSink } from './mail-sink';
+import { testDb } from './resources';
+
+/** Screenshots of every page, a test artefact (git-ignored); docs/console.md carries copies of the main ones. */
+export const CONSOLE_SHOTS = path.join(PROJECT_ROOT, 'test-artifacts', 'console');
+
+export const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(CONSOLE_SHOTS, `${name}.png`), fullPage: true });
+
+/** A browser context with JavaScript off, as every console page must work. */
+export const noJs = (browser: Browser) => browser.newContext({ javaScriptEnabled: false });
+
+/** A new staff user of `organizationId` with `role`; returns the email. */
+export async function newStaffUser(organizationId: string, role: StaffRole): Promise<string> {
+  const email = `${role}-${randomUUID()}@example.test`;
+  await createStaffUser(testDb(), organizationId, { email, role });
+  return email;
+}
+
+export interface ConsoleBrowser {
+  /** Asks for a link on the sign-in page; returns the text of the page that answers. */
+  askForLink(page: Page, email: string): Promise<string>;
+  /** The path of the link in the `nth` mail to `email`. */
+  linkIn(email: string, nth: number): Promise<string>;
+  /** Signs `email` in within `context`; returns the page, on the Overview. */
+  signIn(context: BrowserContext, email: string): Promise<Page>;
+  /** A POST made outside the page (what a forger's script or another site sends), with this browser's cookies. */
+  forgedPost(
+    page: Page,
+    path: string,
+    form: Record<string, string>,
+    headers: Record<string, string>,
+  ): Promise<Response>;
+  isSignedOut(context: BrowserContext): Promise<boolean>;
+}
+
+export function consoleBrowser(baseUrl: string, sink: MailSink): ConsoleBrowser {
+  const driver: ConsoleBrowser = {
+    async askForLink(page, email) {
+      await page.goto(`${baseUrl}/console/sign-in`);
+      await page.getByLabel('Email address').fill(email);
+      await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+      await page.getByRole('heading', { name: 'Check your email' }).waitFor();
+      return page.locator('main').innerText();
+    },
+    async linkIn(email, nth) {
+      const mail = await sink.nthMailTo(email, nth);
+      const link = /http:\/\/\S+(\/console\/sign-in\/link\?token=[A-Za-z0-9_-]{43})/.exec(mail.text)?.[1];
+      expect(link, mail.text).to.be.a('string');
+      return link!;
+    },
+    async signIn(context, email) {
+      const page = await context.newPage();
+      const count = (await sink.mailTo(email)).length;
+      await driver.askForLink(page, email);
+      await page.goto(`${baseUrl}${await driver.linkIn(email, count + 1)}`);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      return page;
+    },
+    async forgedPost(page, path, form, headers) {
+      const cookies = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+      return fetch(`${baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies, ...headers },
+        body: new URLSearchParams(form).toString(),
+        redirect: 'manual',
+      });
+    },
+    async isSignedOut(context) {
+      const page = await context.newPage();
+      await page.goto(`${baseUrl}/console`);
+      return new URL(page.url()).pathname === '/console/sign-in';
+    },
+  };
+  return driver;
+}
+
+/**
+ * The ids of axe-core's serious and critical violations on `page`. The pages forbid every script (CSP): the page's
+ * context must be made with `bypassCSP: true` for the test to inject axe.
+ */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+  await page.addScriptTag({ content: axeSource });
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } })
+      .axe;
+    const result = await axe.run();
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+  });
+}
