@@ -159,7 +159,21 @@ export function createApp(deps: AppDeps): BuiltApp {
   app.use(requestLog(logger, metrics));
   // The console's pages (web/console) render their own errors as pages; everything else is the API's.
   const mailer = deps.mailer ?? createMailer(config.mail);
-  app.use(consolePages({ config, db: deps.db, redis: deps.redis, logger, mailer, now: deps.consoleNow }));
+  app.use(
+    consolePages({
+      config,
+      db: deps.db,
+      redis: deps.redis,
+      logger,
+      mailer,
+      now: deps.consoleNow,
+      webhooks: {
+        secretBox: deps.secretBox,
+        resolveHost: deps.resolveHost ?? resolveAll,
+        resolveTimeoutMs: deps.resolveTimeoutMs,
+      },
+    }),
+  );
   app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));
   app.use(authenticateV1(authenticator, rateLimiter));
   if (config.mode === 'sandbox' && deps.sandboxResets) {

@@ -86,7 +86,11 @@ export async function sendConsoleTestEvent(
   requireWebhookManagement(actor.role, mode);
   return db.transaction(async (trx) => {
     const ping = await createTestPing(trx, actor.organizationId);
-    await recordAudit(trx, actor, mode, { action: 'webhook.test_sent', target: ping.deliveryId, details: ping });
+    await recordAudit(trx, actor, mode, {
+      action: 'webhook.test_sent',
+      target: ping.deliveryId,
+      details: { eventId: ping.eventId },
+    });
     return ping;
   });
 }

@@ -14,6 +14,7 @@ import { createConsoleContext, type ConsoleContext, type ConsoleDeps } from './c
 import { ErrorBody, errorTitle } from './error-page';
 import { cookieNames } from './http';
 import { signInRoutes } from './sign-in-routes';
+import { webhookRoutes } from './webhook-routes';
 
 export type { ConsoleDeps };
 
@@ -33,6 +34,7 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   const router = new Router();
   signInRoutes(router, c);
   accountRoutes(router, c);
+  webhookRoutes(router, c);
   const routes = router.routes();
   const allowed = router.allowedMethods({ throw: true });
 

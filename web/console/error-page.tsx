@@ -11,6 +11,9 @@ const TITLES: Partial<Record<ErrorCode, string>> = {
   invalid_request: 'Invalid request',
   method_not_allowed: 'Method not allowed',
   internal_error: 'Something went wrong',
+  invalid_url: 'Receiver URL refused',
+  invalid_state: 'Not possible now',
+  no_webhook_configured: 'No receiver set',
   service_unavailable: 'Temporarily unavailable',
 };
 
