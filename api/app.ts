@@ -170,6 +170,11 @@ export function createApp(deps: AppDeps): BuiltApp {
       debtTriggers: deps.debtTriggers,
       brandingFieldRules: patchBrandingBody.properties as Record<string, { maxLength?: number; pattern?: string }>,
       now: deps.consoleNow,
+      webhooks: {
+        secretBox: deps.secretBox,
+        resolveHost: deps.resolveHost ?? resolveAll,
+        resolveTimeoutMs: deps.resolveTimeoutMs,
+      },
     }),
   );
   app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));

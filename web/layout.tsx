@@ -3,6 +3,8 @@
  * buttons, one `<main>` with one `<h1>`. Every form a page renders carries the session's CSRF token (`CsrfField`).
  */
 import type { ComponentChildren } from 'preact';
+import { canReadAudit } from '../core/staff/roles';
+import { isStaffRole } from '../core/staff/staff-users';
 
 export interface PageUser {
   email: string;
@@ -61,6 +63,20 @@ export function Layout({ title, stylesheetHref, user, mode, children }: LayoutPr
                   <li>
                     <a href="/console/team">Team</a>
                   </li>
+                  <li>
+                    <a href="/console/webhooks">Webhooks</a>
+                  </li>
+                  <li>
+                    <a href="/console/deliveries">Deliveries</a>
+                  </li>
+                  <li>
+                    <a href="/console/events">Events</a>
+                  </li>
+                  {isStaffRole(user.role) && canReadAudit(user.role) && (
+                    <li>
+                      <a href="/console/audit">Audit log</a>
+                    </li>
+                  )}
                 </ul>
               </nav>
               <span>

@@ -4,9 +4,9 @@
  * it, as `newSecret`.
  */
 import type { WebhookConfig } from '../../core/platform/config';
-import { ApiError, errors } from '../../core/platform/errors';
-import { UnsafeUrlError, type ResolveHost } from '../../core/webhooks/ssrf-guard';
-import { createWebhookUrlCheck, TooManyResolutionsError, type CheckWebhookUrl } from '../../core/webhooks/url-check';
+import { errors } from '../../core/platform/errors';
+import type { ResolveHost } from '../../core/webhooks/ssrf-guard';
+import { checkReceiverUrl, createWebhookUrlCheck, type CheckWebhookUrl } from '../../core/webhooks/url-check';
 import { createTestPing } from '../../core/webhooks/dispatch';
 import {
   clearWebhookConfig,
@@ -31,16 +31,7 @@ import {
 /** Resolves and checks `body.url` before the transaction (see core/webhooks/url-check.ts). */
 async function checkedUrl(check: CheckWebhookUrl, organizationId: string, body: PutWebhookConfigBody) {
   if (body.url === undefined || body.clear === true) return undefined;
-  try {
-    await check(organizationId, body.url);
-    return body.url;
-  } catch (err) {
-    if (err instanceof TooManyResolutionsError) {
-      throw new ApiError('rate_limited', err.message, { headers: { 'Retry-After': '1' } });
-    }
-    if (!(err instanceof UnsafeUrlError)) throw err;
-    throw new ApiError('invalid_url', err.message, { errors: [{ path: 'body.url', message: err.message }] });
-  }
+  return checkReceiverUrl(check, organizationId, body.url);
 }
 
 /** The three operations of one body shape; `url` with `rotateSecret` sets the URL and rotates in one call. */

@@ -48,3 +48,31 @@ export function canManageTeam(role: StaffRole): boolean {
 export function requireTeamManagement(role: StaffRole): void {
   if (!canManageTeam(role)) throw new ApiError('forbidden', 'Only an owner can invite, change or remove users.');
 }
+
+/**
+ * The webhook receiver (URL, secret, test event) and retries of its deliveries: owner and admin; a developer on the
+ * sandbox host, where the receiver gets test events only.
+ */
+export function canManageWebhooks(role: StaffRole, mode: Mode): boolean {
+  if (role === 'owner' || role === 'admin') return true;
+  return role === 'developer' && mode === 'sandbox';
+}
+
+export function requireWebhookManagement(role: StaffRole, mode: Mode): void {
+  if (canManageWebhooks(role, mode)) return;
+  throw new ApiError(
+    'forbidden',
+    mode === 'production'
+      ? 'Only an owner or an admin can change the webhook receiver or retry deliveries.'
+      : 'Only an owner, an admin or a developer can change the webhook receiver or retry deliveries.',
+  );
+}
+
+/** The audit log: owners and admins. */
+export function canReadAudit(role: StaffRole): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
+export function requireAuditReading(role: StaffRole): void {
+  if (!canReadAudit(role)) throw new ApiError('forbidden', 'Only an owner or an admin can read the audit log.');
+}

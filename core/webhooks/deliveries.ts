@@ -115,6 +115,10 @@ function toAttemptView(row: AttemptRow): AttemptView {
 export interface DeliveryFilter {
   status?: DeliveryStatus;
   eventType?: string;
+  /** Created at or after (the console's date range; the API does not offer it). */
+  createdFrom?: Date;
+  /** Created before. */
+  createdBefore?: Date;
 }
 
 /** A `DeliveryView` as JSON text, the same bytes JSON.stringify(toDeliveryView(row)) writes. */
@@ -143,7 +147,11 @@ export async function listDeliveries(
     list: 'webhook-deliveries',
     page,
     from: 'webhook_deliveries',
-    where: equalTo({ organization_id: organizationId, status: filter.status, event_type: filter.eventType }),
+    where: [
+      ...equalTo({ organization_id: organizationId, status: filter.status, event_type: filter.eventType }),
+      ...(filter.createdFrom ? [{ sql: 'webhook_deliveries.created_at >= ?', bindings: [filter.createdFrom] }] : []),
+      ...(filter.createdBefore ? [{ sql: 'webhook_deliveries.created_at < ?', bindings: [filter.createdBefore] }] : []),
+    ],
     item: DELIVERY_JSON,
   });
 }
@@ -157,6 +165,21 @@ export async function getDelivery(db: Db, organizationId: string, id: string): P
 }
 
 /**
+ * What a retry writes: Pending again, a new generation whose attempts are numbered on from the last one, and no
+ * workflow started yet (the delivery consumer's sweep starts it).
+ */
+function retriedColumns(trx: Trx) {
+  return {
+    status: 'Pending' as const,
+    generation: trx.raw('generation + 1'),
+    attempt_base: trx.raw('attempt_count'),
+    next_attempt_at: null,
+    workflow_started_at: null,
+    updated_at: trx.fn.now(3),
+  };
+}
+
+/**
  * Delivers a `Failed` delivery again: same delivery id, a new run of the whole schedule (a new generation), started by
  * the webhook delivery consumer's sweep, which this wakes (at the caller's commit). Any other status is `invalid_state`.
  */
@@ -167,18 +190,39 @@ export async function retryDelivery(trx: Trx, organizationId: string, id: string
   if (row.status !== 'Failed') {
     throw new ApiError('invalid_state', `Only a Failed delivery can be retried; this one is ${row.status}.`);
   }
-  const [updated] = await trx('webhook_deliveries')
-    .where({ id })
-    .update({
-      status: 'Pending',
-      generation: row.generation + 1,
-      attempt_base: row.attempt_count,
-      next_attempt_at: null,
-      workflow_started_at: null,
-      updated_at: trx.fn.now(3),
-    })
-    .returning('*');
+  const [updated] = await trx('webhook_deliveries').where({ id }).update(retriedColumns(trx)).returning('*');
   if (!updated) throw new Error('the locked delivery row was not updated');
   await wakeRelays(trx);
   return toDeliveryView(updated);
+}
+
+/** The most deliveries one "retry all failed" request queues. */
+export const RETRY_FAILED_CAP = 1_000;
+
+/**
+ * Retries, as `retryDelivery` does, the organisation's deliveries that reached `Failed` at or after `since` (their
+ * last change), oldest failure first, at most `cap` of them; returns how many were queued. Rows another transaction
+ * holds are skipped (a concurrent retry of the same delivery), so two requests never queue one delivery twice.
+ */
+export async function retryFailedDeliveries(
+  trx: Trx,
+  organizationId: string,
+  since: Date,
+  cap = RETRY_FAILED_CAP,
+): Promise<number> {
+  const chosen = trx('webhook_deliveries')
+    .where({ organization_id: organizationId, status: 'Failed' })
+    .where('updated_at', '>=', since)
+    .orderBy([{ column: 'updated_at' }, { column: 'id' }])
+    .limit(cap)
+    .forUpdate()
+    .skipLocked()
+    .select('id');
+  const updated = await trx('webhook_deliveries')
+    .whereIn('id', chosen)
+    .where({ organization_id: organizationId, status: 'Failed' })
+    .update(retriedColumns(trx))
+    .returning('id');
+  if (updated.length > 0) await wakeRelays(trx);
+  return updated.length;
 }

@@ -6,6 +6,7 @@
  * A slot is given back when the lookup itself settles, not at the timeout: `dns.lookup` runs on libuv's small
  * thread pool, and a tenant must not be able to fill it with lookups that time out one after the other.
  */
+import { ApiError } from '../platform/errors';
 import { assertPublicWebhookUrl, UnsafeUrlError, type ResolveHost, type UrlPolicy } from './ssrf-guard';
 
 export const DEFAULT_RESOLVE_TIMEOUT_MS = 3_000;
@@ -51,6 +52,23 @@ export function createWebhookUrlCheck(options: {
     };
     return assertPublicWebhookUrl(url, options.policy, resolveHost);
   };
+}
+
+/**
+ * `check` with its refusals as the problems PUT /v1/webhooks answers (and the console shows): an unsafe URL is
+ * `invalid_url` naming `body.url`, too many lookups at once `rate_limited` with `Retry-After: 1`. Returns the URL.
+ */
+export async function checkReceiverUrl(check: CheckWebhookUrl, organizationId: string, url: string): Promise<string> {
+  try {
+    await check(organizationId, url);
+    return url;
+  } catch (err) {
+    if (err instanceof TooManyResolutionsError) {
+      throw new ApiError('rate_limited', err.message, { headers: { 'Retry-After': '1' } });
+    }
+    if (!(err instanceof UnsafeUrlError)) throw err;
+    throw new ApiError('invalid_url', err.message, { errors: [{ path: 'body.url', message: err.message }] });
+  }
 }
 
 function withTimeout(lookup: Promise<string[]>, timeoutMs: number): Promise<string[]> {

@@ -5,10 +5,10 @@ import type { Page } from 'playwright-core';
 import { createOrganization, type Organization } from '../../core/access/organizations';
 import { createMailer, type Mailer } from '../../core/notifications/mail';
 import { SIGN_IN_LINK_TTL_MS } from '../../core/staff/magic-links';
-import { createStaffUser, type StaffRole } from '../../core/staff/staff-users';
+import type { StaffRole } from '../../core/staff/staff-users';
 import { startTestServer, type TestServer } from '../support/app';
 import { withBrowser } from '../support/browser';
-import { CONSOLE_SHOTS, consoleBrowser } from '../support/console-browser';
+import { CONSOLE_SHOTS, consoleBrowser, newStaffUser } from '../support/console-browser';
 import { startMailSink, type MailSink } from '../support/mail-sink';
 import { testDb } from '../support/resources';
 import { waitFor } from '../support/wait';
@@ -44,11 +44,7 @@ describe('Client console in a real browser with JavaScript off, signed in by lin
     await sink.stop();
   });
 
-  async function newUser(role: StaffRole, org = organization) {
-    const email = `${role}-${randomUUID()}@example.test`;
-    await createStaffUser(testDb(), org.id, { email, role });
-    return email;
-  }
+  const newUser = (role: StaffRole, org = organization) => newStaffUser(org.id, role);
 
   it('signs in only by the landing page POST, once, and answers alike for an address without an account', async () => {
     const email = await newUser('owner');

@@ -3,12 +3,15 @@
  * link and reading it from the mail sink, signing in, a POST forged outside the page, whether a context is signed
  * out, and axe-core's serious or critical violations on a page.
  */
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../core/platform/project-root';
+import { createStaffUser, type StaffRole } from '../../core/staff/staff-users';
 import type { MailSink } from './mail-sink';
+import { testDb } from './resources';
 
 /** Screenshots of every page, a test artefact (git-ignored); docs/console.md carries copies of the main ones. */
 export const CONSOLE_SHOTS = path.join(PROJECT_ROOT, 'test-artifacts', 'console');
@@ -33,13 +36,38 @@ export interface ConsoleBrowser {
   seriousViolations: (page: Page) => Promise<string[]>;
 }
 
+export const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(CONSOLE_SHOTS, `${name}.png`), fullPage: true });
+
+/** A browser context with JavaScript off, as every console page must work. */
+export const noJs = (browser: Browser) => browser.newContext({ javaScriptEnabled: false });
+
+/** A new staff user of `organizationId` with `role`; returns the email. */
+export async function newStaffUser(organizationId: string, role: StaffRole): Promise<string> {
+  const email = `${role}-${randomUUID()}@example.test`;
+  await createStaffUser(testDb(), organizationId, { email, role });
+  return email;
+}
+
+let axeSource: string | undefined;
+
+/**
+ * The ids of axe-core's serious and critical violations on `page`. The pages forbid every script (CSP): the page's
+ * context must be made with `bypassCSP: true` for the test to inject axe.
+ */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  axeSource ??= await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+  await page.addScriptTag({ content: axeSource });
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } })
+      .axe;
+    const result = await axe.run();
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+  });
+}
+
 /** `baseUrl` and `sink` are read when used: suites start their server and sink in `before`. */
 export function consoleBrowser(env: { baseUrl: () => string; sink: () => MailSink }): ConsoleBrowser {
-  const shot = (page: Page, name: string) =>
-    page.screenshot({ path: path.join(CONSOLE_SHOTS, `${name}.png`), fullPage: true });
-
-  const noJs = (browser: Browser) => browser.newContext({ javaScriptEnabled: false });
-
   async function askForLink(page: Page, email: string): Promise<string> {
     await page.goto(`${env.baseUrl()}/console/sign-in`);
     await page.getByLabel('Email address').fill(email);
@@ -81,18 +109,5 @@ export function consoleBrowser(env: { baseUrl: () => string; sink: () => MailSin
     return new URL(page.url()).pathname === '/console/sign-in';
   }
 
-  let axeSource: string | undefined;
-  async function seriousViolations(page: Page): Promise<string[]> {
-    axeSource ??= await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
-    await page.addScriptTag({ content: axeSource });
-    return page.evaluate(async () => {
-      const axe = (
-        window as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }
-      ).axe;
-      const result = await axe.run();
-      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
-    });
-  }
-
-  return { shot, noJs, askForLink, linkIn, signIn, forgedPost, isSignedOut, seriousViolations };
+  return { shot, noJs, askForLink, linkIn, signIn, forgedPost, isSignedOut, seriousViolations: seriousAxeViolations };
 }

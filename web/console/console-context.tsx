@@ -12,6 +12,8 @@ import type { Logger } from '../../core/platform/logger';
 import type { Redis } from '../../core/platform/redis';
 import type { Mailer } from '../../core/notifications/mail';
 import type { DebtTriggers } from '../../core/lifecycle/triggers';
+import type { SecretBox } from '../../core/platform/secret-box';
+import type { ResolveHost } from '../../core/webhooks/ssrf-guard';
 import type { SignInLinkDeps } from '../../core/staff/magic-links';
 import type { SessionStore, StaffSession } from '../../core/staff/sessions';
 import { Layout } from '../layout';
@@ -30,6 +32,14 @@ export interface ConsoleDeps {
   brandingFieldRules: Record<string, { maxLength?: number; pattern?: string }>;
   /** Tests move the sign-in links' clock past their 15 minutes. */
   now?: () => Date;
+  /** What the Webhooks page needs beyond the config: the API's secret box and receiver host resolver. */
+  webhooks: ConsoleWebhookSettings;
+}
+
+export interface ConsoleWebhookSettings {
+  secretBox: SecretBox;
+  resolveHost: ResolveHost;
+  resolveTimeoutMs?: number;
 }
 
 export interface ConsoleContext {

@@ -17,6 +17,7 @@ import { createConsoleContext, type ConsoleContext, type ConsoleDeps } from './c
 import { ErrorBody, errorTitle } from './error-page';
 import { cookieNames } from './http';
 import { signInRoutes } from './sign-in-routes';
+import { webhookRoutes } from './webhook-routes';
 
 export type { ConsoleDeps };
 
@@ -39,6 +40,7 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   brandingRoutes(router, c);
   debtsRoutes(router, c);
   teamRoutes(router, c);
+  webhookRoutes(router, c);
   const routes = router.routes();
   const allowed = router.allowedMethods({ throw: true });
 

@@ -12,6 +12,8 @@ const TITLES: Partial<Record<ErrorCode, string>> = {
   invalid_state: 'Not possible in this state',
   method_not_allowed: 'Method not allowed',
   internal_error: 'Something went wrong',
+  invalid_url: 'Receiver URL refused',
+  no_webhook_configured: 'No receiver set',
   service_unavailable: 'Temporarily unavailable',
 };
 

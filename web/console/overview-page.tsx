@@ -10,7 +10,7 @@ export function OverviewBody({ overview }: { overview: ConsoleOverview }) {
           <strong>
             {failed} webhook {failed === 1 ? 'delivery' : 'deliveries'} failed in the last 7 days.
           </strong>{' '}
-          <a href="#failed-deliveries">See the failed deliveries</a>
+          <a href="/console/deliveries?status=Failed">See the failed deliveries</a>
         </div>
       )}
       <section class="card" aria-labelledby="open-debts">
@@ -50,7 +50,9 @@ export function OverviewBody({ overview }: { overview: ConsoleOverview }) {
               {overview.failedDeliveries.map((d) => (
                 <tr key={d.id}>
                   <td>
-                    <code>{d.id}</code>
+                    <a href={`/console/deliveries/${d.id}`}>
+                      <code>{d.id}</code>
+                    </a>
                   </td>
                   <td>{d.eventType}</td>
                   <td>{d.url}</td>
