@@ -32,7 +32,7 @@ const EXPECTED_SCENARIOS = [
 ];
 
 describe('bench harness (quick mode)', function () {
-  this.timeout(400_000);
+  this.timeout(600_000);
   let report: BenchReport;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-'));
 
