@@ -4,6 +4,7 @@
  * body is never held in memory, and a refused or broken body leaves no file.
  */
 import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -25,11 +26,15 @@ export async function spoolToFile(
   ready?.catch(() => undefined);
   await mkdir(dirname(path), { recursive: true });
   const counter = new HashingLimit(maxBytes);
+  const out = createWriteStream(path, { flags: 'wx', mode: 0o600 });
   try {
-    await pipeline(body, counter, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+    await pipeline(body, counter, out);
     await ready;
     return counter.result();
   } catch (err) {
+    // A body that fails at once rejects the pipeline before the file's open has completed: that open would create
+    // the file after the removal below. Wait for the stream to close (its open done) before removing.
+    if (!out.closed) await once(out, 'close').catch(() => undefined);
     await rm(path, { force: true });
     throw err;
   }
