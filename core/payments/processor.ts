@@ -1,0 +1,36 @@
+/**
+ * The payment processor (issue 28, item 4; DECISIONS.md §3 names it as the source of payments). Two implementations
+ * share this contract: the test-mode processor (sandbox and development; test card numbers decide the outcome) and
+ * the Stripe adapter (production). A processor's *outcome*, never the portal's click, reports a payment to the debt's
+ * workflow: `settlePaymentAttempt` (./attempts) is the one place that does, through the lifecycle's triggers.
+ */
+
+export type ProcessorKind = 'test' | 'stripe';
+
+export interface PaymentRequest {
+  organizationId: string;
+  debtId: string;
+  /** A positive decimal string in the debt's currency (already checked against the balance by the caller). */
+  amount: string;
+  currency: string;
+  /** One per portal form: the same key submitted twice starts one payment (unique per debt). */
+  idempotencyKey: string;
+  /** Test mode only: the card number typed into the portal's form. Stripe's card data never reaches our servers. */
+  testCardNumber?: string;
+}
+
+/** What starting a payment did; the attempt's row in `payment_attempts` says the same. */
+export type PaymentStart =
+  /** Settled at once and reported to the workflow before this returned. */
+  | { status: 'succeeded'; attemptId: string }
+  /** Refused by the card's issuer: nothing was reported, the debt is unchanged. */
+  | { status: 'declined'; attemptId: string; reason: string }
+  /** Accepted for processing: the outcome arrives later (the processor's webhook, or the test processor's timer). */
+  | { status: 'processing'; attemptId: string }
+  /** Stripe: the browser confirms the card with Stripe's own script, using this PaymentIntent's client secret. */
+  | { status: 'requires_confirmation'; attemptId: string; clientSecret: string; publishableKey: string };
+
+export interface PaymentProcessor {
+  readonly kind: ProcessorKind;
+  start(request: PaymentRequest): Promise<PaymentStart>;
+}

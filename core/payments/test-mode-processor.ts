@@ -1,0 +1,75 @@
+/**
+ * The test-mode processor (issue 28, item 4): in the sandbox and in development no money moves, and the card number
+ * decides the outcome, as Stripe's test cards do. Any other number is declined as an unknown test card, so a real
+ * card number typed by mistake is never "charged" here.
+ */
+import { newId } from '../platform/ids';
+import type { Db } from '../platform/db';
+import type { DebtTriggers } from '../lifecycle/triggers';
+import { recordAttempt, settlePaymentAttempt, type PaymentAttempt } from './attempts';
+import type { PaymentProcessor, PaymentStart } from './processor';
+
+export const TEST_CARDS = {
+  /** Succeeds at once. */
+  succeeds: '4242424242424242',
+  /** Declined by the issuer: nothing changes. */
+  declined: '4000000000000002',
+  /** Accepted, then fails later (asynchronously): a Failed transaction, no `payment.received`. */
+  failsLater: '4000000000000341',
+} as const;
+
+export interface TestModeProcessorDeps {
+  db: Db;
+  triggers: DebtTriggers;
+  /**
+   * Arrange for a `failsLater` attempt to be settled as failed later, durably (a crash before then must not lose
+   * it). Absent, the attempt stays `processing`.
+   */
+  scheduleLaterFailure?: (attempt: PaymentAttempt) => Promise<void>;
+}
+
+function digits(cardNumber: string): string {
+  return cardNumber.replace(/[\s-]/g, '');
+}
+
+export function createTestModeProcessor(deps: TestModeProcessorDeps): PaymentProcessor {
+  return {
+    kind: 'test',
+    async start(request): Promise<PaymentStart> {
+      const { attempt, created } = await recordAttempt(deps.db, {
+        organizationId: request.organizationId,
+        debtId: request.debtId,
+        processor: 'test',
+        processorReference: `test_pay_${newId().replace(/-/g, '')}`,
+        idempotencyKey: request.idempotencyKey,
+        amount: request.amount,
+        currency: request.currency,
+      });
+      const card = digits(request.testCardNumber ?? '');
+      let settled = attempt;
+      if (created || attempt.status === 'processing') {
+        if (card === TEST_CARDS.succeeds) {
+          settled = await settlePaymentAttempt(deps, attempt, { status: 'succeeded' });
+        } else if (card === TEST_CARDS.failsLater) {
+          if (created) await deps.scheduleLaterFailure?.(attempt);
+        } else {
+          const reason = card === TEST_CARDS.declined ? 'card_declined' : 'unknown_test_card';
+          settled = await settlePaymentAttempt(deps, attempt, { status: 'declined', reason });
+        }
+      }
+      return asStart(settled);
+    },
+  };
+}
+
+function asStart(attempt: PaymentAttempt): PaymentStart {
+  switch (attempt.status) {
+    case 'succeeded':
+      return { status: 'succeeded', attemptId: attempt.id };
+    case 'declined':
+      return { status: 'declined', attemptId: attempt.id, reason: attempt.declineReason ?? 'card_declined' };
+    case 'failed':
+    case 'processing':
+      return { status: 'processing', attemptId: attempt.id };
+  }
+}
