@@ -26,6 +26,8 @@ export const AUDIT_ACTIONS = [
   'user.role_changed',
   'user.removed',
   'sandbox.reset_requested',
+  'sandbox.signed_up',
+  'debt.simulated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
