@@ -92,7 +92,8 @@ function SimulationForms({ debt, csrfToken, today, outcome }: SimulationPanelPro
     refused?.action === action ? (refused.values[name] ?? fallback) : fallback;
   const invalid = (action: SimulationAction, name: string) =>
     refused?.action === action && refused.invalid.has(name) ? true : undefined;
-  const action = (name: SimulationAction) => `/console/debts/${debt.id}/simulate/${name}`;
+  // The fragment brings a refusal (the page answering the POST) into view, as the notice after a redirect.
+  const action = (name: SimulationAction) => `/console/debts/${debt.id}/simulate/${name}#simulate`;
   const amount = debt.plan?.status === 'Active' ? debt.plan.instalmentAmount : debt.outstandingPrincipal;
   return (
     <div class="simulations">
@@ -198,7 +199,7 @@ function SimulationForms({ debt, csrfToken, today, outcome }: SimulationPanelPro
           value={value('payment', 'processorReference', '')}
           aria-invalid={invalid('payment', 'processorReference')}
         />
-        <div class="actions">
+        <div class="sim-buttons">
           <button type="submit" name="status" value="Succeeded">
             Pay
           </button>
