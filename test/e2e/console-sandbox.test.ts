@@ -119,7 +119,7 @@ describe('Console on the sandbox host: sign-up, documents and Reset sandbox now 
       await link.click();
       const download = await downloading;
       expect(download.suggestedFilename()).to.equal(document!.fileName);
-      const bytes = await readFile((await download.path()));
+      const bytes = await readFile(await download.path());
       expect(createHash('sha256').update(bytes).digest('hex')).to.equal(document!.sha256);
       expect(bytes.subarray(0, 5).toString('latin1')).to.equal('%PDF-');
 
