@@ -4,6 +4,7 @@
  */
 import { NON_TERMINAL_STATUSES, type DebtStatus } from '../debts/debt-status';
 import type { Db } from '../platform/db';
+import { prepared } from '../platform/prepared';
 
 export const FAILED_DELIVERIES_WINDOW_MS = 7 * 86_400_000;
 const FAILED_LIST_LIMIT = 20;
@@ -14,25 +15,42 @@ export interface ConsoleOverview {
   failedDeliveryCount: number;
 }
 
+/**
+ * Named statements (core/platform/prepared.ts: parsed and planned once per connection, not on every view), and
+ * `Failed` written into the text: a generic plan can use the partial index of failed deliveries only when its
+ * condition is in the statement itself, not a parameter (migration 20261204140000).
+ */
 export async function loadConsoleOverview(db: Db, organizationId: string, now = new Date()): Promise<ConsoleOverview> {
   const since = new Date(now.getTime() - FAILED_DELIVERIES_WINDOW_MS);
-  const [counts, failed, failedCount] = await Promise.all([
-    db('debts')
+  const failedSince = () =>
+    db('webhook_deliveries')
       .where({ organization_id: organizationId })
-      .whereIn('status', [...NON_TERMINAL_STATUSES])
-      .groupBy('status')
-      .select('status')
-      .count<{ status: DebtStatus; count: number }[]>('* as count'),
-    db('webhook_deliveries')
-      .where({ organization_id: organizationId, status: 'Failed' })
-      .where('updated_at', '>=', since)
-      .orderBy('updated_at', 'desc')
-      .limit(FAILED_LIST_LIMIT)
-      .select('id', 'event_type', 'url', 'updated_at'),
-    db('webhook_deliveries')
-      .where({ organization_id: organizationId, status: 'Failed' })
-      .where('updated_at', '>=', since)
-      .count<{ count: number }[]>('* as count'),
+      .whereRaw(`status = 'Failed'`)
+      .where('updated_at', '>=', since);
+  const [counts, failed, failedCount] = await Promise.all([
+    prepared(
+      db('debts')
+        .where({ organization_id: organizationId })
+        .whereIn('status', [...NON_TERMINAL_STATUSES])
+        .groupBy('status')
+        .select('status')
+        .count<{ status: DebtStatus; count: number }[]>('* as count'),
+    ),
+    prepared(
+      failedSince()
+        .orderBy([
+          { column: 'updated_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(FAILED_LIST_LIMIT)
+        .select<{ id: string; event_type: string; url: string; updated_at: Date }[]>(
+          'id',
+          'event_type',
+          'url',
+          'updated_at',
+        ),
+    ),
+    prepared(failedSince().count<{ count: number }[]>('* as count')),
   ]);
   const byStatus = new Map(counts.map((c) => [c.status, Number(c.count)]));
   return {

@@ -55,8 +55,8 @@ const DELIVERIES_PAGE = `select '[' || coalesce(string_agg(item, ',' order by n)
 /** The Overview's three statements and the delivery page's, as knex writes ours (their text and parameters). */
 const STATUS_PARAMETERS = NON_TERMINAL_STATUSES.map((_, i) => `$${i + 2}`).join(', ');
 const OVERVIEW_COUNTS = `select "status", count(*) as "count" from "debts" where "organization_id" = $1 and "status" in (${STATUS_PARAMETERS}) group by "status"`;
-const OVERVIEW_FAILED = `select "id", "event_type", "url", "updated_at" from "webhook_deliveries" where "organization_id" = $1 and "status" = $2 and "updated_at" >= $3 order by "updated_at" desc limit $4`;
-const OVERVIEW_FAILED_COUNT = `select count(*) as "count" from "webhook_deliveries" where "organization_id" = $1 and "status" = $2 and "updated_at" >= $3`;
+const OVERVIEW_FAILED = `select "id", "event_type", "url", "updated_at" from "webhook_deliveries" where "organization_id" = $1 and status = 'Failed' and "updated_at" >= $2 order by "updated_at" desc, "id" desc limit $3`;
+const OVERVIEW_FAILED_COUNT = `select count(*) as "count" from "webhook_deliveries" where "organization_id" = $1 and status = 'Failed' and "updated_at" >= $2`;
 
 const DELIVERY = `select * from "webhook_deliveries" where "organization_id" = $1 and "id" = $2 limit $3`;
 const ATTEMPTS = `select * from "webhook_delivery_attempts" where "delivery_id" = $1 order by "number" asc`;
@@ -66,8 +66,8 @@ async function overview(pool: pg.Pool, named: Named, org: string): Promise<strin
   const since = new Date(Date.now() - FAILED_WINDOW_MS);
   const [counts, failed, failedCount] = await Promise.all([
     pool.query(named(OVERVIEW_COUNTS, [org, ...NON_TERMINAL_STATUSES])),
-    pool.query(named(OVERVIEW_FAILED, [org, 'Failed', since, FAILED_LIST_LIMIT])),
-    pool.query<{ count: string }>(named(OVERVIEW_FAILED_COUNT, [org, 'Failed', since])),
+    pool.query(named(OVERVIEW_FAILED, [org, since, FAILED_LIST_LIMIT])),
+    pool.query<{ count: string }>(named(OVERVIEW_FAILED_COUNT, [org, since])),
   ]);
   return JSON.stringify({ openDebts: counts.rows, failed: failed.rows, failedCount: failedCount.rows[0]?.count });
 }

@@ -84,7 +84,10 @@ async function seedConsoleTenant(db: Db, organizationId: string, count: number):
     );
   });
   await seedDebts(db, organizationId, Math.max(10, Math.floor(count / 10)));
-  for (const table of ['events', 'webhook_deliveries', 'webhook_delivery_attempts']) await db.raw(`analyze ${table}`);
+  // Vacuumed as autovacuum soon would: the counts' index-only scans then skip the heap, as they do in production.
+  for (const table of ['events', 'webhook_deliveries', 'webhook_delivery_attempts', 'debts']) {
+    await db.raw(`vacuum (analyze) ${table}`);
+  }
 }
 
 /** The kept tenant with `count` deliveries, seeded now if missing, incomplete or older than three days. */
