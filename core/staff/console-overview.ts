@@ -16,9 +16,11 @@ export interface ConsoleOverview {
 }
 
 /**
- * Named statements (core/platform/prepared.ts: parsed and planned once per connection, not on every view), and
- * `Failed` written into the text: a generic plan can use the partial index of failed deliveries only when its
- * condition is in the statement itself, not a parameter (migration 20261204140000).
+ * The failures are read by named statements (core/platform/prepared.ts: parsed and planned once per connection), with
+ * `Failed` written into the text: a generic plan can use the partial index of failed deliveries (migration
+ * 20261204140000) only when its condition is in the statement, not a parameter. The debt counts are planned for each
+ * tenant instead: a generic plan expects an average tenant's share of the table, hundreds of thousands of rows, and
+ * counts them with parallel workers, 37 ms where the tenant's own plan takes 1.5 ms (docs/operators/performance.md).
  */
 export async function loadConsoleOverview(db: Db, organizationId: string, now = new Date()): Promise<ConsoleOverview> {
   const since = new Date(now.getTime() - FAILED_DELIVERIES_WINDOW_MS);
@@ -28,14 +30,12 @@ export async function loadConsoleOverview(db: Db, organizationId: string, now = 
       .whereRaw(`status = 'Failed'`)
       .where('updated_at', '>=', since);
   const [counts, failed, failedCount] = await Promise.all([
-    prepared(
-      db('debts')
-        .where({ organization_id: organizationId })
-        .whereIn('status', [...NON_TERMINAL_STATUSES])
-        .groupBy('status')
-        .select('status')
-        .count<{ status: DebtStatus; count: number }[]>('* as count'),
-    ),
+    db('debts')
+      .where({ organization_id: organizationId })
+      .whereIn('status', [...NON_TERMINAL_STATUSES])
+      .groupBy('status')
+      .select('status')
+      .count<{ status: DebtStatus; count: number }[]>('* as count'),
     prepared(
       failedSince()
         .orderBy([

@@ -65,7 +65,7 @@ const EVENT = `select ${EVENT_ITEM} as json from "events" where "organization_id
 async function overview(pool: pg.Pool, named: Named, org: string): Promise<string> {
   const since = new Date(Date.now() - FAILED_WINDOW_MS);
   const [counts, failed, failedCount] = await Promise.all([
-    pool.query(named(OVERVIEW_COUNTS, [org, ...NON_TERMINAL_STATUSES])),
+    pool.query(OVERVIEW_COUNTS, [org, ...NON_TERMINAL_STATUSES]), // planned per tenant, as ours (console-overview.ts)
     pool.query(named(OVERVIEW_FAILED, [org, since, FAILED_LIST_LIMIT])),
     pool.query<{ count: string }>(named(OVERVIEW_FAILED_COUNT, [org, since])),
   ]);

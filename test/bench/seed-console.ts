@@ -1,8 +1,9 @@
 /**
  * The console benchmark's tenants, seeded once and kept (as the list tenants are): N events of a realistic mix of
- * types (the newest an hour old), one webhook delivery each (one in 50 `Failed` after six attempts, an hour after its event; the rest
- * `Succeeded`), and N / 10 debts over every status. A tenant seeded more than three days ago is seeded again, so the
- * Overview's seven-day window of failures is never empty. Everything is INSERT … SELECT generate_series in SQL.
+ * types (the newest an hour old), one webhook delivery each (one in 16 `Failed` after six attempts, an hour after its
+ * event; the rest `Succeeded`), and N / 10 debts over every status. A tenant seeded more than three days ago is
+ * seeded again, so the Overview's seven-day window of failures is never empty. Everything is INSERT … SELECT
+ * generate_series in SQL.
  * Each run signs a staff user of the tenant in through the session store (core/staff/sessions.ts), as a magic link
  * would, without the mail.
  */
@@ -15,20 +16,26 @@ import { createStaffUser, findStaffUserByEmail, type StaffUser } from '../../cor
 import { cookieNames } from '../../web/console/http';
 import { seedDebts } from './seed-debts';
 
-/** One delivery in this many has failed (its six attempts made, the last an hour after its event). */
-export const FAILED_EVERY = 50;
-/** The event type the filter check looks for: 1 % of the tenant's events, as a rare type is. */
+/**
+ * One delivery in this many has failed (its six attempts made, the last an hour after its event): a receiver that
+ * fails now and then, and enough failures at the smallest tenant to fill the Failed filter's page.
+ */
+export const FAILED_EVERY = 16;
+/**
+ * A rare event type: RARE_EVENTS of them at every tenant size, spread over its history, so the filter's page holds
+ * the same 50 at 1,000 and 1,000,000 deliveries while the tenant's other deliveries between them grow a thousandfold.
+ */
 export const RARE_EVENT_TYPE = 'plan.defaulted';
+const RARE_EVENTS = 60;
 const RESEED_AFTER_MS = 3 * 86_400_000;
 
-/** Event types by share of 100: common ones first, the rare one last. */
+/** The other event types by share of 100. */
 const TYPE_SHARES: [string, number][] = [
   ['debt.created', 45],
   ['debt.updated', 40],
   ['payment.received', 10],
   ['debt.accepted', 3],
-  ['debt.disputed', 1],
-  [RARE_EVENT_TYPE, 1],
+  ['debt.disputed', 2],
 ];
 
 export interface ConsoleTenant {
@@ -40,21 +47,22 @@ export interface ConsoleTenant {
   failedDeliveryId: string;
 }
 
-/** `case` over i % 100 giving each event its type by the shares above. */
-function typeOf(i: string): string {
+/** `case` giving event `i` of `count` its type: the rare one every count / RARE_EVENTS, else by the shares above. */
+function typeOf(i: string, count: number): string {
   let upTo = 0;
   const arms = TYPE_SHARES.map(([type, share]) => {
     upTo += share;
     return `when ${i} % 100 < ${upTo} then '${type}'`;
   });
-  return `case ${arms.join(' ')} end`;
+  const step = Math.max(1, Math.floor(count / RARE_EVENTS));
+  return `case when ${i} % ${step} = 0 then '${RARE_EVENT_TYPE}' ${arms.join(' ')} end`;
 }
 
 async function seedConsoleTenant(db: Db, organizationId: string, count: number): Promise<void> {
   await db.transaction(async (trx) => {
     await trx.raw(
       `insert into events (id, organization_id, type, data, created_at)
-       select 'evt_' || md5(? || '-' || i), ?, ${typeOf('i')},
+       select 'evt_' || md5(? || '-' || i), ?, ${typeOf('i', count)},
               json_build_object('debt', json_build_object('id', gen_random_uuid(), 'status', 'Active',
                 'externalAccountId', 'BENCH-' || i, 'outstandingPrincipal', 100 + i % 1000, 'currency', 'AUD')),
               now() - interval '1 hour' - i * interval '1 second'
@@ -92,7 +100,7 @@ async function seedConsoleTenant(db: Db, organizationId: string, count: number):
 
 /** The kept tenant with `count` deliveries, seeded now if missing, incomplete or older than three days. */
 async function consoleOrganization(db: Db, count: number): Promise<string> {
-  const name = `bench console ${count}`;
+  const name = `bench console v2 ${count}`;
   const existing = await db('organizations')
     .where({ name })
     .first<{ id: string; created_at: Date } | undefined>('id', 'created_at');
