@@ -53,8 +53,8 @@ const DELIVERIES_PAGE = `select '[' || coalesce(string_agg(item, ',' order by n)
         limit $6) as page) as numbered`;
 
 /** The Overview's three statements and the delivery page's, as knex writes ours (their text and parameters). */
-const STATUS_PARAMETERS = NON_TERMINAL_STATUSES.map((_, i) => `$${i + 2}`).join(', ');
-const OVERVIEW_COUNTS = `select "status", count(*) as "count" from "debts" where "organization_id" = $1 and "status" in (${STATUS_PARAMETERS}) group by "status"`;
+const OVERVIEW_COUNTS = `select s.status, (select count(*) from debts where organization_id = $1 and status = s.status) as count
+  from unnest($2::text[]) as s(status)`;
 const OVERVIEW_FAILED = `select "id", "event_type", "url", "updated_at" from "webhook_deliveries" where "organization_id" = $1 and status = 'Failed' and "updated_at" >= $2 order by "updated_at" desc, "id" desc limit $3`;
 const OVERVIEW_FAILED_COUNT = `select count(*) as "count" from "webhook_deliveries" where "organization_id" = $1 and status = 'Failed' and "updated_at" >= $2`;
 
@@ -65,7 +65,7 @@ const EVENT = `select ${EVENT_ITEM} as json from "events" where "organization_id
 async function overview(pool: pg.Pool, named: Named, org: string): Promise<string> {
   const since = new Date(Date.now() - FAILED_WINDOW_MS);
   const [counts, failed, failedCount] = await Promise.all([
-    pool.query(OVERVIEW_COUNTS, [org, ...NON_TERMINAL_STATUSES]), // planned per tenant, as ours (console-overview.ts)
+    pool.query(named(OVERVIEW_COUNTS, [org, `{${NON_TERMINAL_STATUSES.join(',')}}`])),
     pool.query(named(OVERVIEW_FAILED, [org, since, FAILED_LIST_LIMIT])),
     pool.query<{ count: string }>(named(OVERVIEW_FAILED_COUNT, [org, since])),
   ]);
