@@ -6,6 +6,7 @@ import type { Db, Trx } from '../platform/db';
 import { ApiError, errors } from '../platform/errors';
 import { isUuid } from '../platform/ids';
 import { fetchJsonPage, type PageRequest } from '../platform/pagination';
+import { prepared } from '../platform/prepared';
 import { equalTo, jsonObject, jsonTime, jsonValue, type JsonPage } from '../platform/json-page';
 import { wakeRelays } from '../events/wake-up';
 
@@ -158,9 +159,10 @@ export async function listDeliveries(
 
 export async function getDelivery(db: Db, organizationId: string, id: string): Promise<DeliveryDetail | undefined> {
   if (!isUuid(id)) return undefined;
-  const row = await db('webhook_deliveries').where({ organization_id: organizationId, id }).first();
+  // Named statements: parsed and planned once per connection (core/platform/prepared.ts), as the lists are.
+  const row = await prepared(db('webhook_deliveries').where({ organization_id: organizationId, id }).first());
   if (!row) return undefined;
-  const attempts = await db('webhook_delivery_attempts').where({ delivery_id: id }).orderBy('number');
+  const attempts = await prepared(db('webhook_delivery_attempts').where({ delivery_id: id }).orderBy('number'));
   return { ...toDeliveryView(row), attempts: attempts.map(toAttemptView) };
 }
 
