@@ -36,7 +36,12 @@ interface PlanRulesRow {
 export async function getPlanRules(db: Db, organizationId: string): Promise<PlanRules> {
   const row = await db('portal_plan_rules')
     .where({ organization_id: organizationId })
-    .first<PlanRulesRow | undefined>('max_instalments', 'frequencies', 'min_instalment_amount', 'first_due_within_days');
+    .first<PlanRulesRow | undefined>(
+      'max_instalments',
+      'frequencies',
+      'min_instalment_amount',
+      'first_due_within_days',
+    );
   if (!row) return { ...DEFAULT_PLAN_RULES, frequencies: [...DEFAULT_PLAN_RULES.frequencies] };
   return {
     maxInstalments: row.max_instalments,

@@ -33,12 +33,14 @@ export interface SecondFactorInput {
 }
 
 export type SecondFactorResult =
-  | { ok: true; link: ResolvedPortalLink; debtorId: string }
-  | { ok: false; reason: 'no_match' | 'too_many' };
+  { ok: true; link: ResolvedPortalLink; debtorId: string } | { ok: false; reason: 'no_match' | 'too_many' };
 
 /** Case, spacing and punctuation do not matter: "ACCT-0001" is "acct 0001", "O'Brien" is "OBRIEN". */
 export function normalizeAnswer(text: string): string {
-  return text.normalize('NFKC').toLocaleLowerCase('en').replace(/[^\p{L}\p{N}]/gu, '');
+  return text
+    .normalize('NFKC')
+    .toLocaleLowerCase('en')
+    .replace(/[^\p{L}\p{N}]/gu, '');
 }
 
 function sameAnswer(expected: string, given: string): boolean {
@@ -52,9 +54,7 @@ const addressKey = (address: string) => `portal:verify-fails:address:${address}`
 
 async function overLimit(deps: SecondFactorDeps, input: SecondFactorInput): Promise<boolean> {
   const [perLink, perAddress] = await deps.redis.mget(linkKey(input.token), addressKey(input.clientAddress));
-  return (
-    Number(perLink ?? 0) >= deps.triesPerLinkPerHour || Number(perAddress ?? 0) >= deps.triesPerAddressPerHour
-  );
+  return Number(perLink ?? 0) >= deps.triesPerLinkPerHour || Number(perAddress ?? 0) >= deps.triesPerAddressPerHour;
 }
 
 async function countFailure(deps: SecondFactorDeps, input: SecondFactorInput): Promise<void> {
@@ -65,7 +65,10 @@ async function countFailure(deps: SecondFactorDeps, input: SecondFactorInput): P
   await multi.exec();
 }
 
-export async function verifySecondFactor(deps: SecondFactorDeps, input: SecondFactorInput): Promise<SecondFactorResult> {
+export async function verifySecondFactor(
+  deps: SecondFactorDeps,
+  input: SecondFactorInput,
+): Promise<SecondFactorResult> {
   if (await overLimit(deps, input)) return { ok: false, reason: 'too_many' };
   const link = await resolvePortalLink(deps.db, input.token);
   const debt = link ? await findDebtRow(deps.db, link.organizationId, link.debtId) : undefined;

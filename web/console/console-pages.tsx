@@ -13,6 +13,7 @@ import { accountRoutes } from './account-routes';
 import { brandingRoutes } from './branding-routes';
 import { debtsRoutes } from './debts-routes';
 import { teamRoutes } from './team-routes';
+import { portalSettingsRoutes } from './portal-settings-routes';
 import { createConsoleContext, type ConsoleContext, type ConsoleDeps } from './console-context';
 import { ErrorBody, errorTitle } from './error-page';
 import { cookieNames } from './http';
@@ -40,6 +41,7 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   brandingRoutes(router, c);
   debtsRoutes(router, c);
   teamRoutes(router, c);
+  portalSettingsRoutes(router, c);
   webhookRoutes(router, c);
   const routes = router.routes();
   const allowed = router.allowedMethods({ throw: true });

@@ -71,5 +71,4 @@ export function entryRoutes(router: Router, c: PortalContext): void {
     clearCookie(ctx, c.names.session, c.secure);
     c.page(ctx, c.neutralFrame(), 'You have signed out', <SignedOutBody />);
   });
-
 }

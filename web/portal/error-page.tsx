@@ -29,9 +29,7 @@ export function PortalErrorBody(props: { code: ErrorCode; detail: string; reques
           <a href="/portal/debt">Back to your account</a>
         </p>
       )}
-      <p class="muted">
-        If you contact us about this, quote reference {props.requestId ?? props.code}.
-      </p>
+      <p class="muted">If you contact us about this, quote reference {props.requestId ?? props.code}.</p>
     </section>
   );
 }

@@ -85,7 +85,10 @@ export function payRoutes(router: Router, c: PortalContext): void {
   });
 }
 
-function amountOf(view: DebtView, values: { choice: string; amount: string }): { amount: string } | { problem: string } {
+function amountOf(
+  view: DebtView,
+  values: { choice: string; amount: string },
+): { amount: string } | { problem: string } {
   if (values.choice === 'full') return { amount: view.outstanding };
   if (values.choice === 'instalment') {
     const next = nextInstalment(view);
@@ -103,4 +106,3 @@ function amountOf(view: DebtView, values: { choice: string; amount: string }): {
   }
   return { amount };
 }
-

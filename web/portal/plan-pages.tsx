@@ -41,7 +41,8 @@ export function PlanFormBody(props: PlanFormProps) {
         <ul>
           <li>
             Up to {props.maxInstalments} payment{props.maxInstalments === 1 ? '' : 's'}
-            {Number(props.minInstalment) > 0 ? `, each at least ${moneyText(props.minInstalment, props.currency)}` : ''}.
+            {Number(props.minInstalment) > 0 ? `, each at least ${moneyText(props.minInstalment, props.currency)}` : ''}
+            .
           </li>
           <li>
             First payment between {longDate(props.firstDate)} and {longDate(props.lastFirstDate)}.
