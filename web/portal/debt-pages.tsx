@@ -38,7 +38,7 @@ export function DebtBody({ view, creditorName, csrfToken, done }: DebtPageProps)
           <dt>Status</dt>
           <dd>{STATUS_WORDS[debt.status]}</dd>
           <dt>Original amount</dt>
-          <dd>{money(debt.originalPrincipal, debt.currency)}</dd>
+          <dd class="money">{money(debt.originalPrincipal, debt.currency)}</dd>
           <dt>Account reference</dt>
           <dd>{debt.externalAccountId}</dd>
         </dl>
@@ -201,7 +201,7 @@ function TransactionsSection({ transactions }: { transactions: Transaction[] }) 
                 <td>
                   {t.type} · {TX_WORDS[t.status] ?? t.status}
                 </td>
-                <td>{money(t.amount, t.currency)}</td>
+                <td class="money">{money(t.amount, t.currency)}</td>
               </tr>
             ))}
           </tbody>
