@@ -198,9 +198,7 @@ function TransactionsSection({ transactions }: { transactions: Transaction[] }) 
             {transactions.map((t) => (
               <tr key={t.id}>
                 <td>{longDate(t.createdAt)}</td>
-                <td>
-                  {t.type} · {TX_WORDS[t.status] ?? t.status}
-                </td>
+                <td>{`${t.type} ${(TX_WORDS[t.status] ?? t.status).toLowerCase()}`}</td>
                 <td class="money">{money(t.amount, t.currency)}</td>
               </tr>
             ))}
