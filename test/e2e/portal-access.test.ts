@@ -91,6 +91,8 @@ describe('Debtor portal: getting in, tenancy, branding and the console’s side'
       expect(await enterPortal(page, server.baseUrl, link.token, answerOf(link))).to.equal(429);
       expect(await mainText(page)).to.contain('too many tries with this link');
       await portalShot(page, 'too-many-tries');
+      // The link's token is a secret: the request log names the link's shape, never the token.
+      expect(server.rawLog()).to.contain('/portal/l/:token').and.not.to.contain(link.token);
       expect(await page.context().cookies()).to.satisfy((cookies: { name: string }[]) =>
         cookies.every((c) => c.name !== 'portal_session'),
       );
