@@ -90,6 +90,7 @@ describe('Debtor portal: getting in, tenancy, branding and the console’s side'
       }
       expect(await enterPortal(page, server.baseUrl, link.token, answerOf(link))).to.equal(429);
       expect(await mainText(page)).to.contain('too many tries with this link');
+      expect(await seriousAxeViolations(page)).to.deep.equal([]);
       await portalShot(page, 'too-many-tries');
       // The link's token is a secret: the request log names the link's shape, never the token.
       expect(server.rawLog()).to.contain('/portal/l/:token').and.not.to.contain(link.token);
@@ -174,6 +175,7 @@ describe('Debtor portal: getting in, tenancy, branding and the console’s side'
       expect(ended?.status()).to.equal(401);
       expect(await mainText(page)).to.contain('Open that link again');
       expect(await page.locator('body').innerText()).not.to.contain('Hazel Finance');
+      expect(await seriousAxeViolations(page)).to.deep.equal([]);
       await portalShot(page, 'visit-ended');
       expect(await enterPortal(page, server.baseUrl, link.token, answerOf(link))).to.equal(400);
 
@@ -181,6 +183,8 @@ describe('Debtor portal: getting in, tenancy, branding and the console’s side'
       await enterAs(page, server.baseUrl, { ...link, token: fresh.token });
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'You have signed out' }).waitFor();
+      expect(await seriousAxeViolations(page)).to.deep.equal([]);
+      await portalShot(page, 'signed-out');
       expect((await page.goto(url('/portal/debt')))?.status()).to.equal(401);
     });
   });
