@@ -47,6 +47,7 @@ import { webhookRoutes } from './routes/webhooks';
 import { sandboxSimulationRoutes } from './routes/sandbox-simulation';
 import { PROJECT_ROOT } from '../core/platform/project-root';
 import { sandboxTenantRoutes } from './routes/sandbox-tenant';
+import { readSignup, simulationReader } from './routes/sandbox-input';
 import { sandboxActivity } from './http/middleware/sandbox-activity';
 import { createActivityTouch } from '../core/sandbox/activity-touch';
 import type { SandboxResets } from '../core/sandbox/resets';
@@ -113,6 +114,11 @@ export function createApp(deps: AppDeps): BuiltApp {
   const metrics = deps.metrics ?? createMetrics();
   let openApiJson = '';
   const documentStore = deps.documentStore ?? createDocumentStore(config.documents);
+  // One limiter for both sign-ups (the API's and the console's form): they count in the same window per address.
+  const signupLimiter =
+    config.mode === 'sandbox'
+      ? createSignupLimiter({ redis: deps.redis, logger, limitPerHour: config.sandboxSignupsPerHour })
+      : undefined;
   const routes: RouteDefinition[] = [
     ...healthRoutes({
       mode: config.mode,
@@ -135,9 +141,9 @@ export function createApp(deps: AppDeps): BuiltApp {
     ...eventRoutes(),
     // The sandbox's routes exist on the sandbox host only: production answers 404 and does not document them.
     ...(config.mode === 'sandbox' ? sandboxSimulationRoutes(deps.debtTriggers) : []),
-    ...(config.mode === 'sandbox'
+    ...(signupLimiter
       ? sandboxTenantRoutes({
-          signupLimiter: createSignupLimiter({ redis: deps.redis, logger, limitPerHour: config.sandboxSignupsPerHour }),
+          signupLimiter,
           logger,
           resets: deps.sandboxResets,
           documents: documentStore,
@@ -183,6 +189,10 @@ export function createApp(deps: AppDeps): BuiltApp {
         resolveHost: deps.resolveHost ?? resolveAll,
         resolveTimeoutMs: deps.resolveTimeoutMs,
       },
+      documents: documentStore,
+      sandbox: signupLimiter
+        ? { signupLimiter, resets: deps.sandboxResets, simulations: simulationReader, readSignup }
+        : undefined,
     }),
   );
   // The debtor portal's pages (web/portal), like the console's, render their own errors as pages.

@@ -75,6 +75,11 @@ export function Layout({ title, stylesheetHref, user, mode, children }: LayoutPr
                   <li>
                     <a href="/console/events">Events</a>
                   </li>
+                  {mode === 'sandbox' && (
+                    <li>
+                      <a href="/console/sandbox">Sandbox</a>
+                    </li>
+                  )}
                   {isStaffRole(user.role) && canReadAudit(user.role) && (
                     <li>
                       <a href="/console/audit">Audit log</a>

@@ -218,8 +218,11 @@ export async function retryFailedDeliveries(
     .forUpdate()
     .skipLocked()
     .select('id');
+  // Chosen once, in a materialised CTE: a `LIMIT … SKIP LOCKED` subquery inside `IN` may be run again by the plan
+  // (a rescan skips other rows), which retried 1,001 deliveries under a cap of 1,000 in a browser test.
   const updated = await trx('webhook_deliveries')
-    .whereIn('id', chosen)
+    .withMaterialized('chosen', chosen)
+    .whereIn('id', trx.select('id').from('chosen'))
     .where({ organization_id: organizationId, status: 'Failed' })
     .update(retriedColumns(trx))
     .returning('id');

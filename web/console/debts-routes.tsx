@@ -27,6 +27,7 @@ import {
   type DebtsListProps,
 } from './debts-pages';
 import { actorOf, signedIn } from './signed-in';
+import { simulationPanel, simulationRoutes, type ShowDebt } from './simulation-routes';
 
 const DEBT_QUERY = [
   'status',
@@ -65,11 +66,10 @@ export function debtsRoutes(router: Router, c: ConsoleContext): void {
     c.page(ctx, 'Debts', <DebtsBody {...props} />);
   });
 
-  router.get('/console/debts/:id', async (ctx) => {
-    const session = await signedIn(c, ctx);
-    if (!session) return;
+  /** A debt's page; a simulation refused renders it again with its refusal (simulation-routes.tsx). */
+  const showDebt: ShowDebt = async (ctx, session, debtId, simulation, status = 200) => {
     const org = session.organizationId;
-    const debt = await getDebt(db, org, ctx.params.id ?? '');
+    const debt = await getDebt(db, org, debtId);
     if (!debt) throw errors.notFound('debt');
     const [debtor, transactions, documents, events, circumstances] = await Promise.all([
       getDebtor(db, org, debt.debtorId),
@@ -91,9 +91,18 @@ export function debtsRoutes(router: Router, c: ConsoleContext): void {
         canRecall={canRecallDebts(session.role)}
         recalled={ctx.query.recalled === '1'}
         circumstances={circumstances}
+        sandboxActions={simulationPanel(c, ctx, session, debt, simulation)}
       />,
+      status,
     );
+  };
+
+  router.get('/console/debts/:id', async (ctx) => {
+    const session = await signedIn(c, ctx);
+    if (!session) return;
+    await showDebt(ctx, session, ctx.params.id ?? '');
   });
+  simulationRoutes(router, c, showDebt);
 
   router.get('/console/debts/:id/recall', async (ctx) => {
     const session = await signedIn(c, ctx);
