@@ -54,6 +54,9 @@ import type { SandboxResets } from '../core/sandbox/resets';
 import { createSignupLimiter } from '../core/sandbox/signup-limit';
 import { createMailer, type Mailer } from '../core/notifications/mail';
 import { consolePages } from '../web/console/console-pages';
+import { portalPages } from '../web/portal/portal-pages';
+import type { PaymentProcessor } from '../core/payments/processor';
+import { createTestModeProcessor } from '../core/payments/test-mode-processor';
 
 export interface AppDeps {
   config: Config;
@@ -84,6 +87,11 @@ export interface AppDeps {
   consoleNow?: () => Date;
   /** Where uploaded documents are kept; defaults to the store `config.documents` describes. */
   documentStore?: DocumentStore;
+  /**
+   * Takes the debtor portal's payments. Defaults to the test-mode processor on the sandbox host and to none in
+   * production (the portal then says online payment is unavailable) until the Stripe adapter is passed here.
+   */
+  paymentProcessor?: PaymentProcessor;
   /** Extra route declarations (tests use this to exercise the machinery, e.g. deprecation). */
   extraRoutes?: RouteDefinition[];
 }
@@ -185,6 +193,19 @@ export function createApp(deps: AppDeps): BuiltApp {
       sandbox: signupLimiter
         ? { signupLimiter, resets: deps.sandboxResets, simulations: simulationReader, readSignup }
         : undefined,
+    }),
+  );
+  // The debtor portal's pages (web/portal), like the console's, render their own errors as pages.
+  app.use(
+    portalPages({
+      config,
+      db: deps.db,
+      redis: deps.redis,
+      logger,
+      debtTriggers: deps.debtTriggers,
+      paymentProcessor:
+        deps.paymentProcessor ??
+        (config.mode === 'sandbox' ? createTestModeProcessor({ db: deps.db, triggers: deps.debtTriggers }) : undefined),
     }),
   );
   app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));

@@ -61,6 +61,9 @@ export function Layout({ title, stylesheetHref, user, mode, children }: LayoutPr
                     <a href="/console/branding">Branding</a>
                   </li>
                   <li>
+                    <a href="/console/portal-settings">Debtor portal</a>
+                  </li>
+                  <li>
                     <a href="/console/team">Team</a>
                   </li>
                   <li>

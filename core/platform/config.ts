@@ -11,6 +11,7 @@ import { DOCUMENT_ENV, documentStoreConfig, type DocumentStoreConfig } from './d
 import { LOG_FORMATS, type LogFormat } from './logger';
 import { parseTrustedProxies, type AddressRange } from './trusted-proxies';
 import type { Mode } from './mode';
+import { PORTAL_ENV, portalConfig, type PortalConfig } from './portal-config';
 import { WEBHOOK_ENV, webhookConfig, type LoadOptions, type WebhookConfig } from './webhook-config';
 
 export type { Mode };
@@ -50,6 +51,8 @@ export interface Config {
   mail: { smtpUrl: string; from: string };
   /** The client console's sessions and sign-in (docs/operators/configuration.md, "Console"). */
   console: ConsoleConfig;
+  /** The debtor portal: sessions, second-factor tries, the collector's contact details (core/platform/portal-config.ts). */
+  portal: PortalConfig;
 }
 
 export interface ConsoleConfig {
@@ -134,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       LOG_FORMAT: str({ choices: LOG_FORMATS, default: 'auto', desc: 'json, pretty, or auto: pretty on a terminal' }),
       ...WEBHOOK_ENV,
       ...DOCUMENT_ENV,
+      ...PORTAL_ENV,
       SMTP_URL: str({
         default: 'smtp://127.0.0.1:1025',
         desc: 'SMTP relay for outgoing mail (maildev in development)',
@@ -176,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       secureCookies: publicBaseUrl.startsWith('https:') || (e.APP_ENV !== 'development' && e.APP_ENV !== 'test'),
       signInRequestsPerHour: e.SIGN_IN_REQUESTS_PER_HOUR,
     },
+    portal: portalConfig(e),
   };
 }
 

@@ -21,6 +21,7 @@ export const AUDIT_ACTIONS = [
   'delivery.retried',
   'deliveries.retried_failed',
   'branding.changed',
+  'portal.plan_rules_changed',
   'debt.recalled',
   'user.invited',
   'user.role_changed',

@@ -31,6 +31,17 @@ export function requireBrandingChange(role: StaffRole): void {
   if (!canChangeBranding(role)) throw new ApiError('forbidden', 'Only an owner or an admin can change the branding.');
 }
 
+/** The debtor portal's settings (the plan rules): owners and admins change them; every role reads them. */
+export function canChangePortalSettings(role: StaffRole): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
+export function requirePortalSettingsChange(role: StaffRole): void {
+  if (!canChangePortalSettings(role)) {
+    throw new ApiError('forbidden', 'Only an owner or an admin can change the debtor portal’s settings.');
+  }
+}
+
 /** A recall (`PATCH status=Closed` through the lifecycle): owners and admins. */
 export function canRecallDebts(role: StaffRole): boolean {
   return role === 'owner' || role === 'admin';

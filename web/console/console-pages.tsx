@@ -14,6 +14,7 @@ import { brandingRoutes } from './branding-routes';
 import { debtsRoutes } from './debts-routes';
 import { documentRoutes } from './document-routes';
 import { teamRoutes } from './team-routes';
+import { portalSettingsRoutes } from './portal-settings-routes';
 import { createConsoleContext, type ConsoleContext, type ConsoleDeps } from './console-context';
 import { ErrorBody, errorTitle } from './error-page';
 import { cookieNames } from './http';
@@ -43,6 +44,7 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   debtsRoutes(router, c);
   documentRoutes(router, c);
   teamRoutes(router, c);
+  portalSettingsRoutes(router, c);
   webhookRoutes(router, c);
   sandboxRoutes(router, c);
   const routes = router.routes();

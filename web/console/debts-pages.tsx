@@ -12,6 +12,8 @@ import type { Transaction } from '../../core/debts/transactions';
 import type { DebtDocument } from '../../core/documents/documents';
 import type { DebtEvent } from '../../core/staff/console-debts';
 import { CsrfField } from '../layout';
+import type { DebtorCircumstance } from '../../core/portal/circumstances';
+import { DebtCircumstances } from './debt-circumstances';
 import { documentHref } from './document-routes';
 
 /** `2026-12-03T09:15:00.000Z` as `2026-12-03 09:15 UTC`. */
@@ -205,6 +207,7 @@ export interface DebtPageProps {
   events: DebtEvent[];
   canRecall: boolean;
   recalled?: boolean;
+  circumstances?: DebtorCircumstance[];
   /** The sandbox host's simulations (simulation-panel.tsx), under the debt's fields. */
   sandboxActions?: ComponentChildren;
 }
@@ -276,6 +279,7 @@ export function DebtBody(props: DebtPageProps) {
           <p>No plan.</p>
         )}
       </section>
+      {props.circumstances && <DebtCircumstances circumstances={props.circumstances} />}
       <Transactions transactions={props.transactions} more={props.moreTransactions} />
       <Documents documents={props.documents} />
       <Timeline events={props.events} />

@@ -14,6 +14,7 @@ import { ApiError, errors } from '../../core/platform/errors';
 import { isUuid } from '../../core/platform/ids';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../core/platform/pagination';
 import { listDebtEvents, recallConsoleDebt } from '../../core/staff/console-debts';
+import { listCircumstances } from '../../core/portal/circumstances';
 import { canRecallDebts, requireRecall } from '../../core/staff/roles';
 import type { ConsoleContext } from './console-context';
 import {
@@ -70,11 +71,12 @@ export function debtsRoutes(router: Router, c: ConsoleContext): void {
     const org = session.organizationId;
     const debt = await getDebt(db, org, debtId);
     if (!debt) throw errors.notFound('debt');
-    const [debtor, transactions, documents, events] = await Promise.all([
+    const [debtor, transactions, documents, events, circumstances] = await Promise.all([
       getDebtor(db, org, debt.debtorId),
       listTransactions(db, org, { debtId: debt.id, page: { limit: MAX_PAGE_SIZE } }),
       listDebtDocuments(db, org, debt.id, { limit: MAX_PAGE_SIZE }),
       listDebtEvents(db, org, debt.id),
+      listCircumstances(db, org, debt.id),
     ]);
     c.page(
       ctx,
@@ -88,6 +90,7 @@ export function debtsRoutes(router: Router, c: ConsoleContext): void {
         events={events}
         canRecall={canRecallDebts(session.role)}
         recalled={ctx.query.recalled === '1'}
+        circumstances={circumstances}
         sandboxActions={simulationPanel(c, ctx, session, debt, simulation)}
       />,
       status,
