@@ -5,7 +5,8 @@
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { ApiError, ERROR_CATALOGUE } from '../../core/platform/errors';
+import { ApiError } from '../../core/platform/errors';
+import { pageError } from '../page-errors';
 import { createSessionStore } from '../../core/staff/sessions';
 import { loadWebAssets } from '../assets';
 import { setPageHeaders } from '../page';
@@ -70,7 +71,7 @@ export function consolePages(deps: ConsoleDeps): Middleware {
 }
 
 function renderError(c: ConsoleContext, ctx: Parameters<Middleware>[0], error: unknown): void {
-  const known = toApiError(error);
+  const known = pageError(error);
   if (known.status >= 500) c.deps.logger.error({ err: error }, 'console page failed');
   for (const [name, value] of Object.entries(known.extra.headers ?? {})) ctx.set(name, value);
   const requestId = (ctx.state as { requestId?: string }).requestId;
@@ -80,12 +81,4 @@ function renderError(c: ConsoleContext, ctx: Parameters<Middleware>[0], error: u
     <ErrorBody code={known.code} detail={known.message} requestId={requestId} />,
     known.status,
   );
-}
-
-function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  const status = (error as { status?: number }).status;
-  if (status === 405) return new ApiError('method_not_allowed');
-  if (status === 501) return new ApiError('method_not_allowed');
-  return new ApiError('internal_error', ERROR_CATALOGUE.internal_error.detail);
 }

@@ -5,7 +5,8 @@
  */
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { ApiError, ERROR_CATALOGUE } from '../../core/platform/errors';
+import { ApiError } from '../../core/platform/errors';
+import { pageError } from '../page-errors';
 import { createPortalSessionStore } from '../../core/portal/portal-sessions';
 import { loadWebAssets } from '../assets';
 import { setPageHeaders } from '../page';
@@ -63,7 +64,7 @@ export function portalPages(deps: PortalDeps): Middleware {
 }
 
 async function renderError(c: PortalContext, ctx: Context, error: unknown): Promise<void> {
-  const known = toApiError(error);
+  const known = pageError(error);
   if (known.status >= 500) c.deps.logger.error({ err: error }, 'portal page failed');
   for (const [name, value] of Object.entries(known.extra.headers ?? {})) ctx.set(name, value);
   const requestId = (ctx.state as { requestId?: string }).requestId;
@@ -77,11 +78,4 @@ async function renderError(c: PortalContext, ctx: Context, error: unknown): Prom
     <PortalErrorBody code={known.code} detail={known.message} requestId={requestId} signedIn={session !== null} />,
     known.status,
   );
-}
-
-function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  const status = (error as { status?: number }).status;
-  if (status === 405 || status === 501) return new ApiError('method_not_allowed');
-  return new ApiError('internal_error', ERROR_CATALOGUE.internal_error.detail);
 }
