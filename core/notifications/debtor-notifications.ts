@@ -5,6 +5,7 @@
  * taken again (its sender died mid-send).
  */
 import type { Db, Trx } from '../platform/db';
+import type { Mode } from '../platform/mode';
 import { newId } from '../platform/ids';
 import type { NotificationKind } from './debtor-messages';
 
@@ -105,15 +106,16 @@ export async function releaseNotification(db: Db, id: string): Promise<void> {
 }
 
 /** Notifications nobody has finished and that are due a try: oldest first. */
-export async function unhandledNotifications(db: Db, olderThan: Date, limit: number): Promise<string[]> {
+export async function unhandledNotifications(db: Db, mode: Mode, olderThan: Date, limit: number): Promise<string[]> {
+  // The mode's organisations only: each mode renders its own (a database may hold both, as in tests).
   const { rows } = await db.raw<{ rows: { id: string }[] }>(
-    `select id from debtor_notifications
-      where status in ('pending', 'sending') and created_at < ?
+    `select n.id from debtor_notifications n join organizations o on o.id = n.organization_id
+      where o.mode = ? and status in ('pending', 'sending') and n.created_at < ?
         and (status = 'pending' and (claimed_at is null or claimed_at < now() - attempts * interval '1 minute')
              or status = 'sending' and claimed_at < now() - ? * interval '1 millisecond')
-      order by created_at
+      order by n.created_at
       limit ?`,
-    [olderThan, CLAIM_EXPIRY_MS, limit],
+    [mode, olderThan, CLAIM_EXPIRY_MS, limit],
   );
   return rows.map((r) => r.id);
 }

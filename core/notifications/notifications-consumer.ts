@@ -138,14 +138,18 @@ export function createNotificationsConsumer(options: NotificationsConsumerOption
       };
     },
     async sweep() {
-      await deliverAll(await unhandledNotifications(db, new Date(Date.now() - SWEEP_AFTER_MS), SWEEP_BATCH));
-      const recorded = await db('notification_reminder_starts')
-        .orderBy('created_at')
+      await deliverAll(
+        await unhandledNotifications(db, options.mode, new Date(Date.now() - SWEEP_AFTER_MS), SWEEP_BATCH),
+      );
+      const recorded = await db('notification_reminder_starts as s')
+        .join('organizations as o', 'o.id', 's.organization_id')
+        .where('o.mode', options.mode)
+        .orderBy('s.created_at')
         .limit(SWEEP_BATCH)
         .select<InstalmentRemindersInput[]>(
-          'organization_id as organizationId',
-          'debt_id as debtId',
-          'plan_event_id as planEventId',
+          's.organization_id as organizationId',
+          's.debt_id as debtId',
+          's.plan_event_id as planEventId',
         );
       if (recorded.length > 0) await startReminders(recorded);
     },
