@@ -14,6 +14,8 @@ import { brandingRoutes } from './branding-routes';
 import { debtsRoutes } from './debts-routes';
 import { documentRoutes } from './document-routes';
 import { teamRoutes } from './team-routes';
+import { notificationsRoutes } from './notifications-page';
+import { portalLinkRoutes } from './portal-link-routes';
 import { createConsoleContext, type ConsoleContext, type ConsoleDeps } from './console-context';
 import { ErrorBody, errorTitle } from './error-page';
 import { cookieNames } from './http';
@@ -45,6 +47,8 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   teamRoutes(router, c);
   webhookRoutes(router, c);
   sandboxRoutes(router, c);
+  portalLinkRoutes(router, c);
+  notificationsRoutes(router, c);
   const routes = router.routes();
   const allowed = router.allowedMethods({ throw: true });
 

@@ -13,6 +13,7 @@ import type { DebtDocument } from '../../core/documents/documents';
 import type { DebtEvent } from '../../core/staff/console-debts';
 import { CsrfField } from '../layout';
 import { documentHref } from './document-routes';
+import { PortalLinkSection, type PortalLinkSectionProps } from './portal-link-section';
 
 /** `2026-12-03T09:15:00.000Z` as `2026-12-03 09:15 UTC`. */
 export function when(iso: string | null | undefined): string {
@@ -207,6 +208,7 @@ export interface DebtPageProps {
   recalled?: boolean;
   /** The sandbox host's simulations (simulation-panel.tsx), under the debt's fields. */
   sandboxActions?: ComponentChildren;
+  portalLink?: PortalLinkSectionProps;
 }
 
 export function DebtBody(props: DebtPageProps) {
@@ -276,6 +278,7 @@ export function DebtBody(props: DebtPageProps) {
           <p>No plan.</p>
         )}
       </section>
+      {props.portalLink && <PortalLinkSection {...props.portalLink} />}
       <Transactions transactions={props.transactions} more={props.moreTransactions} />
       <Documents documents={props.documents} />
       <Timeline events={props.events} />

@@ -27,6 +27,7 @@ import {
 } from './debts-pages';
 import { actorOf, signedIn } from './signed-in';
 import { simulationPanel, simulationRoutes, type ShowDebt } from './simulation-routes';
+import { portalLinkSectionProps } from './portal-link-routes';
 
 const DEBT_QUERY = [
   'status',
@@ -70,11 +71,12 @@ export function debtsRoutes(router: Router, c: ConsoleContext): void {
     const org = session.organizationId;
     const debt = await getDebt(db, org, debtId);
     if (!debt) throw errors.notFound('debt');
-    const [debtor, transactions, documents, events] = await Promise.all([
+    const [debtor, transactions, documents, events, portalLink] = await Promise.all([
       getDebtor(db, org, debt.debtorId),
       listTransactions(db, org, { debtId: debt.id, page: { limit: MAX_PAGE_SIZE } }),
       listDebtDocuments(db, org, debt.id, { limit: MAX_PAGE_SIZE }),
       listDebtEvents(db, org, debt.id),
+      portalLinkSectionProps(db, session, debt, ctx.query.portalLink),
     ]);
     c.page(
       ctx,
@@ -89,6 +91,7 @@ export function debtsRoutes(router: Router, c: ConsoleContext): void {
         canRecall={canRecallDebts(session.role)}
         recalled={ctx.query.recalled === '1'}
         sandboxActions={simulationPanel(c, ctx, session, debt, simulation)}
+        portalLink={portalLink}
       />,
       status,
     );
