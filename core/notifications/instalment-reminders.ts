@@ -93,6 +93,12 @@ export async function remindInstalment(
   deps: NotificationSenderDeps,
   target: ReminderTarget & { instalmentIndex: number; asOf: string },
 ): Promise<DeliveryOutcome | 'skipped'> {
+  // A debt deleted meanwhile (a sandbox reset) has nothing to remind and nowhere to record it.
+  const debt = await deps
+    .db('debts')
+    .where({ organization_id: target.organizationId, id: target.debtId })
+    .first<{ id: string } | undefined>('id');
+  if (!debt) return 'skipped';
   const [id] = await recordNotifications(deps.db, [
     { ...target, kind: 'instalment_reminder', sourceId: target.planEventId, instalmentIndex: target.instalmentIndex },
   ]);

@@ -7,6 +7,8 @@
  * records each message and mails nothing.
  */
 import { expect } from 'chai';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -36,6 +38,7 @@ import {
   reportPaymentUpdate,
 } from '../../workflows/debt-lifecycle';
 import { inlineDebtBody } from '../support/debt-api';
+import { historyToJson } from '../support/history-json';
 import { testEnv } from '../support/env';
 import { planScheduleOf } from '../support/lifecycle';
 import { startMailSink, type MailSink } from '../support/mail-sink';
@@ -45,6 +48,7 @@ import { bundleWorkflows, startTimeSkipping, uniqueTaskQueue } from '../support/
 import { createTestTenant } from '../support/tenants';
 import { waitFor } from '../support/wait';
 
+const REMINDER_HISTORIES_DIR = join(__dirname, '..', 'workflows', 'histories', 'instalment-reminders');
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const FROM_ADDRESS = 'notifications@collect.example.test';
@@ -252,6 +256,12 @@ describe('debtor notifications (outbox consumer, reminder workflow, SMTP sink)',
 
       // The defaulted plan's third instalment is reminded of nothing (recorded as such): the workflow ends.
       expect(await reminders.result()).to.equal(2);
+      // `RECORD_HISTORIES=1` keeps this run's history for the replay test (test/workflows/instalment-reminders-replay).
+      if (process.env.RECORD_HISTORIES === '1') {
+        mkdirSync(REMINDER_HISTORIES_DIR, { recursive: true });
+        const file = join(REMINDER_HISTORIES_DIR, 'two-reminders-then-default.json');
+        writeFileSync(file, historyToJson(await reminders.fetchHistory()));
+      }
       const history = readableHistory(await reminders.fetchHistory());
       expect(history).to.include(debt.id);
       expect(history, 'no contact detail in the workflow history').to.not.include(email);
