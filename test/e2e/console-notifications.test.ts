@@ -265,6 +265,22 @@ describe('Debtor notifications: sandbox Debtor emails, opt-out link, portal link
       expect(refused.status).to.equal(403);
       expect(await sink.mailTo(email)).to.have.length(2);
 
+      // Another organisation's debt is not found, for an owner too; nothing is revoked or sent.
+      const other = await newOrg('production');
+      const foreign = await raiseDebt(other.api);
+      await handled(other.org, foreign.id, 1);
+      const ownerCsrf = await page.locator('input[name=_csrf]').first().getAttribute('value');
+      for (const action of ['send', 'revoke']) {
+        const answer = await forgedPost(
+          page,
+          `/console/debts/${foreign.id}/portal-link/${action}`,
+          { _csrf: ownerCsrf! },
+          {},
+        );
+        expect(answer.status, action).to.equal(404);
+      }
+      expect(await testDb()('portal_links').where({ debt_id: foreign.id }).whereNull('revoked_at')).to.have.length(1);
+
       const axeContext = await browser.newContext({ bypassCSP: true });
       const axePage = await signIn(axeContext, owner);
       await axePage.goto(`${servers.production.baseUrl}/console/debts/${debt.id}`);
