@@ -57,6 +57,8 @@ import { consolePages } from '../web/console/console-pages';
 import { portalPages } from '../web/portal/portal-pages';
 import type { PaymentProcessor } from '../core/payments/processor';
 import { createTestModeProcessor } from '../core/payments/test-mode-processor';
+import { loadWebAssets } from '../web/assets';
+import { optOutPages } from '../web/notifications/opt-out-pages';
 
 export interface AppDeps {
   config: Config;
@@ -83,6 +85,8 @@ export interface AppDeps {
   sandboxResets?: SandboxResets;
   /** Outgoing mail (the console's sign-in links); defaults to SMTP at `config.mail` (nodemailer connects on send). */
   mailer?: Mailer;
+  /** Debtor mail sent from the console (a new portal link); defaults to SMTP at `config.mail` with the notifications' From. */
+  debtorMailer?: Mailer;
   /** The console's clock for sign-in links (tests move it past their 15 minutes). */
   consoleNow?: () => Date;
   /** Where uploaded documents are kept; defaults to the store `config.documents` describes. */
@@ -172,6 +176,8 @@ export function createApp(deps: AppDeps): BuiltApp {
   app.use(clientAddress(config.trustedProxies));
   app.use(requestId());
   app.use(requestLog(logger, metrics));
+  // The opt-out link of debtor emails: a page of its own, no key, no session.
+  app.use(optOutPages({ config, db: deps.db, logger, stylesheetHref: loadWebAssets().stylesheetHref }));
   // The console's pages (web/console) render their own errors as pages; everything else is the API's.
   const mailer = deps.mailer ?? createMailer(config.mail);
   app.use(
@@ -181,6 +187,7 @@ export function createApp(deps: AppDeps): BuiltApp {
       redis: deps.redis,
       logger,
       mailer,
+      ...(deps.debtorMailer ? { debtorMailer: deps.debtorMailer } : {}),
       debtTriggers: deps.debtTriggers,
       brandingFieldRules: patchBrandingBody.properties as Record<string, { maxLength?: number; pattern?: string }>,
       now: deps.consoleNow,

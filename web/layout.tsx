@@ -76,9 +76,14 @@ export function Layout({ title, stylesheetHref, user, mode, children }: LayoutPr
                     <a href="/console/events">Events</a>
                   </li>
                   {mode === 'sandbox' && (
-                    <li>
-                      <a href="/console/sandbox">Sandbox</a>
-                    </li>
+                    <>
+                      <li>
+                        <a href="/console/sandbox">Sandbox</a>
+                      </li>
+                      <li>
+                        <a href="/console/notifications">Debtor emails</a>
+                      </li>
+                    </>
                   )}
                   {isStaffRole(user.role) && canReadAudit(user.role) && (
                     <li>

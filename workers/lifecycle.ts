@@ -1,27 +1,48 @@
 /**
- * Worker process for the `lifecycle` task queue (one `debt-<id>` workflow per debt), serving production and sandbox
- * by default. Each mode also runs an outbox relay here with the debt lifecycle consumer, which starts a debt's
- * workflow when its `debt.created` event commits.
+ * Worker process for the `lifecycle` task queue (one `debt-<id>` workflow per debt, and each plan's instalment
+ * reminders), serving production and sandbox by default. Each mode also runs an outbox relay here with the debt
+ * lifecycle consumer, which starts a debt's workflow when its `debt.created` event commits, and the debtor
+ * notifications consumer, which mails (production) or records (sandbox) what debtors are told.
  */
 import { createDebtLifecycleActivities } from '../activities/debt-lifecycle';
+import { createDebtorNotificationActivities } from '../activities/debtor-notifications';
 import { createDiagnosticsActivities } from '../activities/diagnostics';
 import { reportOutboxLag } from '../core/events/outbox-lag';
 import { startOutboxRelay } from '../core/events/relay';
 import { createDebtLifecycleConsumer } from '../core/lifecycle/lifecycle-consumer';
+import { createMailer } from '../core/notifications/mail';
+import { createNotificationsConsumer } from '../core/notifications/notifications-consumer';
+import type { WorkerDeps } from '../core/temporal/worker-process';
 import { TASK_QUEUES } from '../core/temporal/names';
 import { LIFECYCLE_CACHED_WORKFLOWS, runWorker } from '../core/temporal/worker-process';
+
+/** What debtor notifications need in a mode: its public URL, and a mailer with the notifications' `From`. */
+function notificationDeps({ db, mode, logger, notifications }: WorkerDeps) {
+  return {
+    db,
+    mode,
+    logger: logger.child({ mode }),
+    publicBaseUrl: notifications.publicBaseUrls[mode],
+    mailer: createMailer({ smtpUrl: notifications.smtpUrl, from: notifications.from }),
+  };
+}
 
 void runWorker({
   taskQueue: TASK_QUEUES.lifecycle,
   workflowsPath: require.resolve('../workflows/bundles/lifecycle'),
   defaultModes: 'production,sandbox',
   cachedWorkflows: LIFECYCLE_CACHED_WORKFLOWS,
-  createActivities: ({ db, mode, logger }) => ({
-    ...createDiagnosticsActivities({ db }),
-    ...createDebtLifecycleActivities({ db, mode, logger: logger.child({ mode }) }),
+  createActivities: (deps) => ({
+    ...createDiagnosticsActivities({ db: deps.db }),
+    ...createDebtLifecycleActivities({ db: deps.db, mode: deps.mode, logger: deps.logger.child({ mode: deps.mode }) }),
+    ...createDebtorNotificationActivities(notificationDeps(deps)),
   }),
-  startSidecar: async ({ mode, db, databaseUrl, client, logger }) => {
-    const consumers = [createDebtLifecycleConsumer({ mode, db, client })];
+  startSidecar: async (deps) => {
+    const { mode, db, databaseUrl, client, logger } = deps;
+    const consumers = [
+      createDebtLifecycleConsumer({ mode, db, client }),
+      createNotificationsConsumer({ ...notificationDeps(deps), client, logger }),
+    ];
     const relay = startOutboxRelay({ mode, db, databaseUrl, logger, consumers });
     const stopLag = reportOutboxLag({ db, mode, consumers: consumers.map((c) => c.name) });
     return () => {

@@ -11,6 +11,8 @@ export interface MailMessage {
   /** The plain-text part; every message has one. */
   text: string;
   html?: string;
+  /** Where a reply goes when it should not go to `From` (a debtor's reply reaches the creditor's support address). */
+  replyTo?: string;
 }
 
 export interface Mailer {

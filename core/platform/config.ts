@@ -49,6 +49,8 @@ export interface Config {
   documents: DocumentStoreConfig;
   /** Outgoing mail (core/notifications/mail.ts): `SMTP_URL` and the `From` header, `MAIL_FROM`. */
   mail: { smtpUrl: string; from: string };
+  /** The `From` of debtor notifications (`NOTIFICATIONS_MAIL_FROM`; docs/notifications.md). */
+  debtorMailFrom: string;
   /** The client console's sessions and sign-in (docs/operators/configuration.md, "Console"). */
   console: ConsoleConfig;
   /** The debtor portal: sessions, second-factor tries, the collector's contact details (core/platform/portal-config.ts). */
@@ -63,6 +65,14 @@ export interface ConsoleConfig {
   /** Sign-in link requests per email, and per client address, in one hour. */
   signInRequestsPerHour: number;
 }
+
+/** Debtor notifications' mail, read by the API (the console's "Send a new portal link") and the lifecycle worker. */
+const NOTIFICATIONS_MAIL_ENV = {
+  NOTIFICATIONS_MAIL_FROM: str({
+    default: 'Debt recovery <notifications@localhost>',
+    desc: 'From header of the emails debtors are sent',
+  }),
+};
 
 const DEFAULT_PORTS: Record<Mode, number> = { production: 3000, sandbox: 3001 };
 /** Prometheus' customary exporter port, plus the mode's offset so both hosts run side by side. */
@@ -146,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       SESSION_MAX_HOURS: num({ default: 12, desc: 'a console session ends this long after sign-in, used or not' }),
       SIGN_IN_REQUESTS_PER_HOUR: num({ default: 5, desc: 'sign-in link requests per email and per address, hourly' }),
       MAIL_FROM: str({ default: 'Client console <console@localhost>', desc: 'From header of outgoing mail' }),
+      ...NOTIFICATIONS_MAIL_ENV,
     },
     { reporter: ({ errors }) => collect(errors, problems) },
   );
@@ -174,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     webhooks,
     documents,
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    debtorMailFrom: e.NOTIFICATIONS_MAIL_FROM,
     console: {
       sessionIdleTimeoutMs: e.SESSION_IDLE_MINUTES * 60_000,
       sessionAbsoluteLifetimeMs: e.SESSION_MAX_HOURS * 3_600_000,
@@ -237,6 +249,8 @@ export interface WorkerConfig {
   /** `LOG_FORMAT`: JSON lines, human-readable lines, or `auto` (pretty only when stdout is a terminal). */
   logFormat: LogFormat;
   webhooks: WebhookConfig;
+  /** Debtor notifications sent by the lifecycle worker: the SMTP relay, their `From`, and each mode's public URL. */
+  notifications: { smtpUrl: string; from: string; publicBaseUrls: Record<Mode, string> };
 }
 
 function parseModeList(input: string): Mode[] {
@@ -275,6 +289,10 @@ export function loadWorkerConfig(
       LOG_FORMAT: str({ choices: LOG_FORMATS, default: 'auto', desc: 'json, pretty, or auto: pretty on a terminal' }),
       ...WEBHOOK_ENV,
       ...DOCUMENT_ENV,
+      ...NOTIFICATIONS_MAIL_ENV,
+      SMTP_URL: str({ default: 'smtp://127.0.0.1:1025', desc: 'SMTP relay for debtor notifications' }),
+      PRODUCTION_BASE_URL: url({ default: 'http://localhost:3000' }),
+      SANDBOX_BASE_URL: url({ default: 'http://localhost:3001' }),
     },
     { reporter: ({ errors }) => collect(errors, problems) },
   );
@@ -303,5 +321,10 @@ export function loadWorkerConfig(
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     webhooks,
+    notifications: {
+      smtpUrl: e.SMTP_URL,
+      from: e.NOTIFICATIONS_MAIL_FROM,
+      publicBaseUrls: { production: stripSlash(e.PRODUCTION_BASE_URL), sandbox: stripSlash(e.SANDBOX_BASE_URL) },
+    },
   };
 }

@@ -29,6 +29,8 @@ export const AUDIT_ACTIONS = [
   'sandbox.reset_requested',
   'sandbox.signed_up',
   'debt.simulated',
+  'portal_link.sent',
+  'portal_link.revoked',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

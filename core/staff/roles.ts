@@ -106,3 +106,14 @@ export function requireSandboxTesting(role: StaffRole, mode: Mode): void {
       : 'Only an owner, an admin or a developer can run simulations or reset the sandbox.',
   );
 }
+
+/** A debt's portal link (send a new one, revoke it): owners and admins. */
+export function canManagePortalLinks(role: StaffRole): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
+export function requirePortalLinkManagement(role: StaffRole): void {
+  if (!canManagePortalLinks(role)) {
+    throw new ApiError('forbidden', 'Only an owner or an admin can send or revoke a portal link.');
+  }
+}

@@ -29,6 +29,7 @@ export const WORKFLOW_TYPES = {
   retentionPurge: 'retentionPurgeWorkflow',
   diagnosticProbe: 'diagnosticProbeWorkflow',
   sandboxReset: 'sandboxResetWorkflow',
+  instalmentReminders: 'instalmentRemindersWorkflow',
 } as const;
 
 /** The updates a debt's lifecycle workflow takes: each is one trigger of DECISIONS.md §3 (and the sandbox's advance). */
@@ -76,6 +77,8 @@ export const workflowIds = {
   debt: (debtId: string) => `debt-${debtId}`,
   sandboxReset: (organizationId: string) => `sandbox-reset-${organizationId}`,
   diagnosticProbe: (probeId: string) => `diagnostic-probe-${probeId}`,
+  /** One per plan: the reminders before its instalments, keyed by the plan's `plan.activated` event. */
+  instalmentReminders: (planEventId: string) => `instalment-reminders-${planEventId}`,
 };
 
 /** Temporal Schedules, created idempotently by the worker that serves their workflow. */

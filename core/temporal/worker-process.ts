@@ -36,6 +36,8 @@ export interface WorkerDeps {
   logger: Logger;
   /** The mode's document store. */
   documents: DocumentStore;
+  /** Debtor notifications' SMTP relay, `From` and public URLs (the lifecycle worker sends them). */
+  notifications: WorkerConfig['notifications'];
 }
 
 /** A mode's service that runs beside its worker (the webhook relay); resolves to the function that stops it. */
@@ -118,7 +120,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   const metricsServer = startMetricsServer(config, logger, sdkMetricsPort);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const secretBox = createSecretBox(config.webhooks.secretKeys);
-  const shared = { webhooks: config.webhooks, secretBox, logger };
+  const shared = { webhooks: config.webhooks, secretBox, logger, notifications: config.notifications };
   const activitySlots = options.activitySlots ?? DEFAULT_ACTIVITY_SLOTS;
   const pool = workerPool(activitySlots, options.localActivitySlots);
   const modes = config.modes.map((modeConfig) => ({

@@ -39,6 +39,8 @@ export interface ConsoleDeps {
   redis: Redis;
   logger: Logger;
   mailer: Mailer;
+  /** Debtor mail (a portal link sent from a debt's page), with the notifications' `From`; built from config if absent. */
+  debtorMailer?: Mailer;
   /** The debt lifecycle's triggers, as the debt routes get them: a recall from the Debts page is one. */
   debtTriggers: DebtTriggers;
   /** The API's request rules for a branding field (its schema's lengths and forms), so the form applies the same. */

@@ -16,6 +16,8 @@ import { debtsRoutes } from './debts-routes';
 import { documentRoutes } from './document-routes';
 import { teamRoutes } from './team-routes';
 import { portalSettingsRoutes } from './portal-settings-routes';
+import { notificationsRoutes } from './notifications-page';
+import { portalLinkRoutes } from './portal-link-routes';
 import { createConsoleContext, type ConsoleContext, type ConsoleDeps } from './console-context';
 import { ErrorBody, errorTitle } from './error-page';
 import { cookieNames } from './http';
@@ -48,6 +50,8 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   portalSettingsRoutes(router, c);
   webhookRoutes(router, c);
   sandboxRoutes(router, c);
+  portalLinkRoutes(router, c);
+  notificationsRoutes(router, c);
   const routes = router.routes();
   const allowed = router.allowedMethods({ throw: true });
 

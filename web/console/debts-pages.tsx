@@ -15,6 +15,7 @@ import { CsrfField } from '../layout';
 import type { DebtorCircumstance } from '../../core/portal/circumstances';
 import { DebtCircumstances } from './debt-circumstances';
 import { documentHref } from './document-routes';
+import { PortalLinkSection, type PortalLinkSectionProps } from './portal-link-section';
 
 /** `2026-12-03T09:15:00.000Z` as `2026-12-03 09:15 UTC`. */
 export function when(iso: string | null | undefined): string {
@@ -210,6 +211,7 @@ export interface DebtPageProps {
   circumstances?: DebtorCircumstance[];
   /** The sandbox host's simulations (simulation-panel.tsx), under the debt's fields. */
   sandboxActions?: ComponentChildren;
+  portalLink?: PortalLinkSectionProps;
 }
 
 export function DebtBody(props: DebtPageProps) {
@@ -280,6 +282,7 @@ export function DebtBody(props: DebtPageProps) {
         )}
       </section>
       {props.circumstances && <DebtCircumstances circumstances={props.circumstances} />}
+      {props.portalLink && <PortalLinkSection {...props.portalLink} />}
       <Transactions transactions={props.transactions} more={props.moreTransactions} />
       <Documents documents={props.documents} />
       <Timeline events={props.events} />

@@ -28,6 +28,7 @@ import {
 } from './debts-pages';
 import { actorOf, signedIn } from './signed-in';
 import { simulationPanel, simulationRoutes, type ShowDebt } from './simulation-routes';
+import { portalLinkSectionProps } from './portal-link-routes';
 
 const DEBT_QUERY = [
   'status',
@@ -71,12 +72,13 @@ export function debtsRoutes(router: Router, c: ConsoleContext): void {
     const org = session.organizationId;
     const debt = await getDebt(db, org, debtId);
     if (!debt) throw errors.notFound('debt');
-    const [debtor, transactions, documents, events, circumstances] = await Promise.all([
+    const [debtor, transactions, documents, events, circumstances, portalLink] = await Promise.all([
       getDebtor(db, org, debt.debtorId),
       listTransactions(db, org, { debtId: debt.id, page: { limit: MAX_PAGE_SIZE } }),
       listDebtDocuments(db, org, debt.id, { limit: MAX_PAGE_SIZE }),
       listDebtEvents(db, org, debt.id),
       listCircumstances(db, org, debt.id),
+      portalLinkSectionProps(db, session, debt, ctx.query.portalLink),
     ]);
     c.page(
       ctx,
@@ -92,6 +94,7 @@ export function debtsRoutes(router: Router, c: ConsoleContext): void {
         recalled={ctx.query.recalled === '1'}
         circumstances={circumstances}
         sandboxActions={simulationPanel(c, ctx, session, debt, simulation)}
+        portalLink={portalLink}
       />,
       status,
     );

@@ -4,3 +4,4 @@
  */
 export { diagnosticProbeWorkflow } from '../diagnostics';
 export { debtLifecycleWorkflow } from '../debt-lifecycle';
+export { instalmentRemindersWorkflow } from '../instalment-reminders';

@@ -1,0 +1,182 @@
+/**
+ * The record of debtor notifications (migration 20261204130000): one row per email a debtor is sent or would have
+ * been, unique by what caused it, so a replayed event or a retried activity makes one row. A row is created `pending`
+ * and handled once by whichever sender claims it (notification-sender.ts); a claim older than CLAIM_EXPIRY_MS is
+ * taken again (its sender died mid-send).
+ */
+import type { Db, Trx } from '../platform/db';
+import type { Mode } from '../platform/mode';
+import { newId } from '../platform/ids';
+import type { NotificationKind } from './debtor-messages';
+
+export type NotificationStatus = 'pending' | 'sending' | 'sent' | 'suppressed' | 'failed' | 'recorded';
+
+/** Why a notification was not sent. */
+export type SuppressionReason = 'opted_out' | 'no_email' | 'debt_ended' | 'plan_not_current' | 'too_late' | 'paid';
+
+/** A sender that has held a claim this long is presumed dead: the notification is taken again. */
+export const CLAIM_EXPIRY_MS = 5 * 60_000;
+/** Sends tried before a notification is `failed` for good. */
+export const MAX_SEND_ATTEMPTS = 5;
+
+export interface NotificationRow {
+  id: string;
+  organization_id: string;
+  debt_id: string;
+  kind: NotificationKind;
+  source_id: string;
+  instalment_index: number | null;
+  status: NotificationStatus;
+  reason: string | null;
+  subject: string | null;
+  body: string | null;
+  attempts: number;
+  created_at: Date;
+  handled_at: Date | null;
+}
+
+export interface NewNotification {
+  organizationId: string;
+  debtId: string;
+  kind: NotificationKind;
+  sourceId: string;
+  instalmentIndex?: number;
+}
+
+/**
+ * Records notifications unless recorded before (same source, kind and instalment); returns the ids of those it
+ * created now, which the caller then handles.
+ */
+export async function recordNotifications(db: Db | Trx, items: NewNotification[]): Promise<string[]> {
+  if (items.length === 0) return [];
+  const values = items.map(() => '(?::uuid, ?::uuid, ?::uuid, ?, ?, ?::integer)').join(', ');
+  const bindings = items.flatMap((n) => [
+    newId(),
+    n.organizationId,
+    n.debtId,
+    n.kind,
+    n.sourceId,
+    n.instalmentIndex ?? null,
+  ]);
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(
+    `insert into debtor_notifications (id, organization_id, debt_id, kind, source_id, instalment_index)
+     values ${values}
+     on conflict do nothing
+     returning id`,
+    bindings,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Takes the notification for sending: null when it is handled already or another sender holds a live claim. */
+export async function claimNotification(db: Db, id: string, now = new Date()): Promise<NotificationRow | null> {
+  const { rows } = await db.raw<{ rows: NotificationRow[] }>(
+    `update debtor_notifications set status = 'sending', claimed_at = ?, attempts = attempts + 1
+      where id = ? and (status = 'pending' or status = 'sending' and claimed_at < ?)
+      returning *`,
+    [now, id, new Date(now.getTime() - CLAIM_EXPIRY_MS)],
+  );
+  return rows[0] ?? null;
+}
+
+export async function finishNotification(
+  db: Db,
+  id: string,
+  outcome:
+    | { status: 'sent' }
+    | { status: 'suppressed'; reason: SuppressionReason }
+    | { status: 'failed'; reason: string }
+    | { status: 'recorded'; subject: string; body: string },
+): Promise<void> {
+  await db('debtor_notifications')
+    .where({ id })
+    .update({
+      status: outcome.status,
+      reason: 'reason' in outcome ? outcome.reason : null,
+      subject: 'subject' in outcome ? outcome.subject : null,
+      body: 'body' in outcome ? outcome.body : null,
+      handled_at: new Date(),
+      claimed_at: null,
+    });
+}
+
+/** A send that failed but may be tried again: back to `pending`; the sweep waits a minute per attempt made. */
+export async function releaseNotification(db: Db, id: string): Promise<void> {
+  await db('debtor_notifications').where({ id, status: 'sending' }).update({ status: 'pending' });
+}
+
+/** Notifications nobody has finished and that are due a try: oldest first. */
+export async function unhandledNotifications(db: Db, mode: Mode, olderThan: Date, limit: number): Promise<string[]> {
+  // The mode's organisations only: each mode renders its own (a database may hold both, as in tests).
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(
+    `select n.id from debtor_notifications n join organizations o on o.id = n.organization_id
+      where o.mode = ? and status in ('pending', 'sending') and n.created_at < ?
+        and (status = 'pending' and (claimed_at is null or claimed_at < now() - attempts * interval '1 minute')
+             or status = 'sending' and claimed_at < now() - ? * interval '1 millisecond')
+      order by n.created_at
+      limit ?`,
+    [mode, olderThan, CLAIM_EXPIRY_MS, limit],
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function getNotification(db: Db, organizationId: string, id: string): Promise<NotificationRow | null> {
+  const row = await db('debtor_notifications')
+    .where({ organization_id: organizationId, id })
+    .first<NotificationRow | undefined>();
+  return row ?? null;
+}
+
+/** The notification's debt's notifications, oldest first (tests and the console). */
+export async function notificationsOfDebt(db: Db, organizationId: string, debtId: string): Promise<NotificationRow[]> {
+  return db('debtor_notifications')
+    .where({ organization_id: organizationId, debt_id: debtId })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select<NotificationRow[]>('*');
+}
+
+export interface ListedNotification {
+  id: string;
+  debtId: string;
+  accountReference: string;
+  kind: NotificationKind;
+  instalmentIndex: number | null;
+  status: NotificationStatus;
+  reason: string | null;
+  subject: string | null;
+  body: string | null;
+  createdAt: string;
+}
+
+/** The organisation's notifications, newest first, with the account reference of each debt. */
+export async function listNotifications(
+  db: Db,
+  organizationId: string,
+  options: { limit: number; debtId?: string },
+): Promise<ListedNotification[]> {
+  const query = db('debtor_notifications as n')
+    .join('debts as d', (j) => j.on('d.id', 'n.debt_id').andOn('d.organization_id', 'n.organization_id'))
+    .where('n.organization_id', organizationId)
+    .orderBy([
+      { column: 'n.created_at', order: 'desc' },
+      { column: 'n.id', order: 'desc' },
+    ])
+    .limit(options.limit);
+  if (options.debtId) void query.where('n.debt_id', options.debtId);
+  const rows = await query.select<(NotificationRow & { external_account_id: string })[]>(
+    'n.*',
+    'd.external_account_id',
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    debtId: r.debt_id,
+    accountReference: r.external_account_id,
+    kind: r.kind,
+    instalmentIndex: r.instalment_index,
+    status: r.status,
+    reason: r.reason,
+    subject: r.subject,
+    body: r.body,
+    createdAt: r.created_at.toISOString(),
+  }));
+}

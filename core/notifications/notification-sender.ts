@@ -1,0 +1,199 @@
+/**
+ * Handles one recorded debtor notification (debtor-notifications.ts): claims it, decides whether it may go (an email
+ * address, no opt-out, a debt it still makes sense for), renders it with what the database holds now, and then, in
+ * production, mails it; in the sandbox, which sends nothing (spec §1), records the message it would have sent.
+ *
+ * The secrets a message carries (a portal link's token, the opt-out token) exist only in the mail: the database keeps
+ * their hashes. The sandbox's record shows placeholders in their place, and issues no portal link: the console's
+ * "Send a new portal link" shows a sandbox user a working one once.
+ */
+import { getOrganization } from '../access/organizations';
+import { getBranding } from '../branding/branding';
+import { getDebtor } from '../debts/debtors';
+import { findDebtRow, type DebtRow } from '../debts/debts';
+import { TERMINAL_STATUSES } from '../debts/debt-status';
+import type { Instalment } from '../lifecycle/model';
+import { firstUnpaidIndex } from '../lifecycle/plan-schedule';
+import { subtractAmounts } from '../debts/money';
+import type { Db } from '../platform/db';
+import type { Logger } from '../platform/logger';
+import type { Mode } from '../platform/mode';
+import { issuePortalLink, portalLinkUrl, PORTAL_LINK_PATH } from '../portal/links';
+import { getContactPreferences } from './contact-preferences';
+import { renderDebtorMessage, type MessageDetails, type MessageFacts } from './debtor-messages';
+import {
+  claimNotification,
+  finishNotification,
+  MAX_SEND_ATTEMPTS,
+  releaseNotification,
+  type NotificationRow,
+  type SuppressionReason,
+} from './debtor-notifications';
+import type { Mailer } from './mail';
+import { newOptOutToken, optOutUrl, OPT_OUT_PATH } from './opt-out-links';
+
+export interface NotificationSenderDeps {
+  db: Db;
+  mode: Mode;
+  /** The mode's public base URL: the portal and opt-out links are on this host. */
+  publicBaseUrl: string;
+  /** Debtor mail, with the notifications' `From`; unused in the sandbox. */
+  mailer?: Mailer;
+  logger?: Logger;
+}
+
+export type DeliveryOutcome = 'sent' | 'recorded' | 'suppressed' | 'failed' | 'retry' | 'not_claimed';
+
+/** What a sandbox record shows where a production email carries a secret. */
+export const SANDBOX_PLACEHOLDERS = {
+  portalLink: '[the debtor’s private link: the sandbox keeps none]',
+  optOut: '[the debtor’s own opt-out link]',
+} as const;
+
+/** Handles the notification if nobody has: the outcome, or `retry` when the relay refused and it may be tried again. */
+export async function deliverNotification(deps: NotificationSenderDeps, id: string): Promise<DeliveryOutcome> {
+  const row = await claimNotification(deps.db, id);
+  if (!row) return 'not_claimed';
+  try {
+    return await handle(deps, row);
+  } catch (err) {
+    const final = row.attempts >= MAX_SEND_ATTEMPTS;
+    // The transport's own words may quote the address: the log and the row keep only its code.
+    const code = (err as { code?: string; responseCode?: number }).responseCode ?? (err as { code?: string }).code;
+    deps.logger?.warn({ notificationId: id, kind: row.kind, code, final }, 'debtor notification not sent');
+    if (final) {
+      await finishNotification(deps.db, id, { status: 'failed', reason: `smtp_error:${code ?? 'unknown'}` });
+      return 'failed';
+    }
+    await releaseNotification(deps.db, id);
+    return 'retry';
+  }
+}
+
+async function handle(deps: NotificationSenderDeps, row: NotificationRow): Promise<DeliveryOutcome> {
+  const { db } = deps;
+  const debt = await findDebtRow(db, row.organization_id, row.debt_id);
+  const debtor = debt && (await getDebtor(db, row.organization_id, debt.debtor_id));
+  const suppress = async (reason: SuppressionReason) => {
+    await finishNotification(db, row.id, { status: 'suppressed', reason });
+    return 'suppressed' as const;
+  };
+  if (!debt || !debtor) return suppress('debt_ended');
+  if (!debtor.email) return suppress('no_email');
+  if ((await getContactPreferences(db, row.organization_id, debtor.id)).emailOptedOut) return suppress('opted_out');
+  const ended = (TERMINAL_STATUSES as readonly string[]).includes(debt.status);
+  if (ended && (row.kind === 'portal_link' || row.kind === 'instalment_reminder')) return suppress('debt_ended');
+
+  const sandbox = deps.mode === 'sandbox';
+  const optOut = sandbox ? undefined : newOptOutToken();
+  const details = await detailsOf(deps, row, debt, sandbox);
+  const facts = await factsOf(deps, row, debt, debtor.firstName, {
+    optOutUrl: optOut
+      ? optOutUrl(deps.publicBaseUrl, optOut.token)
+      : `${deps.publicBaseUrl}${OPT_OUT_PATH}${SANDBOX_PLACEHOLDERS.optOut}`,
+  });
+  const message = renderDebtorMessage(facts, details);
+  if (sandbox) {
+    await finishNotification(db, row.id, { status: 'recorded', subject: message.subject, body: message.text });
+    return 'recorded';
+  }
+  if (!deps.mailer) throw new Error('debtor notifications need a mailer outside the sandbox');
+  // The token's hash first: a mail that went out always has a link that works.
+  await db('debtor_notifications').where({ id: row.id }).update({ opt_out_token_hash: optOut!.hash });
+  await deps.mailer.send({
+    to: debtor.email,
+    subject: message.subject,
+    text: message.text,
+    ...(facts.contact.email ? { replyTo: facts.contact.email } : {}),
+  });
+  await finishNotification(db, row.id, { status: 'sent' });
+  return 'sent';
+}
+
+async function factsOf(
+  deps: NotificationSenderDeps,
+  row: NotificationRow,
+  debt: DebtRow,
+  firstName: string,
+  links: { optOutUrl: string },
+): Promise<MessageFacts> {
+  const [organization, branding] = await Promise.all([
+    getOrganization(deps.db, row.organization_id),
+    getBranding(deps.db, row.organization_id),
+  ]);
+  const outstanding =
+    row.kind === 'payment_receipt'
+      ? ((await eventDebt(deps.db, row.source_id))?.outstandingPrincipal ?? debt.outstanding_principal)
+      : debt.outstanding_principal;
+  return {
+    creditorName: organization?.name ?? 'your creditor',
+    debtorFirstName: firstName,
+    accountReference: debt.external_account_id,
+    currency: debt.currency,
+    outstanding: String(outstanding),
+    contact: { email: branding.supportEmail, phone: branding.supportPhone },
+    optOutUrl: links.optOutUrl,
+  };
+}
+
+async function detailsOf(
+  deps: NotificationSenderDeps,
+  row: NotificationRow,
+  debt: DebtRow,
+  sandbox: boolean,
+): Promise<MessageDetails> {
+  const schedule = await planScheduleOf(deps.db, row.organization_id, debt.id);
+  switch (row.kind) {
+    case 'portal_link': {
+      if (sandbox) {
+        return {
+          kind: 'portal_link',
+          portalUrl: `${deps.publicBaseUrl}${PORTAL_LINK_PATH}${SANDBOX_PLACEHOLDERS.portalLink}`,
+        };
+      }
+      const { token } = await issuePortalLink(deps.db, { organizationId: row.organization_id, debtId: row.debt_id });
+      return { kind: 'portal_link', portalUrl: portalLinkUrl(deps.publicBaseUrl, token) };
+    }
+    case 'plan_schedule':
+      return {
+        kind: 'plan_schedule',
+        frequency: debt.plan_frequency ?? 'Monthly',
+        instalments: schedule.map((i) => ({ dueDate: i.dueDate, amount: i.amount })),
+      };
+    case 'instalment_reminder': {
+      const instalment = schedule[row.instalment_index ?? -1];
+      const amountDue = instalment ? subtractAmounts(instalment.amount, instalment.paid) : '0';
+      return { kind: 'instalment_reminder', dueDate: instalment?.dueDate ?? '', amountDue };
+    }
+    case 'payment_receipt': {
+      const payment = (await eventData(deps.db, row.source_id))?.payment as
+        { id: string; amount: number | string; createdAt: string; processorReference?: string | null } | undefined;
+      return {
+        kind: 'payment_receipt',
+        amount: String(payment?.amount ?? '0'),
+        paidAt: payment?.createdAt ?? new Date().toISOString(),
+        reference: payment?.id ?? row.source_id,
+      };
+    }
+    case 'plan_defaulted': {
+      const missed = schedule[firstUnpaidIndex(schedule)];
+      return { kind: 'plan_defaulted', missedDueDate: missed?.dueDate ?? null };
+    }
+  }
+}
+
+async function planScheduleOf(db: Db, organizationId: string, debtId: string): Promise<Instalment[]> {
+  const row = await db('debts')
+    .where({ organization_id: organizationId, id: debtId })
+    .first<{ plan_schedule: Instalment[] | null } | undefined>('plan_schedule');
+  return row?.plan_schedule ?? [];
+}
+
+async function eventData(db: Db, eventId: string): Promise<Record<string, unknown> | undefined> {
+  const row = await db('events').where({ id: eventId }).first<{ data: Record<string, unknown> } | undefined>('data');
+  return row?.data;
+}
+
+async function eventDebt(db: Db, eventId: string): Promise<{ outstandingPrincipal: number } | undefined> {
+  return (await eventData(db, eventId))?.debt as { outstandingPrincipal: number } | undefined;
+}

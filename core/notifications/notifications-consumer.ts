@@ -1,0 +1,157 @@
+/**
+ * The outbox consumer behind debtor notifications (docs/notifications.md): `debt.created` → the portal link,
+ * `plan.activated` → the plan's schedule (and the start of the plan's reminder workflow), `payment.received` → a
+ * receipt, `plan.defaulted` → the default notice.
+ *
+ * Exactly once in effect: the batch's transaction records each notification, unique by (event, kind), together with
+ * the consumer's cursor; an event handed over again records nothing new. The emails go after the commit, never inside
+ * the transaction (an SMTP call would hold the outbox horizon); a notification whose send was lost with its process
+ * is still recorded `pending` and the sweep after every pass sends it. The reminder workflows' starts are recorded
+ * the same way (`notification_reminder_starts`, as the lifecycle consumer records its starts).
+ */
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { OutboxConsumer } from '../events/consumer';
+import type { Logger } from '../platform/logger';
+import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, WORKFLOW_TYPES, workflowIds } from '../temporal/names';
+import type { NotificationKind } from './debtor-messages';
+import { recordNotifications, unhandledNotifications } from './debtor-notifications';
+import { deliverNotification, type NotificationSenderDeps } from './notification-sender';
+
+export const DEBTOR_NOTIFICATIONS_CONSUMER = 'debtor-notifications';
+
+/** Which event makes which notification. */
+export const NOTIFYING_EVENTS: Readonly<Record<string, NotificationKind>> = {
+  'debt.created': 'portal_link',
+  'plan.activated': 'plan_schedule',
+  'payment.received': 'payment_receipt',
+  'plan.defaulted': 'plan_defaulted',
+};
+
+/** A notification the after-commit step did not finish waits this long before a sweep takes it. */
+const SWEEP_AFTER_MS = 30_000;
+const SWEEP_BATCH = 100;
+const START_DEADLINE_MS = 10_000;
+
+/** The reminder workflow's input: ids only (no contact detail enters a workflow). */
+export interface InstalmentRemindersInput {
+  organizationId: string;
+  debtId: string;
+  /** The `plan.activated` event of the plan whose instalments are reminded. */
+  planEventId: string;
+  /** The last instalment already handled (continue-as-new carries it); -1 or absent for none. */
+  afterIndex?: number;
+}
+
+export interface NotificationsConsumerOptions extends NotificationSenderDeps {
+  client: Client;
+  taskQueue?: string;
+  logger: Logger;
+}
+
+interface NotifyingEvent {
+  eventId: string;
+  organizationId: string;
+  type: string;
+  debtId: string;
+}
+
+export function createNotificationsConsumer(options: NotificationsConsumerOptions): OutboxConsumer {
+  const { db, client } = options;
+  const log = options.logger.child({ component: 'debtor-notifications' });
+
+  async function deliverAll(ids: string[]): Promise<void> {
+    for (const id of ids) {
+      try {
+        await deliverNotification(options, id);
+      } catch (err) {
+        log.warn({ err, notificationId: id }, 'debtor notification failed; the sweep tries again');
+      }
+    }
+  }
+
+  async function startReminders(starts: InstalmentRemindersInput[]): Promise<void> {
+    for (const start of starts) {
+      try {
+        await client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+          client.workflow.start(WORKFLOW_TYPES.instalmentReminders, {
+            taskQueue: options.taskQueue ?? TASK_QUEUES.lifecycle,
+            workflowId: workflowIds.instalmentReminders(start.planEventId),
+            args: [start],
+            typedSearchAttributes: [
+              { key: SEARCH_ATTRIBUTE_KEYS.organizationId, value: start.organizationId },
+              { key: SEARCH_ATTRIBUTE_KEYS.debtId, value: start.debtId },
+            ],
+          }),
+        );
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
+          log.warn({ err, debtId: start.debtId }, 'reminder workflow not started; the sweep tries again');
+          continue;
+        }
+      }
+      await db('notification_reminder_starts').where({ plan_event_id: start.planEventId }).delete();
+    }
+  }
+
+  return {
+    name: DEBTOR_NOTIFICATIONS_CONSUMER,
+    // Debtors are not mailed about what happened before notifications existed.
+    startAt: 'now',
+    async consume(trx, events) {
+      const wanted = events.filter((e) => e.type in NOTIFYING_EVENTS);
+      if (wanted.length === 0) return undefined;
+      const rows = await trx('events')
+        .whereIn(
+          'id',
+          wanted.map((e) => e.id),
+        )
+        .select<NotifyingEvent[]>(
+          'id as eventId',
+          'organization_id as organizationId',
+          'type',
+          trx.raw(`data -> 'debt' ->> 'id' as "debtId"`),
+        );
+      const notifying = rows.filter((r) => r.debtId);
+      const ids = await recordNotifications(
+        trx,
+        notifying.map((e) => ({
+          organizationId: e.organizationId,
+          debtId: e.debtId,
+          kind: NOTIFYING_EVENTS[e.type]!,
+          sourceId: e.eventId,
+        })),
+      );
+      const starts = notifying
+        .filter((e) => e.type === 'plan.activated')
+        .map((e) => ({ organizationId: e.organizationId, debtId: e.debtId, planEventId: e.eventId }));
+      if (starts.length > 0) {
+        await trx('notification_reminder_starts')
+          .insert(
+            starts.map((s) => ({ plan_event_id: s.planEventId, organization_id: s.organizationId, debt_id: s.debtId })),
+          )
+          .onConflict('plan_event_id')
+          .ignore();
+      }
+      return async () => {
+        await deliverAll(ids);
+        await startReminders(starts);
+      };
+    },
+    async sweep() {
+      await deliverAll(
+        await unhandledNotifications(db, options.mode, new Date(Date.now() - SWEEP_AFTER_MS), SWEEP_BATCH),
+      );
+      const recorded = await db('notification_reminder_starts as s')
+        .join('organizations as o', 'o.id', 's.organization_id')
+        .where('o.mode', options.mode)
+        .orderBy('s.created_at')
+        .limit(SWEEP_BATCH)
+        .select<InstalmentRemindersInput[]>(
+          's.organization_id as organizationId',
+          's.debt_id as debtId',
+          's.plan_event_id as planEventId',
+        );
+      if (recorded.length > 0) await startReminders(recorded);
+    },
+  };
+}
