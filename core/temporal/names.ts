@@ -29,6 +29,7 @@ export const WORKFLOW_TYPES = {
   retentionPurge: 'retentionPurgeWorkflow',
   diagnosticProbe: 'diagnosticProbeWorkflow',
   sandboxReset: 'sandboxResetWorkflow',
+  testPaymentFailure: 'testPaymentFailureWorkflow',
 } as const;
 
 /** The updates a debt's lifecycle workflow takes: each is one trigger of DECISIONS.md §3 (and the sandbox's advance). */
@@ -76,6 +77,8 @@ export const workflowIds = {
   debt: (debtId: string) => `debt-${debtId}`,
   sandboxReset: (organizationId: string) => `sandbox-reset-${organizationId}`,
   diagnosticProbe: (probeId: string) => `diagnostic-probe-${probeId}`,
+  /** The test-mode processor's later failure of one payment attempt (core/payments/later-failure.ts). */
+  testPayment: (attemptId: string) => `test-payment-${attemptId}`,
 };
 
 /** Temporal Schedules, created idempotently by the worker that serves their workflow. */
