@@ -9,6 +9,7 @@ import { cleanEnv, num, str, port, url, makeValidator, EnvMissingError } from 'e
 import { NAMESPACES } from '../temporal/names';
 import { DOCUMENT_ENV, documentStoreConfig, type DocumentStoreConfig } from './document-config';
 import { LOG_FORMATS, type LogFormat } from './logger';
+import { PAYMENT_ENV, paymentConfig, type PaymentConfig } from './payment-config';
 import { parseTrustedProxies, type AddressRange } from './trusted-proxies';
 import type { Mode } from './mode';
 import { WEBHOOK_ENV, webhookConfig, type LoadOptions, type WebhookConfig } from './webhook-config';
@@ -50,6 +51,8 @@ export interface Config {
   mail: { smtpUrl: string; from: string };
   /** The client console's sessions and sign-in (docs/operators/configuration.md, "Console"). */
   console: ConsoleConfig;
+  /** The debtors' payment processor: test mode, or Stripe on the production host (docs/payments.md). */
+  payments: PaymentConfig;
 }
 
 export interface ConsoleConfig {
@@ -134,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       LOG_FORMAT: str({ choices: LOG_FORMATS, default: 'auto', desc: 'json, pretty, or auto: pretty on a terminal' }),
       ...WEBHOOK_ENV,
       ...DOCUMENT_ENV,
+      ...PAYMENT_ENV,
       SMTP_URL: str({
         default: 'smtp://127.0.0.1:1025',
         desc: 'SMTP relay for outgoing mail (maildev in development)',
@@ -147,7 +151,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
   );
   const webhooks = problems.length === 0 ? webhookConfig(e, options, problems) : undefined;
   const documents = problems.length === 0 ? documentStoreConfig(e, mode, problems) : undefined;
-  if (problems.length > 0 || !webhooks || !documents) throw new ConfigError(problems);
+  const payments = problems.length === 0 ? paymentConfig(e, mode, problems) : undefined;
+  if (problems.length > 0 || !webhooks || !documents || !payments) throw new ConfigError(problems);
   const publicBaseUrl = stripSlash(e.PUBLIC_BASE_URL);
   return {
     mode,
@@ -176,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       secureCookies: publicBaseUrl.startsWith('https:') || (e.APP_ENV !== 'development' && e.APP_ENV !== 'test'),
       signInRequestsPerHour: e.SIGN_IN_REQUESTS_PER_HOUR,
     },
+    payments,
   };
 }
 
