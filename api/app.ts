@@ -53,6 +53,8 @@ import type { SandboxResets } from '../core/sandbox/resets';
 import { createSignupLimiter } from '../core/sandbox/signup-limit';
 import { createMailer, type Mailer } from '../core/notifications/mail';
 import { consolePages } from '../web/console/console-pages';
+import { createStripeClient, type Stripe } from '../core/payments/stripe-client';
+import { stripeWebhookIngest } from './routes/stripe-webhook';
 
 export interface AppDeps {
   config: Config;
@@ -83,6 +85,8 @@ export interface AppDeps {
   consoleNow?: () => Date;
   /** Where uploaded documents are kept; defaults to the store `config.documents` describes. */
   documentStore?: DocumentStore;
+  /** The Stripe client of the webhook ingest (PAYMENT_PROCESSOR=stripe); built from `config.payments` if absent. */
+  stripe?: Stripe;
   /** Extra route declarations (tests use this to exercise the machinery, e.g. deprecation). */
   extraRoutes?: RouteDefinition[];
 }
@@ -178,6 +182,19 @@ export function createApp(deps: AppDeps): BuiltApp {
     }),
   );
   app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));
+  // Stripe's webhook ingest (docs/payments.md): signed by Stripe, not keyed; its raw body read before any parser.
+  if (config.payments.processor === 'stripe') {
+    const { stripe } = config.payments;
+    app.use(
+      stripeWebhookIngest({
+        db: deps.db,
+        triggers: deps.debtTriggers,
+        logger,
+        stripe: deps.stripe ?? createStripeClient(stripe),
+        webhookSecret: stripe.webhookSecret,
+      }),
+    );
+  }
   app.use(authenticateV1(authenticator, rateLimiter));
   if (config.mode === 'sandbox' && deps.sandboxResets) {
     app.use(sandboxActivity(createActivityTouch({ redis: deps.redis, resets: deps.sandboxResets, logger })));

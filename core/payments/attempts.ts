@@ -138,7 +138,7 @@ export interface SettleOptions {
 
 /** Whether `outcome` may replace the attempt's status: a first outcome, or a success after a failure (Stripe's
  * PaymentIntent takes another card after `payment_failed`, under the same reference; the lifecycle counts both). */
-function canSettle(current: AttemptStatus, outcome: AttemptOutcome['status']): boolean {
+export function canSettle(current: AttemptStatus, outcome: AttemptOutcome['status']): boolean {
   return current === 'processing' || (current === 'failed' && outcome === 'succeeded');
 }
 
