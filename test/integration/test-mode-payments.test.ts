@@ -59,7 +59,10 @@ describe('Test-mode payments through the real lifecycle', function () {
     const debt = await raise();
     const started = await pay(debt, TEST_CARDS.succeeds);
     expect(started.status).to.equal('succeeded');
-    const attempt = await testDb()('payment_attempts').where({ id: started.attemptId }).first();
+    const attempt = await testDb()<{ id: string; processor_reference: string }>('payment_attempts')
+      .where({ id: started.attemptId })
+      .first();
+    if (!attempt) throw new Error('no attempt recorded');
     expect(attempt).to.include({ status: 'succeeded', processor: 'test', amount: '150.2500' });
     const after = await snapshot(debt.debtId);
     expect(after.debt).to.include({ status: 'PendingAssignment', outstanding_principal: '449.7500' });
