@@ -136,6 +136,11 @@ export interface SettleOptions {
   recordRefusal?: boolean;
 }
 
+/** The debt's workflow said no for good (a 4xx other than a rate limit); anything else is worth asking again. */
+function isRefusal(err: unknown): err is ApiError {
+  return err instanceof ApiError && err.status < 500 && err.code !== 'rate_limited';
+}
+
 /** Whether `outcome` may replace the attempt's status: a first outcome, or a success after a failure (Stripe's
  * PaymentIntent takes another card after `payment_failed`, under the same reference; the lifecycle counts both). */
 export function canSettle(current: AttemptStatus, outcome: AttemptOutcome['status']): boolean {
@@ -164,7 +169,7 @@ export async function settlePaymentAttempt(
         succeeded: outcome.status === 'succeeded',
       });
     } catch (err) {
-      if (!(options.recordRefusal && err instanceof ApiError && err.status < 500)) throw err;
+      if (!(options.recordRefusal && isRefusal(err))) throw err;
       refusal = `${err.code}: ${err.message}`;
     }
   }

@@ -98,13 +98,21 @@ export function createStripeProcessor(deps: StripeProcessorDeps): PaymentProcess
   };
 }
 
+const RETRYABLE_STRIPE_ERRORS = new Set([
+  'StripeConnectionError',
+  'StripeAPIError',
+  'StripeRateLimitError',
+  'StripeIdempotencyError',
+]);
+
 /** Stripe not answering (network, its 5xx, its rate limit) is our 503: the debtor may try again shortly. */
 async function withStripe<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
     const type = (err as { type?: unknown }).type;
-    if (type === 'StripeConnectionError' || type === 'StripeAPIError' || type === 'StripeRateLimitError') {
+    // An idempotency error here is the same form's twin request still in flight at Stripe: also worth a retry.
+    if (typeof type === 'string' && RETRYABLE_STRIPE_ERRORS.has(type)) {
       throw new ApiError('service_unavailable', 'The payment processor is not answering; try again shortly.');
     }
     throw err;

@@ -26,6 +26,7 @@ const WEBHOOK_SECRET = `whsec_${randomUUID().replace(/-/g, '')}`;
 const PUBLISHABLE_KEY = 'pk_test_portal';
 
 interface Row {
+  debt_id: string;
   id: string;
   status: string;
   amount: string;
@@ -156,6 +157,25 @@ describe('Stripe: PaymentIntents created server-side, webhooks verified and repo
       `GET /v1/payment_intents/${intent.id}`,
     ]);
     expect(await testDb()('payment_attempts').where({ debt_id: debt.debtId })).to.have.length(1);
+  });
+
+  it('answers service_unavailable while Stripe cannot be reached, and the retried form then creates its PaymentIntent', async () => {
+    const debt = await raise();
+    const closed = await startFakeStripeApi();
+    await closed.close(); // its port now refuses connections
+    const unreachable = createStripeProcessor({
+      db: testDb(),
+      stripe: createStripeClient({ secretKey: new RedactedSecret(SECRET_KEY) }, closed.endpoint),
+      publishableKey: PUBLISHABLE_KEY,
+    });
+    const request = { ...debt, amount: '20', currency: 'AUD', idempotencyKey: 'form-offline' };
+    const failure = await unreachable.start(request).catch((err: unknown) => err);
+    expect(failure).to.include({ code: 'service_unavailable', status: 503 });
+    const [pending] = await testDb()<Row>('payment_attempts').where({ debt_id: debt.debtId });
+    expect(pending?.processor_reference.startsWith(PENDING_REFERENCE_PREFIX)).to.equal(true);
+    const retried = await processor.start(request);
+    expect(retried).to.include({ status: 'requires_confirmation', attemptId: pending!.id });
+    expect((await attemptRow(pending!.id)).processor_reference).to.match(/^pi_fake/);
   });
 
   it('sends amounts in each currency’s minor units (JPY has none, KWD three)', async () => {
