@@ -47,6 +47,7 @@ import { webhookRoutes } from './routes/webhooks';
 import { sandboxSimulationRoutes } from './routes/sandbox-simulation';
 import { PROJECT_ROOT } from '../core/platform/project-root';
 import { sandboxTenantRoutes } from './routes/sandbox-tenant';
+import { readSignup, simulationReader } from './routes/sandbox-input';
 import { sandboxActivity } from './http/middleware/sandbox-activity';
 import { createActivityTouch } from '../core/sandbox/activity-touch';
 import type { SandboxResets } from '../core/sandbox/resets';
@@ -54,7 +55,11 @@ import { createSignupLimiter } from '../core/sandbox/signup-limit';
 import { createMailer, type Mailer } from '../core/notifications/mail';
 import { consolePages } from '../web/console/console-pages';
 import { createStripeClient, type Stripe } from '../core/payments/stripe-client';
+import { createStripeProcessor } from '../core/payments/stripe-processor';
 import { stripeWebhookIngest } from './routes/stripe-webhook';
+import { portalPages } from '../web/portal/portal-pages';
+import type { PaymentProcessor } from '../core/payments/processor';
+import { createTestModeProcessor } from '../core/payments/test-mode-processor';
 
 export interface AppDeps {
   config: Config;
@@ -87,6 +92,13 @@ export interface AppDeps {
   documentStore?: DocumentStore;
   /** The Stripe client of the webhook ingest (PAYMENT_PROCESSOR=stripe); built from `config.payments` if absent. */
   stripe?: Stripe;
+  /**
+   * Takes the debtor portal's payments: api/server.ts passes `createPaymentProcessor`'s (core/payments, with the
+   * Temporal client the test card that fails later needs). Absent: the Stripe adapter when configured; else the
+   * test-mode processor on the sandbox host (without later failures) and none in production (the portal then says
+   * online payment is unavailable).
+   */
+  paymentProcessor?: PaymentProcessor;
   /** Extra route declarations (tests use this to exercise the machinery, e.g. deprecation). */
   extraRoutes?: RouteDefinition[];
 }
@@ -109,6 +121,11 @@ export function createApp(deps: AppDeps): BuiltApp {
   const metrics = deps.metrics ?? createMetrics();
   let openApiJson = '';
   const documentStore = deps.documentStore ?? createDocumentStore(config.documents);
+  // One limiter for both sign-ups (the API's and the console's form): they count in the same window per address.
+  const signupLimiter =
+    config.mode === 'sandbox'
+      ? createSignupLimiter({ redis: deps.redis, logger, limitPerHour: config.sandboxSignupsPerHour })
+      : undefined;
   const routes: RouteDefinition[] = [
     ...healthRoutes({
       mode: config.mode,
@@ -131,9 +148,9 @@ export function createApp(deps: AppDeps): BuiltApp {
     ...eventRoutes(),
     // The sandbox's routes exist on the sandbox host only: production answers 404 and does not document them.
     ...(config.mode === 'sandbox' ? sandboxSimulationRoutes(deps.debtTriggers) : []),
-    ...(config.mode === 'sandbox'
+    ...(signupLimiter
       ? sandboxTenantRoutes({
-          signupLimiter: createSignupLimiter({ redis: deps.redis, logger, limitPerHour: config.sandboxSignupsPerHour }),
+          signupLimiter,
           logger,
           resets: deps.sandboxResets,
           documents: documentStore,
@@ -179,6 +196,21 @@ export function createApp(deps: AppDeps): BuiltApp {
         resolveHost: deps.resolveHost ?? resolveAll,
         resolveTimeoutMs: deps.resolveTimeoutMs,
       },
+      documents: documentStore,
+      sandbox: signupLimiter
+        ? { signupLimiter, resets: deps.sandboxResets, simulations: simulationReader, readSignup }
+        : undefined,
+    }),
+  );
+  // The debtor portal's pages (web/portal), like the console's, render their own errors as pages.
+  app.use(
+    portalPages({
+      config,
+      db: deps.db,
+      redis: deps.redis,
+      logger,
+      debtTriggers: deps.debtTriggers,
+      paymentProcessor: deps.paymentProcessor ?? defaultPaymentProcessor(deps),
     }),
   );
   app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));
@@ -202,4 +234,17 @@ export function createApp(deps: AppDeps): BuiltApp {
   app.use(notMatched(router));
   app.use(router.routes());
   return { app, metrics, routes, openApiDocument };
+}
+
+/** The portal's processor when the entry point passed none (tests, mostly): see `AppDeps.paymentProcessor`. */
+function defaultPaymentProcessor(deps: AppDeps): PaymentProcessor | undefined {
+  const { payments, mode } = deps.config;
+  if (mode === 'production' && payments.processor === 'stripe') {
+    return createStripeProcessor({
+      db: deps.db,
+      stripe: deps.stripe ?? createStripeClient(payments.stripe),
+      publishableKey: payments.stripe.publishableKey,
+    });
+  }
+  return mode === 'sandbox' ? createTestModeProcessor({ db: deps.db, triggers: deps.debtTriggers }) : undefined;
 }

@@ -15,10 +15,11 @@ export interface WebAssets {
   serve: Middleware;
 }
 
-export function loadWebAssets(): WebAssets {
-  const css = readFileSync(path.join(PROJECT_ROOT, 'web', 'assets', 'console.css'));
+/** The console's stylesheet by default; the debtor portal serves its own (portal.css under /portal/assets/). */
+export function loadWebAssets(file = 'console.css', prefix = ASSETS_PREFIX): WebAssets {
+  const css = readFileSync(path.join(PROJECT_ROOT, 'web', 'assets', file));
   const hash = createHash('sha256').update(css).digest('hex').slice(0, 12);
-  const stylesheetHref = `${ASSETS_PREFIX}site.${hash}.css`;
+  const stylesheetHref = `${prefix}site.${hash}.css`;
   return {
     stylesheetHref,
     serve: async (ctx, next) => {

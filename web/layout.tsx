@@ -61,6 +61,9 @@ export function Layout({ title, stylesheetHref, user, mode, children }: LayoutPr
                     <a href="/console/branding">Branding</a>
                   </li>
                   <li>
+                    <a href="/console/portal-settings">Debtor portal</a>
+                  </li>
+                  <li>
                     <a href="/console/team">Team</a>
                   </li>
                   <li>
@@ -72,6 +75,11 @@ export function Layout({ title, stylesheetHref, user, mode, children }: LayoutPr
                   <li>
                     <a href="/console/events">Events</a>
                   </li>
+                  {mode === 'sandbox' && (
+                    <li>
+                      <a href="/console/sandbox">Sandbox</a>
+                    </li>
+                  )}
                   {isStaffRole(user.role) && canReadAudit(user.role) && (
                     <li>
                       <a href="/console/audit">Audit log</a>

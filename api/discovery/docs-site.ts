@@ -64,6 +64,7 @@ const SECTIONS: { title: string; guides: Record<string, string> }[] = [
       lifecycle: 'The states of a debt, what moves it, instalment plans and defaults.',
       documents: 'Attaching proof of a debt, and reading it back.',
       payments: 'How debtors pay: the test cards, Stripe, and how a payment’s outcome reaches the debt.',
+      portal: 'The debtor portal: how debtors get in, what they can do there, and the plan rules you set.',
     },
   },
   {

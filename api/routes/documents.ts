@@ -20,6 +20,7 @@ import {
   type FileDigest,
   type StoredDocument,
 } from '../../core/documents/documents';
+import { documentDownloadHeaders } from '../../core/documents/download-headers';
 import { DOCUMENT_CONTENT_TYPES } from '../../core/documents/content-type';
 import type { DocumentStore } from '../../core/documents/store';
 import type { Db } from '../../core/platform/db';
@@ -84,19 +85,6 @@ function cleanFileName(name: string): string {
   // eslint-disable-next-line no-control-regex
   const cleaned = name.replace(/[\u0000-\u001f\u007f]/g, '').trim();
   return cleaned === '' ? 'document' : cleaned;
-}
-
-/**
- * `attachment` with an ASCII fallback name (anything but letters, digits, dot, dash, underscore and space replaced)
- * and the exact name in RFC 5987 `filename*`.
- */
-export function attachmentDisposition(fileName: string): string {
-  const ascii = fileName.replace(/[^A-Za-z0-9._ -]/g, '_').slice(0, 200) || 'document';
-  const exact = encodeURIComponent(fileName).replace(
-    /['()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
 }
 
 export function documentRoutes(deps: { db: Db; store: DocumentStore }): RouteDefinition[] {
@@ -245,13 +233,7 @@ export function documentRoutes(deps: { db: Db; store: DocumentStore }): RouteDef
           status: 200,
           body: content,
           contentType: document.contentType,
-          headers: {
-            'Content-Length': String(document.size),
-            'Content-Disposition': attachmentDisposition(document.fileName),
-            'X-Content-Type-Options': 'nosniff',
-            'Content-Security-Policy': "default-src 'none'; sandbox",
-            'Cache-Control': 'private, no-store',
-          },
+          headers: documentDownloadHeaders(document),
         };
       },
     }),

@@ -7,7 +7,6 @@
  */
 import { getDebt } from '../../core/debts/debts';
 import { numberSourceText } from '../../core/debts/json-numbers';
-import { parseAmount } from '../../core/debts/money';
 import type { DebtTriggers } from '../../core/lifecycle/triggers';
 import type { AdvanceRequest, PlanRequest } from '../../core/lifecycle/model';
 import { errors, type ErrorCode } from '../../core/platform/errors';
@@ -23,10 +22,10 @@ import {
   resolveDisputeBody,
   simulationExamples as examples,
 } from '../schemas/sandbox-simulation';
-import { advanceAnswer, untilInstant } from './sandbox-advance';
+import { advanceAnswer } from './sandbox-advance';
+import { advanceRequest, paymentReport, type PaymentBody } from './sandbox-input';
 
 type Input<TBody = undefined> = ApiWorkflowInput<TBody, Record<string, never>, { id: string }>;
-type PaymentBody = { amount: number | string; status: 'Succeeded' | 'Failed'; processorReference?: string };
 
 const SIMULATION_ERRORS: ErrorCode[] = ['not_found', 'invalid_state', 'service_unavailable'];
 const SANDBOX_NOTE =
@@ -71,11 +70,6 @@ function simulation<TBody>(route: {
     },
     handler: async (ctx, input) => ({ status: 200, body: await route.handler(input, ctx) }),
   });
-}
-
-/** A simulated payment's reference when the request names none: one per update, so one per request or key. */
-function defaultProcessorReference(updateId: string): string {
-  return `pi_sandbox_${updateId.replace(/^req_/, '')}`;
 }
 
 export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition[] {
@@ -146,13 +140,8 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
         const debt = await getDebt(db, auth.organizationId, params.id);
         if (!debt) throw errors.notFound('debt');
         const written = numberSourceText(rawBody(ctx.request), 'amount', body.amount) ?? body.amount;
-        return caused(input).reportPayment(auth.organizationId, params.id, {
-          amount: parseAmount(written, debt.currency, 'amount'),
-          // From the update id: a retry under the same Idempotency-Key names the same payment, so it is never
-          // recorded twice (issue 23, item 5), even if the workflow no longer remembers the update.
-          processorReference: body.processorReference ?? defaultProcessorReference(updateId),
-          succeeded: body.status === 'Succeeded',
-        });
+        const payment = paymentReport(body, { currency: debt.currency, updateId }, written);
+        return caused(input).reportPayment(auth.organizationId, params.id, payment);
       },
     }),
     simulation<AdvanceRequest>({
@@ -177,8 +166,7 @@ export function sandboxSimulationRoutes(triggers: DebtTriggers): RouteDefinition
       },
       example: advanceExample,
       handler: async (input) => {
-        const { until } = input.body;
-        const request = until === undefined ? {} : { until: untilInstant(until) };
+        const request = advanceRequest(input.body);
         return advanceAnswer(await caused(input).advance(input.auth.organizationId, input.params.id, request));
       },
     }),

@@ -8,12 +8,10 @@
  */
 import type { DocumentStore } from '../../core/documents/store';
 import type { Logger } from '../../core/platform/logger';
-import { ApiError } from '../../core/platform/errors';
 import type { SandboxResets } from '../../core/sandbox/resets';
-import { readResetFacts, recordResetRequest, resetStatusOf } from '../../core/sandbox/reset-status';
-import type { Db } from '../../core/platform/db';
+import { requestSandboxReset, sandboxResetStatus } from '../../core/sandbox/reset-request';
 import { signUpSandboxTenant } from '../../core/sandbox/signup';
-import type { SignupLimiter } from '../../core/sandbox/signup-limit';
+import { requireSignupAllowed, type SignupLimiter } from '../../core/sandbox/signup-limit';
 import {
   defineApiRoute,
   defineRoute,
@@ -61,15 +59,7 @@ function signupRoute({ signupLimiter, logger, resets, documents }: SandboxTenant
     responses: {
       201: { description: 'The organisation and its key.', schema: sandboxSignupSchema, example: sandboxSignupExample },
     },
-    prepare: async (ctx) => {
-      const decision = await signupLimiter.check(ctx.ip);
-      if (!decision.allowed) {
-        const retry = decision.retryAfterSeconds;
-        throw new ApiError('rate_limited', `Too many sandbox sign-ups from your address; retry in ${retry} seconds.`, {
-          headers: { 'Retry-After': String(retry) },
-        });
-      }
-    },
+    prepare: (ctx) => requireSignupAllowed(signupLimiter, ctx.ip),
     handler: async (_ctx, { trx, body, afterCommit }) => {
       const signup = await signUpSandboxTenant(trx, { organizationName: body.organizationName }, documents);
       const organizationId = signup.organization.id;
@@ -100,13 +90,6 @@ function signupRoute({ signupLimiter, logger, resets, documents }: SandboxTenant
   });
 }
 
-/** The caller's reset status; its organisation is the caller's own, so it exists. */
-async function resetStatus(db: Db, organizationId: string) {
-  const facts = await readResetFacts(db, organizationId);
-  if (!facts) throw new ApiError('not_found', 'Your organisation no longer exists.');
-  return resetStatusOf(facts, new Date());
-}
-
 function resetRoute({ resets }: SandboxTenantDeps): RouteDefinition {
   return defineApiRoute<ApiWorkflowInput>({
     method: 'post',
@@ -134,22 +117,10 @@ function resetRoute({ resets }: SandboxTenantDeps): RouteDefinition {
     // item 6). Before, the 202 was saved and then the signal sent: a failure there left a saved 202 for a reset never
     // asked for, and every retry replayed it.
     drivesWorkflow: true,
-    handler: async (_ctx, { auth, db }) => {
-      if (!resets) throw new ApiError('service_unavailable', 'Sandbox resets are not available on this host.');
-      const organizationId = auth.organizationId;
-      // On record before the signal: the reset cannot commit before its request is, so `Requested` never lingers
-      // after it (nor shows for a signal that failed: the record is taken back).
-      const takeBack = await recordResetRequest(db, organizationId);
-      try {
-        await resets.resetNow(organizationId);
-      } catch {
-        await takeBack().catch(() => undefined);
-        throw new ApiError('service_unavailable', 'The reset could not be asked for; retry shortly.', {
-          headers: { 'Retry-After': '2' },
-        });
-      }
-      return { status: 202, body: await resetStatus(db, organizationId) };
-    },
+    handler: async (_ctx, { auth, db }) => ({
+      status: 202,
+      body: await requestSandboxReset({ db, resets }, auth.organizationId),
+    }),
   });
 }
 
@@ -172,6 +143,6 @@ function resetStatusRoute(): RouteDefinition {
         example: sandboxResetStatusExample,
       },
     },
-    handler: async (_ctx, { auth, db }) => ({ status: 200, body: await resetStatus(db, auth.organizationId) }),
+    handler: async (_ctx, { auth, db }) => ({ status: 200, body: await sandboxResetStatus(db, auth.organizationId) }),
   });
 }

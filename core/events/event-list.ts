@@ -13,6 +13,7 @@ import { isEventId } from '../platform/ids';
 import { errors } from '../platform/errors';
 import { equalTo, fetchJsonRows, jsonObject, jsonTime, jsonValue, JsonPage } from '../platform/json-page';
 import type { PageRequest } from '../platform/pagination';
+import { prepared } from '../platform/prepared';
 import type { EventType } from './outbox';
 import type { CursorPosition } from './cursor';
 
@@ -77,8 +78,10 @@ export async function listEvents(
 /** One of the organisation's events as JSON text (the listed shape), or undefined; a malformed id is not found. */
 export async function getEventJson(db: Db, organizationId: string, id: string): Promise<string | undefined> {
   if (!isEventId(id)) return undefined;
-  const row = await db('events')
-    .where({ organization_id: organizationId, id })
-    .first<{ json: string } | undefined>(db.raw(`${EVENT_JSON} as json`));
+  const row = await prepared(
+    db('events')
+      .where({ organization_id: organizationId, id })
+      .first<{ json: string } | undefined>(db.raw(`${EVENT_JSON} as json`)),
+  );
   return row?.json;
 }

@@ -1,6 +1,7 @@
 /**
  * The one choice of payment processor (docs/payments.md): the sandbox always gets the test-mode processor; the
- * production host gets Stripe when PAYMENT_PROCESSOR=stripe, else the test-mode processor (development, staging).
+ * production host gets Stripe when PAYMENT_PROCESSOR=stripe, the test-mode processor when PAYMENT_PROCESSOR=test or
+ * in development and tests, and none (no online payments) when unconfigured with APP_ENV=production.
  * The test-mode processor's later failures run as Temporal timers in the mode's namespace (./later-failure.ts).
  */
 import type { DebtTriggers } from '../lifecycle/triggers';
@@ -28,8 +29,10 @@ export interface PaymentProcessorDeps {
   stripe?: Stripe;
 }
 
-export function createPaymentProcessor(deps: PaymentProcessorDeps): PaymentProcessor {
+/** Undefined when the production host takes no online payments (`PAYMENT_PROCESSOR` unset with APP_ENV=production). */
+export function createPaymentProcessor(deps: PaymentProcessorDeps): PaymentProcessor | undefined {
   const { payments } = deps;
+  if (deps.mode === 'production' && payments.processor === 'none') return undefined;
   if (deps.mode === 'production' && payments.processor === 'stripe') {
     return createStripeProcessor({
       db: deps.db,

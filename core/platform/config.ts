@@ -12,6 +12,7 @@ import { LOG_FORMATS, type LogFormat } from './logger';
 import { PAYMENT_ENV, paymentConfig, type PaymentConfig } from './payment-config';
 import { parseTrustedProxies, type AddressRange } from './trusted-proxies';
 import type { Mode } from './mode';
+import { PORTAL_ENV, portalConfig, type PortalConfig } from './portal-config';
 import { WEBHOOK_ENV, webhookConfig, type LoadOptions, type WebhookConfig } from './webhook-config';
 
 export type { Mode };
@@ -53,6 +54,8 @@ export interface Config {
   console: ConsoleConfig;
   /** The debtors' payment processor: test mode, or Stripe on the production host (docs/payments.md). */
   payments: PaymentConfig;
+  /** The debtor portal: sessions, second-factor tries, the collector's contact details (core/platform/portal-config.ts). */
+  portal: PortalConfig;
 }
 
 export interface ConsoleConfig {
@@ -138,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       ...WEBHOOK_ENV,
       ...DOCUMENT_ENV,
       ...PAYMENT_ENV,
+      ...PORTAL_ENV,
       SMTP_URL: str({
         default: 'smtp://127.0.0.1:1025',
         desc: 'SMTP relay for outgoing mail (maildev in development)',
@@ -182,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       signInRequestsPerHour: e.SIGN_IN_REQUESTS_PER_HOUR,
     },
     payments,
+    portal: portalConfig(e),
   };
 }
 

@@ -40,16 +40,26 @@ export interface StripeConfig {
   webhookSecret: RedactedSecret;
 }
 
-export type PaymentConfig = { processor: 'test' } | { processor: 'stripe'; stripe: StripeConfig };
+/**
+ * `none`: no online payments (the portal says so). What an unconfigured production deployment gets: the test-mode
+ * processor would let a debtor "pay" a real debt with a test card.
+ */
+export type PaymentConfig =
+  { processor: 'test' } | { processor: 'stripe'; stripe: StripeConfig } | { processor: 'none' };
 
 export const PAYMENT_ENV = {
-  PAYMENT_PROCESSOR: str({ choices: ['test', 'stripe'], default: 'test', desc: 'test (no money moves) or stripe' }),
+  PAYMENT_PROCESSOR: str({
+    choices: ['', 'test', 'stripe'],
+    default: '',
+    desc: 'test (no money moves) or stripe; unset: test, except on a production host with APP_ENV=production',
+  }),
   STRIPE_SECRET_KEY: str({ default: '', desc: 'Stripe secret key (sk_…/rk_…); required with stripe; never logged' }),
   STRIPE_PUBLISHABLE_KEY: str({ default: '', desc: 'Stripe publishable key (pk_…); required with stripe' }),
   STRIPE_WEBHOOK_SECRET: str({ default: '', desc: 'Stripe webhook signing secret (whsec_…); required with stripe' }),
 };
 
 export interface PaymentEnv {
+  APP_ENV: string;
   PAYMENT_PROCESSOR: string;
   STRIPE_SECRET_KEY: string;
   STRIPE_PUBLISHABLE_KEY: string;
@@ -64,7 +74,11 @@ const STRIPE_PREFIXES: { name: keyof PaymentEnv; prefixes: string[] }[] = [
 ];
 
 export function paymentConfig(e: PaymentEnv, mode: Mode, problems: string[]): PaymentConfig {
-  if (e.PAYMENT_PROCESSOR !== 'stripe') return { processor: 'test' };
+  if (e.PAYMENT_PROCESSOR === '') {
+    const realDebts = mode === 'production' && e.APP_ENV !== 'development' && e.APP_ENV !== 'test';
+    return realDebts ? { processor: 'none' } : { processor: 'test' };
+  }
+  if (e.PAYMENT_PROCESSOR === 'test') return { processor: 'test' };
   if (mode === 'sandbox') {
     problems.push('PAYMENT_PROCESSOR is invalid: the sandbox always uses the test-mode processor (no money moves)');
     return { processor: 'test' };

@@ -3,6 +3,7 @@
  * sign-up of the window). Like the per-key limits it fails open (DECISIONS.md §5): if Redis does not answer, the
  * sign-up is served and the failure logged.
  */
+import { ApiError } from '../platform/errors';
 import type { Logger } from '../platform/logger';
 import type { Redis } from '../platform/redis';
 
@@ -43,4 +44,17 @@ export function createSignupLimiter(deps: { redis: Redis; logger: Logger; limitP
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((pttl > 0 ? pttl : SIGNUP_WINDOW_MS) / 1000)) };
     },
   };
+}
+
+/**
+ * Charges one sign-up to `address` (the client's address as the app resolved it), the API's and the console's sign-up
+ * alike, in one window: past the limit, `429 rate_limited` with `Retry-After`.
+ */
+export async function requireSignupAllowed(limiter: SignupLimiter, address: string): Promise<void> {
+  const decision = await limiter.check(address);
+  if (decision.allowed) return;
+  const retry = decision.retryAfterSeconds;
+  throw new ApiError('rate_limited', `Too many sandbox sign-ups from your address; retry in ${retry} seconds.`, {
+    headers: { 'Retry-After': String(retry) },
+  });
 }

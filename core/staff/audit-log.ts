@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import type { Mode } from '../platform/config';
 import type { Db } from '../platform/db';
 import { newId } from '../platform/ids';
+import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
 import type { StaffActor } from './console-keys';
 
 export const AUDIT_ACTIONS = [
@@ -20,11 +21,14 @@ export const AUDIT_ACTIONS = [
   'delivery.retried',
   'deliveries.retried_failed',
   'branding.changed',
+  'portal.plan_rules_changed',
   'debt.recalled',
   'user.invited',
   'user.role_changed',
   'user.removed',
   'sandbox.reset_requested',
+  'sandbox.signed_up',
+  'debt.simulated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -76,28 +80,33 @@ export interface AuditLogEntry {
   createdAt: string;
 }
 
-/** The organisation's entries of this mode, newest first; `before` (an entry's time) pages back. */
+/**
+ * The organisation's entries of this mode, newest first, a page at a time. Pages follow the (created_at, id) keyset
+ * as the API's lists do: entries of one transaction share their time to the millisecond, and a cursor of the time
+ * alone would skip or repeat them at a page's edge.
+ */
 export async function listAudit(
   db: Db,
   organizationId: string,
   mode: Mode,
-  options: { limit: number; before?: Date } = { limit: 100 },
-): Promise<AuditLogEntry[]> {
-  const query = db('audit_log')
-    .where({ organization_id: organizationId, mode })
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(options.limit);
-  if (options.before) void query.where('created_at', '<', options.before);
-  const rows = await query.select<AuditRow[]>('*');
-  return rows.map((row) => ({
-    id: row.id,
-    actorEmail: row.actor_email,
-    action: row.action,
-    target: row.target,
-    details: row.details,
-    createdAt: row.created_at.toISOString(),
-  }));
+  page: PageRequest = { limit: 100 },
+): Promise<Page<AuditLogEntry>> {
+  return fetchPage<AuditRow, AuditLogEntry>(
+    db('audit_log').where({ organization_id: organizationId, mode }).select('*'),
+    {
+      list: 'audit',
+      page,
+      createdAtColumn: 'audit_log.created_at',
+      idColumn: 'audit_log.id',
+      position: (row) => ({ createdAt: row.created_at, id: row.id }),
+    },
+    (row) => ({
+      id: row.id,
+      actorEmail: row.actor_email,
+      action: row.action,
+      target: row.target,
+      details: row.details,
+      createdAt: row.created_at.toISOString(),
+    }),
+  );
 }

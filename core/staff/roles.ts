@@ -1,7 +1,7 @@
 /**
  * What each console role may do (issue 27): owner everything; admin keys, webhooks, branding, retries, recall;
- * developer test keys and webhooks on the sandbox host, reads in production; viewer reads. Pages ask these
- * functions; they never decide on their own.
+ * developer test keys, webhooks, simulations and resets on the sandbox host, reads in production; viewer reads. Pages
+ * ask these functions; they never decide on their own.
  */
 import type { Mode } from '../platform/config';
 import { ApiError } from '../platform/errors';
@@ -29,6 +29,17 @@ export function canChangeBranding(role: StaffRole): boolean {
 
 export function requireBrandingChange(role: StaffRole): void {
   if (!canChangeBranding(role)) throw new ApiError('forbidden', 'Only an owner or an admin can change the branding.');
+}
+
+/** The debtor portal's settings (the plan rules): owners and admins change them; every role reads them. */
+export function canChangePortalSettings(role: StaffRole): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
+export function requirePortalSettingsChange(role: StaffRole): void {
+  if (!canChangePortalSettings(role)) {
+    throw new ApiError('forbidden', 'Only an owner or an admin can change the debtor portal’s settings.');
+  }
 }
 
 /** A recall (`PATCH status=Closed` through the lifecycle): owners and admins. */
@@ -75,4 +86,23 @@ export function canReadAudit(role: StaffRole): boolean {
 
 export function requireAuditReading(role: StaffRole): void {
   if (!canReadAudit(role)) throw new ApiError('forbidden', 'Only an owner or an admin can read the audit log.');
+}
+
+/**
+ * The sandbox's test actions in the console (the debt page's simulations, "Reset sandbox now"): owner, admin and
+ * developer, on the sandbox host only. A developer may mint a test key with every scope, which can do both through
+ * the API (`/v1/sandbox/…`); refusing them the same in the console would protect nothing. A viewer reads only.
+ */
+export function canRunSandboxTests(role: StaffRole, mode: Mode): boolean {
+  return mode === 'sandbox' && role !== 'viewer';
+}
+
+export function requireSandboxTesting(role: StaffRole, mode: Mode): void {
+  if (canRunSandboxTests(role, mode)) return;
+  throw new ApiError(
+    'forbidden',
+    mode === 'production'
+      ? 'Simulations and resets exist on the sandbox host only.'
+      : 'Only an owner, an admin or a developer can run simulations or reset the sandbox.',
+  );
 }

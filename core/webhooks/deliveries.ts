@@ -6,6 +6,7 @@ import type { Db, Trx } from '../platform/db';
 import { ApiError, errors } from '../platform/errors';
 import { isUuid } from '../platform/ids';
 import { fetchJsonPage, type PageRequest } from '../platform/pagination';
+import { prepared } from '../platform/prepared';
 import { equalTo, jsonObject, jsonTime, jsonValue, type JsonPage } from '../platform/json-page';
 import { wakeRelays } from '../events/wake-up';
 
@@ -158,9 +159,10 @@ export async function listDeliveries(
 
 export async function getDelivery(db: Db, organizationId: string, id: string): Promise<DeliveryDetail | undefined> {
   if (!isUuid(id)) return undefined;
-  const row = await db('webhook_deliveries').where({ organization_id: organizationId, id }).first();
+  // Named statements: parsed and planned once per connection (core/platform/prepared.ts), as the lists are.
+  const row = await prepared(db('webhook_deliveries').where({ organization_id: organizationId, id }).first());
   if (!row) return undefined;
-  const attempts = await db('webhook_delivery_attempts').where({ delivery_id: id }).orderBy('number');
+  const attempts = await prepared(db('webhook_delivery_attempts').where({ delivery_id: id }).orderBy('number'));
   return { ...toDeliveryView(row), attempts: attempts.map(toAttemptView) };
 }
 
@@ -218,8 +220,11 @@ export async function retryFailedDeliveries(
     .forUpdate()
     .skipLocked()
     .select('id');
+  // Chosen once, in a materialised CTE: a `LIMIT … SKIP LOCKED` subquery inside `IN` may be run again by the plan
+  // (a rescan skips other rows), which retried 1,001 deliveries under a cap of 1,000 in a browser test.
   const updated = await trx('webhook_deliveries')
-    .whereIn('id', chosen)
+    .withMaterialized('chosen', chosen)
+    .whereIn('id', trx.select('id').from('chosen'))
     .where({ organization_id: organizationId, status: 'Failed' })
     .update(retriedColumns(trx))
     .returning('id');

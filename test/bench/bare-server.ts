@@ -10,6 +10,7 @@
  *   GET  /<list>/node?org=<id>        the list's keyset SQL (50 + 1 rows), rows serialised in Node
  *   GET  /<list>/pg?org=<id>          the same rows, JSON built by PostgreSQL (json_agg), passed through as text
  *   POST /debts (x-org, idempotency-key)  debtor upsert, debt, its event and the idempotency record in one transaction
+ *   GET  /console/…                   the console pages' SQL (bare-console.ts)
  * <list> is debts, events or deliveries. Env: PORT, DATABASE_URL.
  */
 import Koa from 'koa';
@@ -22,6 +23,7 @@ import { hashKeySecret } from '../../core/access/api-keys';
 import { newRequestId } from '../../core/events/request-cause';
 import { newEventId, newId } from '../../core/platform/ids';
 import { asyncStdout, createLogger } from '../../core/platform/logger';
+import { consoleCeiling } from './bare-console';
 
 const LIMIT = 50;
 
@@ -245,6 +247,8 @@ function main(): void {
       ctx.type = 'application/json';
       ctx.body = await createDebt(pool, String(ctx.get('x-org')), ctx.get('idempotency-key'), body);
       ctx.status = 201;
+    } else {
+      await consoleCeiling(pool, named, ctx);
     }
   });
   const server = app.listen(Number(process.env.PORT), '127.0.0.1');

@@ -24,6 +24,12 @@ const EXPECTED_SCENARIOS = [
   'GET /v1/debts?limit=50 p99 growth',
   'GET /v1/events?limit=50 p99 growth',
   'GET /v1/webhooks/deliveries?limit=50 p99 growth',
+  'GET /console (Overview) at 1,000 deliveries',
+  'GET /console/deliveries at 1,000',
+  'GET /console/deliveries p99 growth',
+  'GET /console/deliveries?status=Failed p99 growth',
+  'GET /console/deliveries?eventType=plan.defaulted p99 growth',
+  'GET /console/deliveries/{id} at 1,000 (a Failed delivery, 6 attempts)',
   'POST /v1/debts with Idempotency-Key',
   'POST /v1/debts/{id}/documents, 1 MiB files',
   'webhook deliveries',
@@ -43,7 +49,7 @@ describe('bench harness (quick mode)', function () {
       env: {
         ...process.env,
         BENCH_QUICK: '1',
-        BENCH_ONLY: 'api,lists,debts,documents,webhooks,lifecycle,reconcile',
+        BENCH_ONLY: 'api,lists,console,debts,documents,webhooks,lifecycle,reconcile',
         BENCH_OUTPUT: output,
       },
       maxBuffer: 16 * 1024 * 1024,
@@ -52,7 +58,7 @@ describe('bench harness (quick mode)', function () {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('names every scenario of issue 13', () => {
+  it('names every scenario of issues 13 and 27', () => {
     expect(report.quick).to.equal(true);
     expect(report.errors).to.deep.equal([]);
     expect(report.scenarios).to.include.members(EXPECTED_SCENARIOS);

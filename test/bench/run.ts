@@ -4,7 +4,7 @@
  * ratios with their targets (PASS/BELOW), p50/p99 and each process's peak memory, and writes the same as JSON
  * (bench-results/latest.json, path printed). Nothing here asserts: benchmarks print, tests assert.
  *   BENCH_DURATION=10 (seconds per load)
- *   BENCH_ONLY=api,debts,documents,lists,outbox,webhooks,lifecycle,reconcile (default: all)
+ *   BENCH_ONLY=api,debts,documents,lists,console,outbox,webhooks,lifecycle,reconcile (default: all)
  *   BENCH_QUICK=1: small data, 2 s per load (the smoke test's mode; its figures mean nothing)
  *   BENCH_DATABASE_URL: the list tenants (up to 1,000,000 rows each) are kept there between runs; default: the
  *   client_api_bench database (scripts/bench.sh creates and migrates it), or TEST_DATABASE_URL in quick mode
@@ -18,6 +18,7 @@ import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
 import { closeSharedResources } from '../support/resources';
 import { benchApiContract } from './api.bench';
+import { benchConsole } from './console.bench';
 import type { BenchContext } from './context';
 import { benchDebtCreation } from './debts.bench';
 import { benchDocumentUploads } from './documents.bench';
@@ -32,7 +33,7 @@ import { COMPILED_API, ROOT, buildCompiled, peakMemoryMiB, startApiProcess, star
 const quick = process.env.BENCH_QUICK === '1';
 const duration = Number(process.env.BENCH_DURATION ?? (quick ? 2 : 10));
 const only = new Set(
-  (process.env.BENCH_ONLY ?? 'api,debts,documents,lists,outbox,webhooks,lifecycle,reconcile').split(','),
+  (process.env.BENCH_ONLY ?? 'api,debts,documents,lists,console,outbox,webhooks,lifecycle,reconcile').split(','),
 );
 const BENCH_DATABASE = 'postgres://client_api:client_api@127.0.0.1:5432/client_api_bench';
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? (quick ? testEnv.databaseUrl : BENCH_DATABASE);
@@ -49,6 +50,7 @@ async function httpScenarios(ctx: Omit<BenchContext, 'api' | 'bare'>): Promise<v
     console.log(`API pid ${api.pid} at ${api.baseUrl}, bare pid ${bare.pid} at ${bare.baseUrl}`);
     if (only.has('api')) await attempt(ctx.report, 'api', () => benchApiContract(full));
     if (only.has('lists')) await attempt(ctx.report, 'lists', () => benchLists(full));
+    if (only.has('console')) await attempt(ctx.report, 'console', () => benchConsole(full));
     if (only.has('debts')) await attempt(ctx.report, 'debts', () => benchDebtCreation(full));
     const documentStoreDir = path.join(documentDir, 'production'); // the mode's directory, as config.ts appends it
     if (only.has('documents'))

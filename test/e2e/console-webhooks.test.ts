@@ -78,7 +78,7 @@ describe('Console webhooks, deliveries, events and audit log in a real browser w
   const userOf = (org: Organization, role: StaffRole) => newStaffUser(org.id, role);
   const go = (page: Page, path: string) => page.goto(`${server.baseUrl}${path}`);
   const mainText = (page: Page) => page.locator('main').innerText();
-  const auditOf = async (org: Organization) => listAudit(testDb(), org.id, 'production', { limit: 100 });
+  const auditOf = async (org: Organization) => (await listAudit(testDb(), org.id, 'production', { limit: 100 })).data;
 
   /** Reloads `page` until its main text says `text` (the page has no script to refresh itself). */
   async function reloadUntil(page: Page, text: string, what: string) {

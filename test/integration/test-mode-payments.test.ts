@@ -103,9 +103,11 @@ describe('Test-mode payments through the real lifecycle', function () {
     expect(after.debt?.outstanding_principal).to.equal('449.7500');
   });
 
-  it('createPaymentProcessor: test mode on the sandbox and by default, Stripe only on production when configured', async () => {
+  it('createPaymentProcessor: test mode on the sandbox and in development, Stripe only on production when configured, none on an unconfigured production', async () => {
     const stack = await testLifecycle();
     const common = { db: testDb(), triggers, temporal: stack.client('production') };
+    const kindOf = (mode: 'production' | 'sandbox', env: Record<string, string>) =>
+      createPaymentProcessor({ ...common, mode, payments: loadConfig({ ...env, API_MODE: mode }).payments })?.kind;
     const stripeEnv = {
       APP_ENV: 'test',
       PAYMENT_PROCESSOR: 'stripe',
@@ -113,15 +115,15 @@ describe('Test-mode payments through the real lifecycle', function () {
       STRIPE_PUBLISHABLE_KEY: 'pk_test_factory',
       STRIPE_WEBHOOK_SECRET: 'whsec_factory',
     };
-    const production = loadConfig({ APP_ENV: 'test' });
-    expect(createPaymentProcessor({ ...common, mode: 'production', payments: production.payments }).kind).to.equal(
-      'test',
-    );
-    const stripe = loadConfig(stripeEnv);
-    expect(createPaymentProcessor({ ...common, mode: 'production', payments: stripe.payments }).kind).to.equal(
-      'stripe',
-    );
+    expect(kindOf('production', { APP_ENV: 'test' })).to.equal('test');
+    expect(kindOf('production', stripeEnv)).to.equal('stripe');
+    // A real production that names no processor takes no online payments: a test card must never pay a real debt.
+    const live = { APP_ENV: 'production', WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') };
+    expect(kindOf('production', live)).to.equal(undefined);
+    expect(kindOf('production', { ...live, PAYMENT_PROCESSOR: 'test' })).to.equal('test');
+    expect(kindOf('sandbox', live)).to.equal('test');
     // Even handed a Stripe configuration, the sandbox never takes real payments.
-    expect(createPaymentProcessor({ ...common, mode: 'sandbox', payments: stripe.payments }).kind).to.equal('test');
+    const stripe = loadConfig(stripeEnv);
+    expect(createPaymentProcessor({ ...common, mode: 'sandbox', payments: stripe.payments })?.kind).to.equal('test');
   });
 });

@@ -30,6 +30,13 @@ describe('payment processor configuration', () => {
     expect(loadConfig({ ...base, API_MODE: 'sandbox' }).payments).to.deep.equal({ processor: 'test' });
   });
 
+  it('takes no online payments on an unconfigured production host with APP_ENV=production, unless told test', () => {
+    const live = { APP_ENV: 'production', WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') };
+    expect(loadConfig(live).payments).to.deep.equal({ processor: 'none' });
+    expect(loadConfig({ ...live, PAYMENT_PROCESSOR: 'test' }).payments).to.deep.equal({ processor: 'test' });
+    expect(loadConfig({ ...live, API_MODE: 'sandbox' }).payments).to.deep.equal({ processor: 'test' });
+  });
+
   it('builds the Stripe config on production, its secrets revealed only on request', () => {
     const payments = loadConfig(stripe).payments;
     if (payments.processor !== 'stripe') throw new Error('expected stripe');

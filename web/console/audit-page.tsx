@@ -1,4 +1,4 @@
-/** Audit log: who did what, newest first, paged back by time (owners and admins). */
+/** Audit log: who did what, newest first, paged back by a cursor (owners and admins). */
 import type { AuditLogEntry } from '../../core/staff/audit-log';
 import { when } from './format';
 

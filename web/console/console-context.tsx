@@ -1,7 +1,8 @@
 /**
- * What every console route shares: the dependencies, the session store, cookie names, and three helpers that make
- * the rules hard to forget: `page` renders inside the layout, `anonymousForm` and `sessionForm` read a POST's form
- * only after the origin check and the synchronizer token (and, for `sessionForm`, a live session).
+ * What every console route shares: the dependencies, the session store, cookie names, and the helpers that make the
+ * rules hard to forget: `page` renders inside the layout, `anonymousForm` and `sessionForm` read a POST's form only
+ * after the origin check and the synchronizer token (and, for `sessionForm`, a live session), and `signIn` starts a
+ * session the one way (the sign-in link's POST and the sandbox's sign-up).
  */
 import type { Context } from 'koa';
 import type { VNode } from 'preact';
@@ -12,13 +13,25 @@ import type { Logger } from '../../core/platform/logger';
 import type { Redis } from '../../core/platform/redis';
 import type { Mailer } from '../../core/notifications/mail';
 import type { DebtTriggers } from '../../core/lifecycle/triggers';
+import type { DocumentStore } from '../../core/documents/store';
+import type { SimulationReader } from '../../core/lifecycle/simulations';
+import type { SandboxResets } from '../../core/sandbox/resets';
+import type { SignupLimiter } from '../../core/sandbox/signup-limit';
 import type { SecretBox } from '../../core/platform/secret-box';
 import type { ResolveHost } from '../../core/webhooks/ssrf-guard';
 import type { SignInLinkDeps } from '../../core/staff/magic-links';
-import type { SessionStore, StaffSession } from '../../core/staff/sessions';
+import type { SessionStore, SessionUser, StaffSession } from '../../core/staff/sessions';
 import { Layout } from '../layout';
 import { sendPage } from '../page';
-import { checkCsrfToken, checkSameOrigin, readForm, type CookieNames, type FormBody } from './http';
+import {
+  checkCsrfToken,
+  checkSameOrigin,
+  clearCookie,
+  readForm,
+  setCookie,
+  type CookieNames,
+  type FormBody,
+} from './http';
 
 export interface ConsoleDeps {
   config: Config;
@@ -34,6 +47,22 @@ export interface ConsoleDeps {
   now?: () => Date;
   /** What the Webhooks page needs beyond the config: the API's secret box and receiver host resolver. */
   webhooks: ConsoleWebhookSettings;
+  /** Where debts' documents are kept (the API's store): a debt's page links to each for download. */
+  documents: DocumentStore;
+  /** The sandbox host's own parts (sign-up, reset, simulations); absent on the production host. */
+  sandbox?: ConsoleSandboxDeps;
+}
+
+/** What the sandbox pages share with the API's sandbox routes, so that both doors apply the same rules. */
+export interface ConsoleSandboxDeps {
+  /** The sign-up limit per client address: the API's limiter itself, so both sign-ups count in one window. */
+  signupLimiter: SignupLimiter;
+  /** The tenants' reset workflows; without them (tests of pages alone) the reset is a 503 page. */
+  resets?: SandboxResets;
+  /** The simulation routes' schemas and conversions (api/routes/sandbox-input.ts). */
+  simulations: SimulationReader;
+  /** The sign-up route's schema: the organisation's name. */
+  readSignup(body: Record<string, unknown>): { organizationName?: string };
 }
 
 export interface ConsoleWebhookSettings {
@@ -53,6 +82,11 @@ export interface ConsoleContext {
   page(ctx: Context, title: string, body: VNode, status?: number): void;
   anonymousForm(ctx: Context): Promise<FormBody>;
   sessionForm(ctx: Context): Promise<{ form: FormBody; session: StaffSession }>;
+  /**
+   * Signs `user` in: a new session (a new id; the browser's previous one ends) in the cookie, the pre-session token
+   * dropped. The page this request renders is already the signed-in one.
+   */
+  signIn(ctx: Context, user: SessionUser): Promise<StaffSession>;
 }
 
 const SESSION_STATE = Symbol('console session');
@@ -108,6 +142,18 @@ export function createConsoleContext(
       const form = await readForm(ctx);
       checkCsrfToken(session.csrfToken, form);
       return { form, session };
+    },
+    async signIn(ctx, user) {
+      const previous = ctx.cookies.get(parts.names.session);
+      if (previous) await parts.sessions.destroy(previous);
+      const id = await parts.sessions.create(user);
+      setCookie(ctx, parts.names.session, id, secure);
+      clearCookie(ctx, parts.names.preSession, secure);
+      const session = await parts.sessions.touch(id);
+      if (!session) throw new Error('a session just created was not found');
+      (ctx.state as Record<symbol, StaffSession | null | undefined>)[SESSION_STATE] = session;
+      deps.logger.info({ userId: user.userId, organizationId: user.organizationId }, 'console sign-in');
+      return session;
     },
   };
   return c;

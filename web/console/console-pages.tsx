@@ -12,10 +12,13 @@ import { setPageHeaders } from '../page';
 import { accountRoutes } from './account-routes';
 import { brandingRoutes } from './branding-routes';
 import { debtsRoutes } from './debts-routes';
+import { documentRoutes } from './document-routes';
 import { teamRoutes } from './team-routes';
+import { portalSettingsRoutes } from './portal-settings-routes';
 import { createConsoleContext, type ConsoleContext, type ConsoleDeps } from './console-context';
 import { ErrorBody, errorTitle } from './error-page';
 import { cookieNames } from './http';
+import { sandboxRoutes } from './sandbox-routes';
 import { signInRoutes } from './sign-in-routes';
 import { webhookRoutes } from './webhook-routes';
 
@@ -39,8 +42,11 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   accountRoutes(router, c);
   brandingRoutes(router, c);
   debtsRoutes(router, c);
+  documentRoutes(router, c);
   teamRoutes(router, c);
+  portalSettingsRoutes(router, c);
   webhookRoutes(router, c);
+  sandboxRoutes(router, c);
   const routes = router.routes();
   const allowed = router.allowedMethods({ throw: true });
 

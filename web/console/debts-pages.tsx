@@ -12,6 +12,9 @@ import type { Transaction } from '../../core/debts/transactions';
 import type { DebtDocument } from '../../core/documents/documents';
 import type { DebtEvent } from '../../core/staff/console-debts';
 import { CsrfField } from '../layout';
+import type { DebtorCircumstance } from '../../core/portal/circumstances';
+import { DebtCircumstances } from './debt-circumstances';
+import { documentHref } from './document-routes';
 
 /** `2026-12-03T09:15:00.000Z` as `2026-12-03 09:15 UTC`. */
 export function when(iso: string | null | undefined): string {
@@ -204,6 +207,9 @@ export interface DebtPageProps {
   events: DebtEvent[];
   canRecall: boolean;
   recalled?: boolean;
+  circumstances?: DebtorCircumstance[];
+  /** The sandbox host's simulations (simulation-panel.tsx), under the debt's fields. */
+  sandboxActions?: ComponentChildren;
 }
 
 export function DebtBody(props: DebtPageProps) {
@@ -252,6 +258,7 @@ export function DebtBody(props: DebtPageProps) {
         )}
         {!props.canRecall && open && <p class="muted">Only an owner or an admin can recall a debt.</p>}
       </section>
+      {props.sandboxActions}
       <section class="card" aria-labelledby="metadata">
         <h2 id="metadata">Metadata</h2>
         <MetadataTable metadata={debt.metadata} />
@@ -272,6 +279,7 @@ export function DebtBody(props: DebtPageProps) {
           <p>No plan.</p>
         )}
       </section>
+      {props.circumstances && <DebtCircumstances circumstances={props.circumstances} />}
       <Transactions transactions={props.transactions} more={props.moreTransactions} />
       <Documents documents={props.documents} />
       <Timeline events={props.events} />
@@ -339,7 +347,9 @@ function Documents({ documents }: { documents: DebtDocument[] }) {
             <tbody>
               {documents.map((d) => (
                 <tr key={d.id}>
-                  <td>{d.fileName}</td>
+                  <td>
+                    <a href={documentHref(d.debtId, d.id)}>{d.fileName}</a>
+                  </td>
                   <td>{d.kind}</td>
                   <td>{d.description ?? '–'}</td>
                   <td>{`${Math.ceil(d.size / 1024)} KiB`}</td>

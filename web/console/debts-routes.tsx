@@ -14,6 +14,7 @@ import { ApiError, errors } from '../../core/platform/errors';
 import { isUuid } from '../../core/platform/ids';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../core/platform/pagination';
 import { listDebtEvents, recallConsoleDebt } from '../../core/staff/console-debts';
+import { listCircumstances } from '../../core/portal/circumstances';
 import { canRecallDebts, requireRecall } from '../../core/staff/roles';
 import type { ConsoleContext } from './console-context';
 import {
@@ -26,6 +27,7 @@ import {
   type DebtsListProps,
 } from './debts-pages';
 import { actorOf, signedIn } from './signed-in';
+import { simulationPanel, simulationRoutes, type ShowDebt } from './simulation-routes';
 
 const DEBT_QUERY = [
   'status',
@@ -64,17 +66,17 @@ export function debtsRoutes(router: Router, c: ConsoleContext): void {
     c.page(ctx, 'Debts', <DebtsBody {...props} />);
   });
 
-  router.get('/console/debts/:id', async (ctx) => {
-    const session = await signedIn(c, ctx);
-    if (!session) return;
+  /** A debt's page; a simulation refused renders it again with its refusal (simulation-routes.tsx). */
+  const showDebt: ShowDebt = async (ctx, session, debtId, simulation, status = 200) => {
     const org = session.organizationId;
-    const debt = await getDebt(db, org, ctx.params.id ?? '');
+    const debt = await getDebt(db, org, debtId);
     if (!debt) throw errors.notFound('debt');
-    const [debtor, transactions, documents, events] = await Promise.all([
+    const [debtor, transactions, documents, events, circumstances] = await Promise.all([
       getDebtor(db, org, debt.debtorId),
       listTransactions(db, org, { debtId: debt.id, page: { limit: MAX_PAGE_SIZE } }),
       listDebtDocuments(db, org, debt.id, { limit: MAX_PAGE_SIZE }),
       listDebtEvents(db, org, debt.id),
+      listCircumstances(db, org, debt.id),
     ]);
     c.page(
       ctx,
@@ -88,9 +90,19 @@ export function debtsRoutes(router: Router, c: ConsoleContext): void {
         events={events}
         canRecall={canRecallDebts(session.role)}
         recalled={ctx.query.recalled === '1'}
+        circumstances={circumstances}
+        sandboxActions={simulationPanel(c, ctx, session, debt, simulation)}
       />,
+      status,
     );
+  };
+
+  router.get('/console/debts/:id', async (ctx) => {
+    const session = await signedIn(c, ctx);
+    if (!session) return;
+    await showDebt(ctx, session, ctx.params.id ?? '');
   });
+  simulationRoutes(router, c, showDebt);
 
   router.get('/console/debts/:id/recall', async (ctx) => {
     const session = await signedIn(c, ctx);

@@ -1,7 +1,9 @@
 /** The signed-out pages: the email form, "check your email", and a link's landing page with its one POST button. */
 import { CsrfField } from '../layout';
 
-export function SignInForm({ csrfToken, email = '' }: { csrfToken: string; email?: string }) {
+/** `signUp`: on the sandbox host, where anyone may sign up, the form links to the sign-up form. */
+export function SignInForm(props: { csrfToken: string; email?: string; signUp?: boolean }) {
+  const { csrfToken, email = '', signUp = false } = props;
   return (
     <section class="card">
       <p>Enter the email address of your console account. We will send you a link that signs you in.</p>
@@ -11,6 +13,11 @@ export function SignInForm({ csrfToken, email = '' }: { csrfToken: string; email
         <input id="email" name="email" type="email" autoComplete="email" required value={email} />
         <button type="submit">Email me a sign-in link</button>
       </form>
+      {signUp && (
+        <p>
+          New to the sandbox? <a href="/console/sign-up">Sign up</a>
+        </p>
+      )}
     </section>
   );
 }

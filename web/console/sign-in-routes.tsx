@@ -2,16 +2,17 @@
 import type Router from '@koa/router';
 import { consumeSignInLink, requestSignInLink } from '../../core/staff/magic-links';
 import { ApiError } from '../../core/platform/errors';
-import { clearCookie, field, preSessionToken, setCookie } from './http';
+import { clearCookie, field, preSessionToken } from './http';
 import { CheckYourEmail, LinkLanding, LinkRefused, SignInForm } from './sign-in-pages';
 import type { ConsoleContext } from './console-context';
 
 export function signInRoutes(router: Router, c: ConsoleContext): void {
-  const { deps, names, secure } = c;
+  const { names, secure } = c;
 
   router.get('/console/sign-in', async (ctx) => {
     if (await c.session(ctx)) return ctx.redirect('/console');
-    c.page(ctx, 'Sign in', <SignInForm csrfToken={preSessionToken(ctx, names, secure)} />);
+    const signUp = c.deps.sandbox !== undefined;
+    c.page(ctx, 'Sign in', <SignInForm csrfToken={preSessionToken(ctx, names, secure)} signUp={signUp} />);
   });
 
   router.post('/console/sign-in', async (ctx) => {
@@ -33,12 +34,7 @@ export function signInRoutes(router: Router, c: ConsoleContext): void {
     const form = await c.anonymousForm(ctx);
     const user = await consumeSignInLink(c.linkDeps, field(form, 'token'));
     if (!user) return c.page(ctx, 'Link expired or used', <LinkRefused />, 400);
-    const previous = ctx.cookies.get(names.session);
-    if (previous) await c.sessions.destroy(previous);
-    const id = await c.sessions.create(user);
-    setCookie(ctx, names.session, id, secure);
-    clearCookie(ctx, names.preSession, secure);
-    deps.logger.info({ userId: user.userId, organizationId: user.organizationId }, 'console sign-in');
+    await c.signIn(ctx, user);
     ctx.status = 303;
     ctx.redirect('/console');
   });

@@ -4,6 +4,7 @@
  */
 import type { Middleware } from 'koa';
 import type { Logger } from '../../../core/platform/logger';
+import { PORTAL_LINK_PATH } from '../../../core/portal/links';
 import type { ApiMetrics } from '../metrics';
 import type { ApiState } from '../route-definition';
 
@@ -21,7 +22,7 @@ export function requestLog(logger: Logger, metrics: ApiMetrics): Middleware<ApiS
           requestId: ctx.state.requestId,
           organizationId: ctx.state.organizationId,
           method: ctx.method,
-          path: ctx.path,
+          path: loggablePath(ctx.path),
           route: ctx.state.route?.path,
           status: ctx.status,
           latencyMs: Math.round(latencyMs * 100) / 100,
@@ -30,6 +31,11 @@ export function requestLog(logger: Logger, metrics: ApiMetrics): Middleware<ApiS
       );
     }
   };
+}
+
+/** A debtor portal link's path carries its token, a secret: the line names the link's shape instead. */
+export function loggablePath(path: string): string {
+  return path.startsWith(PORTAL_LINK_PATH) ? `${PORTAL_LINK_PATH}:token` : path;
 }
 
 /**

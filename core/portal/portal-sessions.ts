@@ -1,0 +1,37 @@
+/**
+ * Debtor portal sessions (issue 28, item 1): made once the second factor is proven, for the one debt the link opened.
+ * Kept by the shared Redis session store, indexed by the link, and valid only while that link is: revoking the link
+ * (or issuing a new one) ends its sessions at their next request.
+ */
+import type { Db } from '../platform/db';
+import type { Redis } from '../platform/redis';
+import {
+  createRedisSessionStore,
+  type RedisSessionStore,
+  type SessionBasics,
+  type SessionSettings,
+} from '../platform/redis-sessions';
+
+export interface PortalVisit {
+  organizationId: string;
+  debtId: string;
+  debtorId: string;
+  linkId: string;
+}
+
+export type PortalSession = PortalVisit & SessionBasics;
+
+export type PortalSessionStore = RedisSessionStore<PortalVisit>;
+
+export function createPortalSessionStore(deps: { redis: Redis; settings: SessionSettings }): PortalSessionStore {
+  return createRedisSessionStore<PortalVisit>({ ...deps, prefix: 'portal', ownerOf: (visit) => visit.linkId });
+}
+
+/** Whether the link a session came through is still live (not revoked, not replaced). */
+export async function isPortalLinkLive(db: Db, organizationId: string, linkId: string): Promise<boolean> {
+  const row = await db('portal_links')
+    .where({ id: linkId, organization_id: organizationId })
+    .whereNull('revoked_at')
+    .first<{ id: string } | undefined>('id');
+  return row !== undefined;
+}

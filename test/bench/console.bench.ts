@@ -1,0 +1,184 @@
+/**
+ * The client console's hot pages (issue 27, "Measured, not asserted"), signed in as a tenant's admin, each against
+ * the same SQL in a bare route (bare-console.ts, in the bare process: plain `pg`, no session, no middleware, no
+ * rendering): the Overview, the Deliveries page and a delivery's page at the large tenant (100,000 deliveries); and
+ * the Deliveries page's p99 at the huge tenant (1,000,000) over the small one's (1,000): at most 1.10, as the API's
+ * lists. The same check runs for the page's two filters a client follows: `status=Failed` (the Overview's banner
+ * links to it) and a rare event type. No ratio to the bare routes has a target: the page renders HTML the bare route
+ * does not, and the ratio says what the session, the middleware and the rendering cost.
+ */
+import { sharedProcesses } from './cpu';
+import type { BenchContext } from './context';
+import { check, compare, figure } from './report';
+import { consoleTenant, RARE_EVENT_TYPE, type ConsoleTenant } from './seed-console';
+import { interleaved, load, type LoadResult } from './support';
+
+/** The p99 checks' loads run this many times the scenario's duration, in twice as many slices (as lists.bench.ts). */
+const P99_CHECK_ROUNDS = 3;
+
+type Load = (seconds: number) => Promise<LoadResult>;
+
+export async function benchConsole(ctx: BenchContext): Promise<void> {
+  const { db, sizes } = ctx;
+  console.log(
+    `\nconsole pages: seeding or finding tenants of ${sizes.map((n) => n.toLocaleString('en')).join(', ')} deliveries`,
+  );
+  const tenants: ConsoleTenant[] = [];
+  try {
+    for (const count of sizes) tenants.push(await consoleTenant(db, count, ctx));
+    const [small, large, huge] = tenants as [ConsoleTenant, ConsoleTenant, ConsoleTenant];
+    await benchOverview(ctx, small, large, huge);
+    await benchDeliveries(ctx, small, large, huge);
+    for (const filter of ['status=Failed', `eventType=${RARE_EVENT_TYPE}`]) {
+      await benchFilteredDeliveries(ctx, filter, small, huge);
+    }
+    await benchDelivery(ctx, large);
+  } finally {
+    // Quick mode runs on the test database (the smoke test): leave nothing behind for other tests.
+    if (ctx.quick) {
+      await db('organizations')
+        .whereIn(
+          'id',
+          tenants.map((t) => t.organizationId),
+        )
+        .delete();
+    }
+  }
+}
+
+const n = (count: number) => count.toLocaleString('en');
+
+/** A signed-in page of ours; checked once first, so a lost session cannot pass for a fast page (a redirect). */
+async function ours(ctx: BenchContext, tenant: ConsoleTenant, path: string, label: string): Promise<Load> {
+  const url = `${ctx.api.baseUrl}${path}`;
+  const res = await fetch(url, { headers: { cookie: tenant.cookie }, redirect: 'manual' });
+  if (res.status !== 200 || !(await res.text()).includes('<main')) {
+    throw new Error(`${path} answered ${res.status} to the bench's session, not the page`);
+  }
+  return (seconds) =>
+    load(label, {
+      url,
+      headers: { cookie: tenant.cookie },
+      duration: seconds,
+      cpu: { api: () => [ctx.api.pid], ...sharedProcesses() },
+    });
+}
+
+function bare(ctx: BenchContext, path: string, label: string): Load {
+  return (seconds) =>
+    load(label, {
+      url: `${ctx.bare.baseUrl}${path}`,
+      duration: seconds,
+      cpu: { bare: () => [ctx.bare.pid], ...sharedProcesses() },
+    });
+}
+
+/** Ours against the bare route, interleaved, after a warm-up of each. */
+async function againstBare(ctx: BenchContext, scenario: string, oursLoad: Load, bareLoad: Load): Promise<void> {
+  console.log(`\n${scenario}`);
+  await oursLoad(ctx.warmUp);
+  await bareLoad(ctx.warmUp);
+  const { page, ceiling } = await interleaved({ page: oursLoad, ceiling: bareLoad }, ctx.duration);
+  compare(ctx.report, scenario, figure(page), figure(ceiling));
+}
+
+async function benchOverview(
+  ctx: BenchContext,
+  small: ConsoleTenant,
+  large: ConsoleTenant,
+  huge: ConsoleTenant,
+): Promise<void> {
+  const scenario = `GET /console (Overview) at ${n(large.deliveries)} deliveries`;
+  await againstBare(
+    ctx,
+    scenario,
+    await ours(ctx, large, '/console', `ours (session, page) at ${n(large.deliveries)}`),
+    bare(ctx, `/console/overview?org=${large.organizationId}`, `bare, same SQL, at ${n(large.deliveries)}`),
+  );
+  // Not bounded: the Overview counts the tenant's open debts and its failures of the week, which grow with it.
+  const { atSmall, atHuge } = await interleaved(
+    {
+      atSmall: await ours(ctx, small, '/console', `ours at ${n(small.deliveries)}`),
+      atHuge: await ours(ctx, huge, '/console', `ours at ${n(huge.deliveries)}`),
+    },
+    ctx.duration,
+  );
+  compare(
+    ctx.report,
+    `GET /console (Overview) at ${n(huge.deliveries)} vs ${n(small.deliveries)}`,
+    figure(atHuge),
+    figure(atSmall),
+  );
+}
+
+async function benchDeliveries(
+  ctx: BenchContext,
+  small: ConsoleTenant,
+  large: ConsoleTenant,
+  huge: ConsoleTenant,
+): Promise<void> {
+  const scenario = `GET /console/deliveries at ${n(large.deliveries)}`;
+  await againstBare(
+    ctx,
+    scenario,
+    await ours(ctx, large, '/console/deliveries', `ours (session, page) at ${n(large.deliveries)}`),
+    bare(ctx, `/console/deliveries?org=${large.organizationId}`, `bare, same SQL, at ${n(large.deliveries)}`),
+  );
+  const rounds = ctx.quick ? 1 : P99_CHECK_ROUNDS; // quick mode checks that it runs; its figures mean nothing
+  await p99Growth(ctx, 'GET /console/deliveries', '/console/deliveries', small, huge, rounds);
+}
+
+/** A filter's page at the smallest and the largest tenant, as the debts list's filters are checked. */
+async function benchFilteredDeliveries(
+  ctx: BenchContext,
+  filter: string,
+  small: ConsoleTenant,
+  huge: ConsoleTenant,
+): Promise<void> {
+  const path = `/console/deliveries?${filter}`;
+  // Quick mode (the smoke test) checks that each filter runs, in one round; its figures mean nothing anyway.
+  await p99Growth(ctx, `GET ${path}`, path, small, huge, ctx.quick ? 1 : P99_CHECK_ROUNDS);
+}
+
+async function p99Growth(
+  ctx: BenchContext,
+  scenario: string,
+  path: string,
+  small: ConsoleTenant,
+  huge: ConsoleTenant,
+  rounds: number,
+): Promise<void> {
+  console.log(`\n${scenario}`);
+  const atHugeLoad = await ours(ctx, huge, path, `ours at ${n(huge.deliveries)}`);
+  const atSmallLoad = await ours(ctx, small, path, `ours at ${n(small.deliveries)}`);
+  await atHugeLoad(ctx.warmUp);
+  // Longer, in more slices: a p99 of a few milliseconds moves by a third when a checkpoint lands in one slice.
+  const { atSmall, atHuge } = await interleaved(
+    { atSmall: atSmallLoad, atHuge: atHugeLoad },
+    rounds * ctx.duration,
+    2 * rounds,
+  );
+  compare(
+    ctx.report,
+    `${scenario} at ${n(huge.deliveries)} vs ${n(small.deliveries)}`,
+    figure(atHuge),
+    figure(atSmall),
+  );
+  check(ctx.report, {
+    scenario: `${scenario} p99 growth`,
+    name: `p99 at ${n(huge.deliveries)} / p99 at ${n(small.deliveries)}`,
+    value: atHuge.p99 / atSmall.p99,
+    unit: '×',
+    bound: { atMost: 1.1 },
+  });
+}
+
+async function benchDelivery(ctx: BenchContext, large: ConsoleTenant): Promise<void> {
+  const id = large.failedDeliveryId;
+  await againstBare(
+    ctx,
+    `GET /console/deliveries/{id} at ${n(large.deliveries)} (a Failed delivery, 6 attempts)`,
+    await ours(ctx, large, `/console/deliveries/${id}`, `ours (session, page) at ${n(large.deliveries)}`),
+    bare(ctx, `/console/delivery?org=${large.organizationId}&id=${id}`, `bare, same SQL, at ${n(large.deliveries)}`),
+  );
+}

@@ -1,0 +1,247 @@
+/**
+ * The debtor portal in Chromium on a 360-pixel phone viewport, against the real app, database, Redis and debt
+ * lifecycle (a Temporal dev server with the lifecycle worker), the real webhook delivery path (outbox relay, delivery
+ * workflow, webhooks worker) and a real receiver that checks signatures from the spec alone. Payments go through the
+ * test-mode processor. The journey runs with JavaScript on (axe-core on every page) and off. Screenshots of every
+ * page are saved in test-artifacts/portal/.
+ */
+import { mkdir } from 'node:fs/promises';
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { createOrganization } from '../../core/access/organizations';
+import { ensureCursor } from '../../core/events/cursor';
+import { getContactPreferences } from '../../core/notifications/contact-preferences';
+import { createTestModeProcessor, TEST_CARDS } from '../../core/payments/test-mode-processor';
+import { listCircumstances } from '../../core/portal/circumstances';
+import { WEBHOOK_DELIVERY_CONSUMER } from '../../core/webhooks/delivery-consumer';
+import { startTestServer, type TestServer } from '../support/app';
+import { withBrowser } from '../support/browser';
+import { seriousAxeViolations } from '../support/console-browser';
+import { callerFor, type Caller } from '../support/debt-api';
+import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack';
+import { testDebtTriggers, testLifecycle } from '../support/lifecycle-stack';
+import {
+  clearPortalTries,
+  debtWithLink,
+  enterAs,
+  phone,
+  portalShot,
+  PORTAL_SHOTS,
+  type PortalDebt,
+} from '../support/portal-browser';
+import { testDb } from '../support/resources';
+import { mintKey } from '../support/tenants';
+import { waitFor } from '../support/wait';
+import { startWebhookReceiver, verifySignature, type WebhookReceiver } from '../support/webhook-receiver';
+import { configureReceiver } from '../support/webhooks';
+
+/** Starts the webhook consumer after everything committed so far: other suites' events are not this test's. */
+async function skipBacklog(): Promise<void> {
+  await ensureCursor(testDb(), { name: WEBHOOK_DELIVERY_CONSUMER, startAt: 'now' }, 'production');
+  await testDb().raw(
+    `update outbox_cursors set txid = greatest(txid, pg_snapshot_xmin(pg_current_snapshot())), seq = 0
+      where consumer = ? and mode = ?`,
+    [WEBHOOK_DELIVERY_CONSUMER, 'production'],
+  );
+}
+
+describe('Debtor portal: the journey in a real browser, with webhooks', function () {
+  this.timeout(240_000);
+  let server: TestServer;
+  let delivery: DeliveryStack;
+  let receiver: WebhookReceiver;
+  const url = (path: string) => `${server.baseUrl}${path}`;
+
+  before(async () => {
+    await mkdir(PORTAL_SHOTS, { recursive: true });
+    await clearPortalTries();
+    const lifecycle = await testLifecycle();
+    receiver = await startWebhookReceiver();
+    await skipBacklog();
+    delivery = await startDeliveryStack(lifecycle.env, { mode: 'production' });
+    const paymentProcessor = createTestModeProcessor({ db: testDb(), triggers: testDebtTriggers('production') });
+    server = await startTestServer({ deps: { paymentProcessor } });
+  });
+  after(async () => {
+    await server?.close();
+    await delivery?.stop();
+    await receiver?.close();
+  });
+
+  async function newTenant(name: string): Promise<{ orgId: string; api: Caller; secret: string }> {
+    const org = await createOrganization(testDb(), { name, mode: 'production' });
+    const secret = await configureReceiver(delivery.webhooks, org.id, receiver.url);
+    return { orgId: org.id, api: callerFor(server.baseUrl, await mintKey(org.id)), secret };
+  }
+
+  async function check(page: Page, javaScript: boolean, name: string): Promise<void> {
+    await portalShot(page, javaScript ? name : `${name}-nojs`);
+    if (javaScript) expect(await seriousAxeViolations(page), name).to.deep.equal([]);
+  }
+
+  /** The receiver's requests for the debt, of the given types, in arrival order. */
+  function receivedFor(debtId: string, types: string[]) {
+    return receiver.requests.filter(
+      (r) => types.includes(r.body.type) && (r.body.data.debt as { id?: string } | undefined)?.id === debtId,
+    );
+  }
+
+  async function balanceOf(debtId: string): Promise<string> {
+    const row = await testDb()('debts').where({ id: debtId }).first('outstanding_principal', 'status');
+    return `${Number(row!.outstanding_principal)} ${row!.status}`;
+  }
+
+  for (const javaScript of [true, false]) {
+    it(`proves the second factor, accepts, agrees a three-instalment plan and pays the first (JavaScript ${
+      javaScript ? 'on' : 'off'
+    }); the receiver gets debt.accepted, plan.activated, payment.received in order, signed`, async () => {
+      const tenant = await newTenant('Acme Lending');
+      const link = await debtWithLink(tenant.api, tenant.orgId);
+      await withBrowser(async (browser) => {
+        const page = await (await phone(browser, javaScript)).newPage();
+        await page.goto(url(`/portal/l/${link.token}`));
+        expect(await page.locator('main').innerText()).not.to.contain('Acme');
+        await check(page, javaScript, 'verify');
+        await enterAs(page, server.baseUrl, link);
+        const text = await page.locator('body').innerText();
+        expect(text).to.contain('What you owe Acme Lending').and.to.contain('1,250.50 AUD');
+        expect(text).to.contain('help@collector.example').and.to.contain('1800 000 000');
+        await check(page, javaScript, 'debt');
+
+        await page.getByRole('button', { name: 'I accept this debt' }).click();
+        await page.getByText('You have accepted this debt.').first().waitFor();
+        await check(page, javaScript, 'debt-accepted');
+
+        await page.getByRole('link', { name: 'Set up a payment plan' }).click();
+        await page.getByRole('heading', { name: 'Set up a payment plan' }).waitFor();
+        await check(page, javaScript, 'plan');
+        await page.getByLabel('Number of payments').fill('3');
+        await page.getByLabel('Every month').check();
+        await page.getByRole('button', { name: 'Show me the schedule' }).click();
+        await page.getByRole('heading', { name: 'Check your plan' }).waitFor();
+        const rows = await page.locator('table.schedule tbody tr').allInnerTexts();
+        expect(rows).to.have.length(3);
+        expect(rows.map((r) => r.split('\t')[1])).to.deep.equal(['416.83 AUD', '416.83 AUD', '416.84 AUD']);
+        await check(page, javaScript, 'plan-preview');
+        await page.getByRole('button', { name: 'I agree to this plan' }).click();
+        await page.getByText('Your payment plan is set up.').waitFor();
+        await check(page, javaScript, 'debt-plan');
+
+        await page.getByRole('link', { name: 'Make a payment' }).click();
+        await page.getByRole('heading', { name: 'Make a payment' }).waitFor();
+        expect(await page.getByLabel('The next payment of your plan: 416.83 AUD').isChecked()).to.equal(true);
+        await check(page, javaScript, 'pay');
+        await page.getByLabel('Card number').fill(TEST_CARDS.succeeds);
+        await page.getByRole('button', { name: 'Pay now' }).click();
+        await page.getByRole('heading', { name: 'Payment received' }).waitFor();
+        expect(await page.locator('main').innerText()).to.contain('Your balance is now 833.67 AUD');
+        await check(page, javaScript, 'pay-succeeded');
+      });
+      expect(await balanceOf(link.debt.id)).to.equal('833.67 Active');
+
+      const types = ['debt.accepted', 'plan.activated', 'payment.received'];
+      const received = await waitFor(
+        () => receivedFor(link.debt.id, types).length >= 3 && receivedFor(link.debt.id, types),
+        {
+          timeoutMs: 60_000,
+          what: 'the three events at the receiver',
+        },
+      );
+      expect(received.map((r) => r.body.type)).to.deep.equal(types);
+      for (const request of received) {
+        expect(verifySignature(request.signature, request.rawBody, tenant.secret), request.body.type).to.deep.include({
+          ok: true,
+        });
+      }
+    });
+  }
+
+  it('a declined card changes nothing and says so; paying the full balance settles the debt, which then offers no action', async () => {
+    const tenant = await newTenant('Birch Finance');
+    const link: PortalDebt = await debtWithLink(tenant.api, tenant.orgId, { originalPrincipal: 300 });
+    await withBrowser(async (browser) => {
+      const page = await (await phone(browser, true)).newPage();
+      await enterAs(page, server.baseUrl, link);
+      await page.getByRole('link', { name: 'Make a payment' }).click();
+      await page.getByLabel('Another amount').check();
+      await page.getByLabel('Other amount (AUD)').fill('100');
+      await page.getByLabel('Card number').fill(TEST_CARDS.declined);
+      await page.getByRole('button', { name: 'Pay now' }).click();
+      await page.getByRole('heading', { name: 'Payment declined' }).waitFor();
+      expect(await page.locator('main').innerText()).to.contain('no money was taken and your balance has not changed');
+      await check(page, true, 'pay-declined');
+      expect(await balanceOf(link.debt.id)).to.equal('300 PendingAssignment');
+      expect(await testDb()('transactions').where({ debt_id: link.debt.id }).count('* as n')).to.deep.equal([{ n: 0 }]);
+
+      await page.getByRole('link', { name: 'Try again' }).click();
+      await page.getByLabel('Another amount').check();
+      await page.getByLabel('Other amount (AUD)').fill('400');
+      await page.getByLabel('Card number').fill(TEST_CARDS.succeeds);
+      await page.getByRole('button', { name: 'Pay now' }).click();
+      await page.getByText('That is more than you owe.').waitFor();
+      await check(page, true, 'pay-refused');
+
+      await page.getByLabel('The full balance: 300.00 AUD').check();
+      await page.getByLabel('Card number').fill(TEST_CARDS.succeeds);
+      await page.getByRole('button', { name: 'Pay now' }).click();
+      await page.getByRole('heading', { name: 'Payment received' }).waitFor();
+      await page.getByRole('link', { name: 'Back to your account' }).click();
+      const text = await page.locator('main').innerText();
+      expect(text).to.contain('Paid in full').and.to.contain('There is nothing more to pay');
+      expect(await page.getByRole('link', { name: 'Make a payment' }).count()).to.equal(0);
+      expect(await page.getByRole('button', { name: 'I accept this debt' }).count()).to.equal(0);
+      expect(await page.getByRole('link', { name: 'Tell us about your circumstances' }).count()).to.equal(0);
+      await check(page, true, 'debt-settled');
+      const refused = await page.goto(url('/portal/pay'));
+      expect(refused?.status()).to.equal(409);
+    });
+    expect(await balanceOf(link.debt.id)).to.equal('0 Settled');
+  });
+
+  it('a dispute hides the payment prompts and the receiver gets debt.disputed; circumstances are kept for the creditor, the email opt-out is saved', async () => {
+    const tenant = await newTenant('Cedar Credit');
+    const link = await debtWithLink(tenant.api, tenant.orgId);
+    await withBrowser(async (browser) => {
+      const page = await (await phone(browser, true)).newPage();
+      await enterAs(page, server.baseUrl, link);
+      await page.getByRole('link', { name: 'I do not agree with this debt' }).click();
+      await page.getByRole('heading', { name: 'Dispute this debt' }).waitFor();
+      await check(page, true, 'dispute');
+      await page.getByRole('button', { name: 'Send my dispute' }).click(); // empty: the browser's own check stops it
+      expect(new URL(page.url()).pathname).to.equal('/portal/dispute');
+      await page.getByLabel('Why do you dispute this debt?').fill('I paid this in full in March.');
+      await page.getByRole('button', { name: 'Send my dispute' }).click();
+      await page.getByText('We have your dispute.').waitFor();
+      const text = await page.locator('main').innerText();
+      expect(text).to.contain('I paid this in full in March.').and.to.contain('Payments are paused');
+      expect(await page.getByRole('link', { name: 'Make a payment' }).count()).to.equal(0);
+      expect(await page.getByRole('link', { name: 'Set up a payment plan' }).count()).to.equal(0);
+      await check(page, true, 'debt-disputed');
+      const refused = await page.goto(url('/portal/pay'));
+      expect(refused?.status()).to.equal(409);
+      expect(await page.locator('main').innerText()).to.contain('While your dispute is open');
+      await check(page, true, 'pay-while-disputed');
+
+      await page.goto(url('/portal/circumstances'));
+      await check(page, true, 'circumstances');
+      await page.getByLabel('Your message').fill('I lost my job in October and can pay 20 a week.');
+      await page.getByRole('button', { name: 'Send my message' }).click();
+      await page.getByText('We have passed your message to the creditor.').waitFor();
+
+      await page.getByRole('link', { name: 'Contact preferences' }).click();
+      await check(page, true, 'preferences');
+      await page.getByLabel('No, do not email me').check();
+      await page.getByRole('button', { name: 'Save my preferences' }).click();
+      await page.getByText('Your contact preferences are saved.').waitFor();
+    });
+    const stored = await listCircumstances(testDb(), tenant.orgId, link.debt.id);
+    expect(stored.map((c) => c.body)).to.deep.equal(['I lost my job in October and can pay 20 a week.']);
+    expect((await getContactPreferences(testDb(), tenant.orgId, link.debt.debtorId)).emailOptedOut).to.equal(true);
+    expect(await balanceOf(link.debt.id)).to.equal('1250.5 Disputed');
+    const disputed = await waitFor(() => receivedFor(link.debt.id, ['debt.disputed'])[0], {
+      timeoutMs: 60_000,
+      what: 'debt.disputed at the receiver',
+    });
+    expect(verifySignature(disputed.signature, disputed.rawBody, tenant.secret)).to.deep.include({ ok: true });
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * The sandbox host's console for browser tests: a sandbox-mode app with the real lifecycle worker (simulations),
+ * a real sandbox reset worker (workflow and activities on their own queue, so "Reset sandbox now" really resets),
+ * the mail sink (sign-in links), and helpers to sign up from the form and read the key it shows once.
+ */
+import { expect } from 'chai';
+import { Worker } from '@temporalio/worker';
+import type { BrowserContext, Page } from 'playwright-core';
+import { createSandboxResetActivities } from '../../activities/sandbox-reset';
+import { createMailer, type Mailer } from '../../core/notifications/mail';
+import { createSandboxResets } from '../../core/sandbox/resets';
+import { NAMESPACES, TASK_QUEUES } from '../../core/temporal/names';
+import { startTestServer, testDocumentStore, type TestServer } from './app';
+import { callerFor, type Caller } from './debt-api';
+import { testLifecycle } from './lifecycle-stack';
+import { startMailSink, type MailSink } from './mail-sink';
+import { testDb } from './resources';
+import { bundleWorkflows, uniqueTaskQueue } from './temporal';
+
+export interface SandboxConsole {
+  server: TestServer;
+  sink: MailSink;
+  stop(): Promise<void>;
+}
+
+/** Starts the stack; `env` adds to the server's (e.g. a sign-up limit). */
+export async function startSandboxConsole(env: Record<string, string> = {}): Promise<SandboxConsole> {
+  const stack = await testLifecycle();
+  const client = stack.client('sandbox');
+  const queue = uniqueTaskQueue(TASK_QUEUES.sandbox);
+  const worker = await Worker.create({
+    connection: stack.env.nativeConnection,
+    namespace: NAMESPACES.sandbox,
+    taskQueue: queue,
+    workflowBundle: await bundleWorkflows(require.resolve('../../workflows/bundles/sandbox')),
+    activities: createSandboxResetActivities({
+      db: testDb(),
+      client,
+      lifecycleTaskQueue: stack.taskQueue,
+      documents: testDocumentStore('sandbox'),
+    }),
+    shutdownGraceTime: '100ms',
+  });
+  const running = worker.run();
+  const sink = await startMailSink();
+  const mailer: Mailer = createMailer({ smtpUrl: sink.smtpUrl, from: 'Client console <console@example.test>' });
+  const server = await startTestServer({
+    mode: 'sandbox',
+    deps: { mailer, sandboxResets: createSandboxResets({ client, taskQueue: queue }) },
+    env: { SIGN_IN_REQUESTS_PER_HOUR: '1000', SANDBOX_SIGNUPS_PER_HOUR: '1000', ...env },
+  });
+  return {
+    server,
+    sink,
+    async stop() {
+      await server.close();
+      mailer.close();
+      await sink.stop();
+      worker.shutdown();
+      await running;
+    },
+  };
+}
+
+export interface FormSignup {
+  page: Page;
+  organizationId: string;
+  key: string;
+  api: Caller;
+}
+
+/** Signs up on the form (asserting the 201 and the key shown) and returns the signed-in page and the key's caller. */
+export async function signUpFromForm(
+  context: BrowserContext,
+  baseUrl: string,
+  values: { organizationName?: string; email: string },
+): Promise<FormSignup> {
+  const page = await context.newPage();
+  await page.goto(`${baseUrl}/console/sign-up`);
+  if (values.organizationName) await page.getByLabel('Organisation name').fill(values.organizationName);
+  await page.getByLabel('Email address').fill(values.email);
+  const answer = page.waitForResponse((r) => r.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Create my sandbox' }).click();
+  expect((await answer).status()).to.equal(201);
+  await page.getByRole('heading', { name: 'Welcome to the sandbox' }).waitFor();
+  const key = (await page.locator('#secret').innerText()).trim();
+  expect(key).to.match(/^ak_test_[A-Za-z0-9]{32,}$/);
+  const user = await testDb()('staff_users').where({ email: values.email.toLowerCase() }).first('organization_id');
+  return {
+    page,
+    organizationId: (user as { organization_id: string }).organization_id,
+    key,
+    api: callerFor(baseUrl, { headers: { authorization: `Bearer ${key}` } }),
+  };
+}

@@ -1,0 +1,146 @@
+/** The payment form and the processor's answers, in plain words. */
+import type { PaymentStart } from '../../core/payments/processor';
+import { TEST_CARDS } from '../../core/payments/test-mode-processor';
+import { CsrfField } from '../layout';
+import { moneyText } from './format';
+
+export interface PayFormProps {
+  csrfToken: string;
+  attemptKey: string;
+  outstanding: string;
+  currency: string;
+  /** What is left of the next instalment of a running plan, if any. */
+  instalment: { amount: string; dueDate: string } | null;
+  /** The test-mode processor takes a test card number typed here; Stripe's card form is its own. */
+  testMode: boolean;
+  available: boolean;
+  values?: { choice: string; amount: string };
+  problem?: string;
+}
+
+export function PayFormBody(props: PayFormProps) {
+  if (!props.available) {
+    return (
+      <section class="card">
+        <p>Online payment is not available at the moment. Please contact us to pay: our details are below.</p>
+        <p>
+          <a href="/portal/debt">Back to your account</a>
+        </p>
+      </section>
+    );
+  }
+  const choice = props.values?.choice ?? (props.instalment ? 'instalment' : 'full');
+  const invalid = props.problem ? { 'aria-invalid': 'true' as const, 'aria-describedby': 'pay-problem' } : {};
+  return (
+    <>
+      {props.problem && (
+        <div class="problem" role="alert" id="pay-problem">
+          <p>{props.problem}</p>
+        </div>
+      )}
+      <section class="card">
+        <form method="post" action="/portal/pay" class="stack">
+          <CsrfField token={props.csrfToken} />
+          <input type="hidden" name="attempt" value={props.attemptKey} />
+          <fieldset>
+            <legend>How much do you want to pay?</legend>
+            {props.instalment && (
+              <div class="choice">
+                <input
+                  type="radio"
+                  id="choice-instalment"
+                  name="choice"
+                  value="instalment"
+                  checked={choice === 'instalment'}
+                />
+                <label for="choice-instalment">
+                  The next payment of your plan: {moneyText(props.instalment.amount, props.currency)}
+                </label>
+              </div>
+            )}
+            <div class="choice">
+              <input type="radio" id="choice-full" name="choice" value="full" checked={choice === 'full'} />
+              <label for="choice-full">The full balance: {moneyText(props.outstanding, props.currency)}</label>
+            </div>
+            <div class="choice">
+              <input type="radio" id="choice-other" name="choice" value="other" checked={choice === 'other'} />
+              <label for="choice-other">Another amount</label>
+            </div>
+          </fieldset>
+          <label for="amount">Other amount ({props.currency})</label>
+          <input
+            id="amount"
+            name="amount"
+            type="text"
+            inputMode="decimal"
+            autocomplete="off"
+            value={props.values?.amount ?? ''}
+            {...invalid}
+          />
+          {props.testMode && (
+            <>
+              <label for="cardNumber">Card number</label>
+              <p class="hint" id="cardNumber-hint">
+                Test mode: no money moves. {spaced(TEST_CARDS.succeeds)} succeeds, {spaced(TEST_CARDS.declined)} is
+                declined, {spaced(TEST_CARDS.failsLater)} fails later.
+              </p>
+              <input
+                id="cardNumber"
+                name="cardNumber"
+                type="text"
+                inputMode="numeric"
+                autocomplete="cc-number"
+                required
+                aria-describedby="cardNumber-hint"
+              />
+            </>
+          )}
+          <button type="submit" class="primary">
+            Pay now
+          </button>
+        </form>
+        <p>
+          <a href="/portal/debt">Back to your account</a>
+        </p>
+      </section>
+    </>
+  );
+}
+
+function spaced(card: string): string {
+  return card.replace(/(\d{4})(?=\d)/g, '$1 ');
+}
+
+export const PAYMENT_TITLES: Record<PaymentStart['status'], string> = {
+  succeeded: 'Payment received',
+  declined: 'Payment declined',
+  processing: 'Payment being processed',
+  requires_confirmation: 'Confirm your card',
+};
+
+export function PaymentResultBody(props: { start: PaymentStart; amount: string; balance: string; currency: string }) {
+  const amount = moneyText(props.amount, props.currency);
+  const words: Record<PaymentStart['status'], string> = {
+    succeeded: `Thank you. We have received your payment of ${amount}. Your balance is now ${moneyText(
+      props.balance,
+      props.currency,
+    )}.`,
+    declined: `Your card was declined, so no money was taken and your balance has not changed. You can try another card.`,
+    processing: `Your payment of ${amount} is being processed. We will confirm once it is complete; your balance will update then.`,
+    requires_confirmation:
+      'Your card needs one more step, which this page cannot show yet. No money has been taken. Please contact us to pay.',
+  };
+  return (
+    <section class="card" role="status">
+      <p>{words[props.start.status]}</p>
+      <p>
+        {props.start.status === 'declined' && (
+          <>
+            <a href="/portal/pay">Try again</a> ·{' '}
+          </>
+        )}
+        <a href="/portal/debt">Back to your account</a>
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,168 @@
+/**
+ * What every debtor portal route shares: the dependencies, the session store, cookie names, and helpers that make
+ * the rules hard to forget: `visit` is the verified session (its link still live), `page` renders inside the branded
+ * layout, `anonymousForm` and `visitForm` read a POST's form only after the origin check and the synchronizer token.
+ */
+import type { Context } from 'koa';
+import type { VNode } from 'preact';
+import { getOrganization } from '../../core/access/organizations';
+import type { Branding } from '../../core/branding/branding';
+import { EMPTY_BRANDING } from '../../core/branding/branding';
+import { getPortalBranding } from '../../core/branding/portal-cache';
+import type { DebtTriggers } from '../../core/lifecycle/triggers';
+import type { PaymentProcessor } from '../../core/payments/processor';
+import type { Config } from '../../core/platform/config';
+import type { Db } from '../../core/platform/db';
+import { ApiError } from '../../core/platform/errors';
+import type { Logger } from '../../core/platform/logger';
+import type { Redis } from '../../core/platform/redis';
+import { isPortalLinkLive, type PortalSession, type PortalSessionStore } from '../../core/portal/portal-sessions';
+import { portalTheme } from '../../core/portal/theme';
+import { sendPage } from '../page';
+import { checkCsrfToken, checkSameOrigin, readForm, type FormBody } from '../console/http';
+import { PortalLayout, type PortalFrame } from './portal-layout';
+
+export interface PortalDeps {
+  config: Config;
+  db: Db;
+  redis: Redis;
+  logger: Logger;
+  /** The lifecycle's triggers: every debtor action is one of them. */
+  debtTriggers: DebtTriggers;
+  /** Takes the debtor's payments; absent, the portal says online payment is not available. */
+  paymentProcessor?: PaymentProcessor;
+  /** Tests move the portal's "today" (plan dates). */
+  now?: () => Date;
+}
+
+export interface PortalCookieNames {
+  session: string;
+  preSession: string;
+}
+
+export interface PortalContext {
+  deps: PortalDeps;
+  sessions: PortalSessionStore;
+  names: PortalCookieNames;
+  secure: boolean;
+  stylesheetHref: string;
+  now(): Date;
+  /** The verified visit, or null (no cookie, ended, or its link revoked). */
+  visit(ctx: Context): Promise<PortalSession | null>;
+  /** The verified visit of a GET, or an error page saying how to get back in. */
+  requireVisit(ctx: Context): Promise<PortalSession>;
+  /** The creditor's name and branding, for a verified visit's pages. */
+  frameOf(session: PortalSession): Promise<PortalFrame>;
+  /** The collector's own frame: before the second factor nothing of the creditor is shown. */
+  neutralFrame(): PortalFrame;
+  page(ctx: Context, frame: PortalFrame, title: string, body: VNode, status?: number): void;
+  anonymousForm(ctx: Context): Promise<FormBody>;
+  visitForm(ctx: Context): Promise<{ form: FormBody; session: PortalSession }>;
+}
+
+/** Logos and favicons are the organisation's https URLs; everything else stays as strict as the console's. */
+export const PORTAL_CSP = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "img-src 'self' https:",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SESSION_STATE = Symbol('portal session');
+
+export function portalCookieNames(secure: boolean): PortalCookieNames {
+  return secure
+    ? { session: '__Host-portal_session', preSession: '__Host-portal_csrf' }
+    : { session: 'portal_session', preSession: 'portal_csrf' };
+}
+
+export function themeHref(branding: Pick<Branding, 'primaryColor' | 'secondaryColor'>): string {
+  const theme = portalTheme(branding);
+  return `/portal/theme.css?p=${theme.primary.slice(1)}&s=${theme.secondary.slice(1)}`;
+}
+
+export function createPortalContext(
+  deps: PortalDeps,
+  parts: { sessions: PortalSessionStore; stylesheetHref: string },
+): PortalContext {
+  const { config, db } = deps;
+  const secure = config.console.secureCookies;
+  const c: PortalContext = {
+    deps,
+    ...parts,
+    names: portalCookieNames(secure),
+    secure,
+    now: () => deps.now?.() ?? new Date(),
+    async visit(ctx) {
+      const state = ctx.state as Record<symbol, PortalSession | null | undefined>;
+      if (state[SESSION_STATE] !== undefined) return state[SESSION_STATE];
+      const id = ctx.cookies.get(c.names.session);
+      let session = id ? await parts.sessions.touch(id) : null;
+      if (session && id && !(await isPortalLinkLive(db, session.organizationId, session.linkId))) {
+        await parts.sessions.destroy(id);
+        session = null;
+      }
+      state[SESSION_STATE] = session;
+      return session;
+    },
+    async requireVisit(ctx) {
+      const session = await c.visit(ctx);
+      if (!session) throw signedOut();
+      return session;
+    },
+    async frameOf(session) {
+      const [organization, branding] = await Promise.all([
+        getOrganization(db, session.organizationId),
+        getPortalBranding(db, deps.redis, session.organizationId),
+      ]);
+      return {
+        creditorName: organization?.name ?? '',
+        branding,
+        collector: config.portal.collector,
+        csrfToken: session.csrfToken,
+      };
+    },
+    neutralFrame() {
+      return { creditorName: null, branding: EMPTY_BRANDING, collector: config.portal.collector };
+    },
+    page(ctx, frame, title, body, status = 200) {
+      sendPage(
+        ctx,
+        <PortalLayout
+          title={title}
+          stylesheetHref={parts.stylesheetHref}
+          themeHref={themeHref(frame.branding)}
+          frame={frame}
+        >
+          {body}
+        </PortalLayout>,
+        status,
+      );
+      ctx.set('Content-Security-Policy', PORTAL_CSP);
+    },
+    async anonymousForm(ctx) {
+      checkSameOrigin(ctx, config.publicBaseUrl);
+      const form = await readForm(ctx);
+      checkCsrfToken(ctx.cookies.get(c.names.preSession) ?? '', form);
+      return form;
+    },
+    async visitForm(ctx) {
+      checkSameOrigin(ctx, config.publicBaseUrl);
+      const session = await c.visit(ctx);
+      if (!session) throw signedOut();
+      const form = await readForm(ctx);
+      checkCsrfToken(session.csrfToken, form);
+      return { form, session };
+    },
+  };
+  return c;
+}
+
+function signedOut(): ApiError {
+  return new ApiError(
+    'unauthenticated',
+    'Your visit has ended, or this page needs the link from your email. Open that link again to continue.',
+  );
+}

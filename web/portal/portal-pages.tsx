@@ -1,0 +1,87 @@
+/**
+ * The debtor portal, mounted at /portal on each host's Koa app (issue 28; ARCHITECTURE.md: pages call core/ directly
+ * under their own session, and every debtor action is a lifecycle trigger). Every answer under /portal carries the
+ * pages' security headers; every error is the problem catalogue rendered as a portal page, with the same status.
+ */
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { ApiError, ERROR_CATALOGUE } from '../../core/platform/errors';
+import { createPortalSessionStore } from '../../core/portal/portal-sessions';
+import { loadWebAssets } from '../assets';
+import { setPageHeaders } from '../page';
+import { accountRoutes } from './account-routes';
+import { debtRoutes } from './debt-routes';
+import { entryRoutes } from './entry-routes';
+import { PortalErrorBody, portalErrorTitle } from './error-page';
+import { planRoutes } from './plan-routes';
+import { payRoutes } from './pay-routes';
+import { createPortalContext, PORTAL_CSP, type PortalContext, type PortalDeps } from './portal-context';
+import { themeRoute } from './theme-route';
+
+export type { PortalDeps };
+
+export const PORTAL_PREFIX = '/portal';
+
+export function portalPages(deps: PortalDeps): Middleware {
+  const assets = loadWebAssets('portal.css', `${PORTAL_PREFIX}/assets/`);
+  const sessions = createPortalSessionStore({
+    redis: deps.redis,
+    settings: {
+      idleTimeoutMs: deps.config.portal.sessionIdleTimeoutMs,
+      absoluteLifetimeMs: deps.config.portal.sessionAbsoluteLifetimeMs,
+    },
+  });
+  const c = createPortalContext(deps, { sessions, stylesheetHref: assets.stylesheetHref });
+  const router = new Router();
+  themeRoute(router);
+  entryRoutes(router, c);
+  debtRoutes(router, c);
+  planRoutes(router, c);
+  payRoutes(router, c);
+  accountRoutes(router, c);
+  const routes = router.routes();
+  const allowed = router.allowedMethods({ throw: true });
+
+  return async (ctx, next) => {
+    if (ctx.path !== PORTAL_PREFIX && !ctx.path.startsWith(`${PORTAL_PREFIX}/`)) {
+      await next();
+      return;
+    }
+    setPageHeaders(ctx);
+    ctx.set('Content-Security-Policy', PORTAL_CSP);
+    try {
+      await assets.serve(ctx, async () => {
+        await routes(ctx as never, async () => {
+          await allowed(ctx as never, async () => {});
+        });
+      });
+      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('not_found', 'There is no such page.');
+    } catch (error) {
+      await renderError(c, ctx, error);
+    }
+  };
+}
+
+async function renderError(c: PortalContext, ctx: Context, error: unknown): Promise<void> {
+  const known = toApiError(error);
+  if (known.status >= 500) c.deps.logger.error({ err: error }, 'portal page failed');
+  for (const [name, value] of Object.entries(known.extra.headers ?? {})) ctx.set(name, value);
+  const requestId = (ctx.state as { requestId?: string }).requestId;
+  // A visit's error pages keep its branding; a failure to read it must not hide the error itself.
+  const session = await c.visit(ctx).catch(() => null);
+  const frame = session ? await c.frameOf(session).catch(() => c.neutralFrame()) : c.neutralFrame();
+  c.page(
+    ctx,
+    frame,
+    portalErrorTitle(known.code),
+    <PortalErrorBody code={known.code} detail={known.message} requestId={requestId} signedIn={session !== null} />,
+    known.status,
+  );
+}
+
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const status = (error as { status?: number }).status;
+  if (status === 405 || status === 501) return new ApiError('method_not_allowed');
+  return new ApiError('internal_error', ERROR_CATALOGUE.internal_error.detail);
+}
