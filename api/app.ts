@@ -54,6 +54,9 @@ import type { SandboxResets } from '../core/sandbox/resets';
 import { createSignupLimiter } from '../core/sandbox/signup-limit';
 import { createMailer, type Mailer } from '../core/notifications/mail';
 import { consolePages } from '../web/console/console-pages';
+import { createStripeClient, type Stripe } from '../core/payments/stripe-client';
+import { createStripeProcessor } from '../core/payments/stripe-processor';
+import { stripeWebhookIngest } from './routes/stripe-webhook';
 import { portalPages } from '../web/portal/portal-pages';
 import type { PaymentProcessor } from '../core/payments/processor';
 import { createTestModeProcessor } from '../core/payments/test-mode-processor';
@@ -91,9 +94,13 @@ export interface AppDeps {
   consoleNow?: () => Date;
   /** Where uploaded documents are kept; defaults to the store `config.documents` describes. */
   documentStore?: DocumentStore;
+  /** The Stripe client of the webhook ingest (PAYMENT_PROCESSOR=stripe); built from `config.payments` if absent. */
+  stripe?: Stripe;
   /**
-   * Takes the debtor portal's payments. Defaults to the test-mode processor on the sandbox host and to none in
-   * production (the portal then says online payment is unavailable) until the Stripe adapter is passed here.
+   * Takes the debtor portal's payments: api/server.ts passes `createPaymentProcessor`'s (core/payments, with the
+   * Temporal client the test card that fails later needs). Absent: the Stripe adapter when configured; else the
+   * test-mode processor on the sandbox host (without later failures) and none in production (the portal then says
+   * online payment is unavailable).
    */
   paymentProcessor?: PaymentProcessor;
   /** Extra route declarations (tests use this to exercise the machinery, e.g. deprecation). */
@@ -210,12 +217,23 @@ export function createApp(deps: AppDeps): BuiltApp {
       redis: deps.redis,
       logger,
       debtTriggers: deps.debtTriggers,
-      paymentProcessor:
-        deps.paymentProcessor ??
-        (config.mode === 'sandbox' ? createTestModeProcessor({ db: deps.db, triggers: deps.debtTriggers }) : undefined),
+      paymentProcessor: deps.paymentProcessor ?? defaultPaymentProcessor(deps),
     }),
   );
   app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));
+  // Stripe's webhook ingest (docs/payments.md): signed by Stripe, not keyed; its raw body read before any parser.
+  if (config.payments.processor === 'stripe') {
+    const { stripe } = config.payments;
+    app.use(
+      stripeWebhookIngest({
+        db: deps.db,
+        triggers: deps.debtTriggers,
+        logger,
+        stripe: deps.stripe ?? createStripeClient(stripe),
+        webhookSecret: stripe.webhookSecret,
+      }),
+    );
+  }
   app.use(authenticateV1(authenticator, rateLimiter));
   if (config.mode === 'sandbox' && deps.sandboxResets) {
     app.use(sandboxActivity(createActivityTouch({ redis: deps.redis, resets: deps.sandboxResets, logger })));
@@ -223,4 +241,17 @@ export function createApp(deps: AppDeps): BuiltApp {
   app.use(notMatched(router));
   app.use(router.routes());
   return { app, metrics, routes, openApiDocument };
+}
+
+/** The portal's processor when the entry point passed none (tests, mostly): see `AppDeps.paymentProcessor`. */
+function defaultPaymentProcessor(deps: AppDeps): PaymentProcessor | undefined {
+  const { payments, mode } = deps.config;
+  if (mode === 'production' && payments.processor === 'stripe') {
+    return createStripeProcessor({
+      db: deps.db,
+      stripe: deps.stripe ?? createStripeClient(payments.stripe),
+      publishableKey: payments.stripe.publishableKey,
+    });
+  }
+  return mode === 'sandbox' ? createTestModeProcessor({ db: deps.db, triggers: deps.debtTriggers }) : undefined;
 }

@@ -11,6 +11,7 @@ import { createRedis } from '../core/platform/redis';
 import { createSecretBox } from '../core/platform/secret-box';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { createDebtTriggers } from '../core/lifecycle/triggers';
+import { createPaymentProcessor } from '../core/payments/create-processor';
 import { createSandboxResets } from '../core/sandbox/resets';
 import { createApp } from './app';
 import { answerUnparsableRequests } from './http/client-errors';
@@ -50,6 +51,13 @@ async function serve(config: Config, logger: Logger): Promise<void> {
     redis,
     secretBox,
     debtTriggers,
+    paymentProcessor: createPaymentProcessor({
+      mode: config.mode,
+      payments: config.payments,
+      db,
+      triggers: debtTriggers,
+      temporal,
+    }),
     sandboxResets: config.mode === 'sandbox' ? createSandboxResets({ client: temporal }) : undefined,
     checkTemporal: () => checkTemporal(temporal),
   });

@@ -1,12 +1,14 @@
 /**
- * Worker process for the `lifecycle` task queue (one `debt-<id>` workflow per debt, and each plan's instalment
- * reminders), serving production and sandbox by default. Each mode also runs an outbox relay here with the debt
- * lifecycle consumer, which starts a debt's workflow when its `debt.created` event commits, and the debtor
- * notifications consumer, which mails (production) or records (sandbox) what debtors are told.
+ * Worker process for the `lifecycle` task queue (one `debt-<id>` workflow per debt, each plan's instalment
+ * reminders, and the test-mode payment processor's `test-payment-<attemptId>` timers), serving production and
+ * sandbox by default. Each mode also runs an outbox relay here with the debt lifecycle consumer, which starts a
+ * debt's workflow when its `debt.created` event commits, and the debtor notifications consumer, which mails
+ * (production) or records (sandbox) what debtors are told.
  */
 import { createDebtLifecycleActivities } from '../activities/debt-lifecycle';
 import { createDebtorNotificationActivities } from '../activities/debtor-notifications';
 import { createDiagnosticsActivities } from '../activities/diagnostics';
+import { createTestPaymentActivities } from '../activities/test-payment';
 import { reportOutboxLag } from '../core/events/outbox-lag';
 import { startOutboxRelay } from '../core/events/relay';
 import { createDebtLifecycleConsumer } from '../core/lifecycle/lifecycle-consumer';
@@ -36,6 +38,12 @@ void runWorker({
     ...createDiagnosticsActivities({ db: deps.db }),
     ...createDebtLifecycleActivities({ db: deps.db, mode: deps.mode, logger: deps.logger.child({ mode: deps.mode }) }),
     ...createDebtorNotificationActivities(notificationDeps(deps)),
+    ...createTestPaymentActivities({
+      db: deps.db,
+      client: deps.client,
+      mode: deps.mode,
+      logger: deps.logger.child({ mode: deps.mode }),
+    }),
   }),
   startSidecar: async (deps) => {
     const { mode, db, databaseUrl, client, logger } = deps;

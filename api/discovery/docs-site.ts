@@ -63,6 +63,7 @@ const SECTIONS: { title: string; guides: Record<string, string> }[] = [
       debts: 'Raising and amending debts, debtors, transactions and payments, and the portal’s branding.',
       lifecycle: 'The states of a debt, what moves it, instalment plans and defaults.',
       documents: 'Attaching proof of a debt, and reading it back.',
+      payments: 'How debtors pay: the test cards, Stripe, and how a payment’s outcome reaches the debt.',
       portal: 'The debtor portal: how debtors get in, what they can do there, and the plan rules you set.',
       notifications: 'The emails debtors get and when, the opt-out, and what the sandbox records instead.',
     },

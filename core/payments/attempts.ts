@@ -7,6 +7,7 @@
  */
 import type { DebtTriggers } from '../lifecycle/triggers';
 import type { Db } from '../platform/db';
+import { ApiError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import type { ProcessorKind } from './processor';
 
@@ -23,6 +24,8 @@ export interface PaymentAttempt {
   currency: string;
   status: AttemptStatus;
   declineReason: string | null;
+  /** Why the debt's workflow refused the outcome (e.g. `invalid_state: …`), when it did; null otherwise. */
+  reportRefusal: string | null;
   createdAt: Date;
   settledAt: Date | null;
 }
@@ -38,6 +41,7 @@ interface AttemptRow {
   currency: string;
   status: AttemptStatus;
   decline_reason: string | null;
+  report_refusal: string | null;
   created_at: Date;
   settled_at: Date | null;
 }
@@ -54,12 +58,15 @@ function toAttempt(row: AttemptRow): PaymentAttempt {
     currency: row.currency,
     status: row.status,
     declineReason: row.decline_reason,
+    reportRefusal: row.report_refusal,
     createdAt: row.created_at,
     settledAt: row.settled_at,
   };
 }
 
 export interface NewAttempt {
+  /** Chosen by the caller when the processor must know it first (the Stripe adapter's metadata); new otherwise. */
+  id?: string;
   organizationId: string;
   debtId: string;
   processor: ProcessorKind;
@@ -76,7 +83,7 @@ export interface NewAttempt {
 export async function recordAttempt(db: Db, input: NewAttempt): Promise<{ attempt: PaymentAttempt; created: boolean }> {
   const [inserted] = await db('payment_attempts')
     .insert({
-      id: newId(),
+      id: input.id ?? newId(),
       organization_id: input.organizationId,
       debt_id: input.debtId,
       processor: input.processor,
@@ -117,33 +124,90 @@ export async function findAttempt(db: Db, organizationId: string, attemptId: str
 
 export type AttemptOutcome = { status: 'succeeded' } | { status: 'failed' } | { status: 'declined'; reason: string };
 
+export interface SettleOptions {
+  /**
+   * For outcomes that arrive on their own (the processor's webhook, the test processor's timer): when the debt's
+   * workflow refuses the report for good (a 4xx: the debt was closed or settled meanwhile, an amount above the
+   * balance), the attempt is still marked with the processor's outcome and the refusal is recorded in
+   * `report_refusal` for an operator, instead of the error being thrown and the report asked for again for ever.
+   * A workflow that does not answer (503) is still thrown: the caller retries. Off by default: the portal's own
+   * `start()` shows the refusal to the debtor.
+   */
+  recordRefusal?: boolean;
+}
+
+/** The debt's workflow said no for good (a 4xx other than a rate limit); anything else is worth asking again. */
+function isRefusal(err: unknown): err is ApiError {
+  return err instanceof ApiError && err.status < 500 && err.code !== 'rate_limited';
+}
+
+/** Whether `outcome` may replace the attempt's status: a first outcome, or a success after a failure (Stripe's
+ * PaymentIntent takes another card after `payment_failed`, under the same reference; the lifecycle counts both). */
+export function canSettle(current: AttemptStatus, outcome: AttemptOutcome['status']): boolean {
+  return current === 'processing' || (current === 'failed' && outcome === 'succeeded');
+}
+
 /**
  * Settle an attempt with the processor's outcome: a success or a (late) failure is reported to the debt's workflow,
- * a decline only recorded. Settling again with the outcome it has is a no-op that answers the attempt; an attempt
- * already settled otherwise is left as it is (the first outcome stands) and returned for the caller to log.
+ * a decline only recorded. An attempt that already has this outcome is answered as it is and reported no more (a
+ * redelivered webhook); one settled otherwise is left as it is (the first outcome stands, but a success may follow a
+ * failure) and returned for the caller to log.
  */
 export async function settlePaymentAttempt(
   deps: { db: Db; triggers: DebtTriggers; now?: () => Date },
   attempt: PaymentAttempt,
   outcome: AttemptOutcome,
+  options: SettleOptions = {},
 ): Promise<PaymentAttempt> {
-  if (attempt.status !== 'processing' && attempt.status !== outcome.status) return attempt;
+  if (!canSettle(attempt.status, outcome.status)) return attempt;
+  let refusal: string | null = null;
   if (outcome.status !== 'declined') {
-    await deps.triggers.reportPayment(attempt.organizationId, attempt.debtId, {
-      amount: attempt.amount,
-      processorReference: attempt.processorReference,
-      succeeded: outcome.status === 'succeeded',
-    });
+    try {
+      await deps.triggers.reportPayment(attempt.organizationId, attempt.debtId, {
+        amount: attempt.amount,
+        processorReference: attempt.processorReference,
+        succeeded: outcome.status === 'succeeded',
+      });
+    } catch (err) {
+      if (!(options.recordRefusal && isRefusal(err))) throw err;
+      refusal = `${err.code}: ${err.message}`;
+    }
   }
+  const settleable: AttemptStatus[] = outcome.status === 'succeeded' ? ['processing', 'failed'] : ['processing'];
   const [row] = await deps
     .db('payment_attempts')
-    .where({ id: attempt.id, status: 'processing' })
+    .where({ id: attempt.id })
+    .whereIn('status', settleable)
     .update({
       status: outcome.status,
       decline_reason: outcome.status === 'declined' ? outcome.reason : null,
+      report_refusal: refusal,
       settled_at: deps.now?.() ?? new Date(),
     })
     .returning<AttemptRow[]>('*');
   if (row) return toAttempt(row);
   return (await findAttempt(deps.db, attempt.organizationId, attempt.id)) ?? attempt;
+}
+
+/** The prefix of an attempt's reference until the processor has named the payment (the Stripe adapter's). */
+export const PENDING_REFERENCE_PREFIX = 'pending_';
+
+/**
+ * Gives an attempt recorded under a pending reference the processor's own (a PaymentIntent's id), once; a second
+ * call with the same reference is a no-op. Answers the attempt as it now is, or null when it has another reference.
+ */
+export async function adoptProcessorReference(
+  db: Db,
+  attempt: PaymentAttempt,
+  processorReference: string,
+): Promise<PaymentAttempt | null> {
+  if (attempt.processorReference === processorReference) return attempt;
+  const [row] = await db('payment_attempts')
+    .where({ id: attempt.id, organization_id: attempt.organizationId })
+    .where('processor_reference', 'like', `${PENDING_REFERENCE_PREFIX}%`)
+    .update({ processor_reference: processorReference })
+    .returning<AttemptRow[]>('*');
+  if (row) return toAttempt(row);
+  const current = await findAttempt(db, attempt.organizationId, attempt.id);
+  return current?.processorReference === processorReference ? current : null;
 }

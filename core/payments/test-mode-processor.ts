@@ -23,7 +23,8 @@ export interface TestModeProcessorDeps {
   triggers: DebtTriggers;
   /**
    * Arrange for a `failsLater` attempt to be settled as failed later, durably (a crash before then must not lose
-   * it). Absent, the attempt stays `processing`.
+   * it): `createLaterFailureScheduler` (./later-failure) starts a Temporal timer. Called again for the same attempt
+   * when the portal retries, so it must be idempotent. Absent, the attempt stays `processing`.
    */
   scheduleLaterFailure?: (attempt: PaymentAttempt) => Promise<void>;
 }
@@ -51,7 +52,9 @@ export function createTestModeProcessor(deps: TestModeProcessorDeps): PaymentPro
         if (card === TEST_CARDS.succeeds) {
           settled = await settlePaymentAttempt(deps, attempt, { status: 'succeeded' });
         } else if (card === TEST_CARDS.failsLater) {
-          if (created) await deps.scheduleLaterFailure?.(attempt);
+          // On every start of a processing attempt, not only the first: starting the timer is idempotent, and a
+          // crash after the attempt was recorded but before its timer started is mended by the portal's retry.
+          await deps.scheduleLaterFailure?.(attempt);
         } else {
           const reason = card === TEST_CARDS.declined ? 'card_declined' : 'unknown_test_card';
           settled = await settlePaymentAttempt(deps, attempt, { status: 'declined', reason });

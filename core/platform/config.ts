@@ -9,6 +9,7 @@ import { cleanEnv, num, str, port, url, makeValidator, EnvMissingError } from 'e
 import { NAMESPACES } from '../temporal/names';
 import { DOCUMENT_ENV, documentStoreConfig, type DocumentStoreConfig } from './document-config';
 import { LOG_FORMATS, type LogFormat } from './logger';
+import { PAYMENT_ENV, paymentConfig, type PaymentConfig } from './payment-config';
 import { parseTrustedProxies, type AddressRange } from './trusted-proxies';
 import type { Mode } from './mode';
 import { PORTAL_ENV, portalConfig, type PortalConfig } from './portal-config';
@@ -53,6 +54,8 @@ export interface Config {
   debtorMailFrom: string;
   /** The client console's sessions and sign-in (docs/operators/configuration.md, "Console"). */
   console: ConsoleConfig;
+  /** The debtors' payment processor: test mode, or Stripe on the production host (docs/payments.md). */
+  payments: PaymentConfig;
   /** The debtor portal: sessions, second-factor tries, the collector's contact details (core/platform/portal-config.ts). */
   portal: PortalConfig;
 }
@@ -147,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       LOG_FORMAT: str({ choices: LOG_FORMATS, default: 'auto', desc: 'json, pretty, or auto: pretty on a terminal' }),
       ...WEBHOOK_ENV,
       ...DOCUMENT_ENV,
+      ...PAYMENT_ENV,
       ...PORTAL_ENV,
       SMTP_URL: str({
         default: 'smtp://127.0.0.1:1025',
@@ -162,7 +166,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
   );
   const webhooks = problems.length === 0 ? webhookConfig(e, options, problems) : undefined;
   const documents = problems.length === 0 ? documentStoreConfig(e, mode, problems) : undefined;
-  if (problems.length > 0 || !webhooks || !documents) throw new ConfigError(problems);
+  const payments = problems.length === 0 ? paymentConfig(e, mode, problems) : undefined;
+  if (problems.length > 0 || !webhooks || !documents || !payments) throw new ConfigError(problems);
   const publicBaseUrl = stripSlash(e.PUBLIC_BASE_URL);
   return {
     mode,
@@ -192,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       secureCookies: publicBaseUrl.startsWith('https:') || (e.APP_ENV !== 'development' && e.APP_ENV !== 'test'),
       signInRequestsPerHour: e.SIGN_IN_REQUESTS_PER_HOUR,
     },
+    payments,
     portal: portalConfig(e),
   };
 }

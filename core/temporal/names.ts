@@ -30,6 +30,7 @@ export const WORKFLOW_TYPES = {
   diagnosticProbe: 'diagnosticProbeWorkflow',
   sandboxReset: 'sandboxResetWorkflow',
   instalmentReminders: 'instalmentRemindersWorkflow',
+  testPaymentFailure: 'testPaymentFailureWorkflow',
 } as const;
 
 /** The updates a debt's lifecycle workflow takes: each is one trigger of DECISIONS.md §3 (and the sandbox's advance). */
@@ -79,6 +80,8 @@ export const workflowIds = {
   diagnosticProbe: (probeId: string) => `diagnostic-probe-${probeId}`,
   /** One per plan: the reminders before its instalments, keyed by the plan's `plan.activated` event. */
   instalmentReminders: (planEventId: string) => `instalment-reminders-${planEventId}`,
+  /** The test-mode processor's later failure of one payment attempt (core/payments/later-failure.ts). */
+  testPayment: (attemptId: string) => `test-payment-${attemptId}`,
 };
 
 /** Temporal Schedules, created idempotently by the worker that serves their workflow. */

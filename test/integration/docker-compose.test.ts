@@ -42,6 +42,7 @@ function envNamesReadBy(functionName: string): string[] {
     'core/platform/config.ts',
     'core/platform/webhook-config.ts',
     'core/platform/document-config.ts',
+    'core/platform/payment-config.ts',
     'core/platform/portal-config.ts',
   ]) {
     const source = ts.createSourceFile(file, read(file), ts.ScriptTarget.Latest, true);

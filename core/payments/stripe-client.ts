@@ -1,0 +1,30 @@
+/**
+ * The one place a `Stripe` client is built (the `stripe` npm package, pinned in package.json): from the configured
+ * secret key, with the API version the package was built for, so a Stripe account's default version never changes
+ * what we send or parse. `endpoint` points it elsewhere: only the tests do, at a local HTTP server standing in for
+ * api.stripe.com, which cannot be reached from the test machines.
+ */
+import Stripe from 'stripe';
+import type { StripeConfig } from '../platform/payment-config';
+
+export type { Stripe };
+
+export interface StripeEndpoint {
+  host: string;
+  port: number;
+  protocol: 'http' | 'https';
+}
+
+/** Payments wait at most this long for Stripe; the library retries a network failure with the same idempotency key. */
+const STRIPE_TIMEOUT_MS = 20_000;
+
+export function createStripeClient(config: Pick<StripeConfig, 'secretKey'>, endpoint?: StripeEndpoint): Stripe {
+  return new Stripe(config.secretKey.reveal(), {
+    apiVersion: Stripe.API_VERSION,
+    maxNetworkRetries: 2,
+    timeout: STRIPE_TIMEOUT_MS,
+    telemetry: false,
+    appInfo: { name: 'client-public-api' },
+    ...endpoint,
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * The Stripe adapter (issue 28, item 4): production's `PaymentProcessor`. A payment is a PaymentIntent created here,
+ * server-side, for the attempt's amount in the currency's minor units; the debtor's browser then confirms it with the
+ * card form of Stripe's own script (web/portal/stripe-confirmation.tsx), so card data never reaches our servers.
+ * The outcome arrives later, as Stripe's webhook (./stripe-events.ts), and only that reports the payment.
+ *
+ * Order, so that no PaymentIntent exists without its attempt: the attempt is recorded first, under a pending
+ * reference, and its id goes into the PaymentIntent's metadata; the PaymentIntent's id then becomes the attempt's
+ * reference. A webhook that arrives between the two finds the attempt by that metadata. Stripe's idempotency key is
+ * the attempt's, so a retried form (or a crash between the steps) gets the same PaymentIntent, never a second one.
+ * Metadata carries ids only: no debtor name, email or free text goes to Stripe from here.
+ */
+import { toMinorUnits } from '../debts/money';
+import { ApiError } from '../platform/errors';
+import type { Db } from '../platform/db';
+import { newId } from '../platform/ids';
+import { adoptProcessorReference, PENDING_REFERENCE_PREFIX, recordAttempt, type PaymentAttempt } from './attempts';
+import type { PaymentProcessor, PaymentStart } from './processor';
+import type { Stripe } from './stripe-client';
+
+export interface StripeProcessorDeps {
+  db: Db;
+  stripe: Stripe;
+  /** Handed to the portal's card form with the client secret (public by design). */
+  publishableKey: string;
+}
+
+/** Stripe's idempotency key for an attempt's PaymentIntent: one attempt, one PaymentIntent. */
+export function stripeIdempotencyKey(attemptId: string): string {
+  return `payment-attempt-${attemptId}`;
+}
+
+/** The PaymentIntent's metadata: ids only (Stripe shows it in its dashboard and sends it back in every event). */
+export interface PaymentIntentMetadata {
+  organizationId: string;
+  debtId: string;
+  attemptId: string;
+  [key: string]: string;
+}
+
+export function createStripeProcessor(deps: StripeProcessorDeps): PaymentProcessor {
+  const { db, stripe } = deps;
+
+  async function createIntent(attempt: PaymentAttempt): Promise<Stripe.PaymentIntent> {
+    const metadata: PaymentIntentMetadata = {
+      organizationId: attempt.organizationId,
+      debtId: attempt.debtId,
+      attemptId: attempt.id,
+    };
+    return stripe.paymentIntents.create(
+      {
+        amount: toMinorUnits(attempt.amount, attempt.currency),
+        currency: attempt.currency.toLowerCase(),
+        allowed_payment_method_types: ['card'],
+        metadata,
+      },
+      { idempotencyKey: stripeIdempotencyKey(attempt.id) },
+    );
+  }
+
+  return {
+    kind: 'stripe',
+    async start(request): Promise<PaymentStart> {
+      const id = newId();
+      const { attempt } = await recordAttempt(db, {
+        id,
+        organizationId: request.organizationId,
+        debtId: request.debtId,
+        processor: 'stripe',
+        processorReference: `${PENDING_REFERENCE_PREFIX}${id}`,
+        idempotencyKey: request.idempotencyKey,
+        amount: request.amount,
+        currency: request.currency,
+      });
+      if (attempt.status === 'succeeded') return { status: 'succeeded', attemptId: attempt.id };
+      if (attempt.status === 'declined') {
+        return { status: 'declined', attemptId: attempt.id, reason: attempt.declineReason ?? 'card_declined' };
+      }
+      // Processing, or failed (a PaymentIntent whose card failed takes another): the browser confirms it.
+      const intent = await withStripe(() =>
+        attempt.processorReference.startsWith(PENDING_REFERENCE_PREFIX)
+          ? createIntent(attempt)
+          : stripe.paymentIntents.retrieve(attempt.processorReference),
+      );
+      const adopted = await adoptProcessorReference(db, attempt, intent.id);
+      if (!adopted) throw new Error(`payment attempt ${attempt.id} already names another PaymentIntent`);
+      // Confirmed already (the webhook not yet here): nothing for the browser to do, the outcome is on its way.
+      if (intent.status === 'succeeded' || intent.status === 'processing' || !intent.client_secret) {
+        return { status: 'processing', attemptId: attempt.id };
+      }
+      return {
+        status: 'requires_confirmation',
+        attemptId: attempt.id,
+        clientSecret: intent.client_secret,
+        publishableKey: deps.publishableKey,
+      };
+    },
+  };
+}
+
+const RETRYABLE_STRIPE_ERRORS = new Set([
+  'StripeConnectionError',
+  'StripeAPIError',
+  'StripeRateLimitError',
+  'StripeIdempotencyError',
+]);
+
+/** Stripe not answering (network, its 5xx, its rate limit) is our 503: the debtor may try again shortly. */
+async function withStripe<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    const type = (err as { type?: unknown }).type;
+    // An idempotency error here is the same form's twin request still in flight at Stripe: also worth a retry.
+    if (typeof type === 'string' && RETRYABLE_STRIPE_ERRORS.has(type)) {
+      throw new ApiError('service_unavailable', 'The payment processor is not answering; try again shortly.');
+    }
+    throw err;
+  }
+}

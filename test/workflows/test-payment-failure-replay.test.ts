@@ -1,0 +1,41 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { expect } from 'chai';
+import { Worker } from '@temporalio/worker';
+import { historyFromJson } from '../support/history-json';
+import { lifecycleBundle } from '../support/lifecycle-histories';
+
+/**
+ * Determinism in CI: recorded histories of `test-payment-<attemptId>` (one per way a run ends) must replay against the
+ * current lifecycle bundle. A change to the workflow's commands (the timer, the activity, their order) without
+ * `patched` fails here. Re-record after a deliberate, patched change:
+ * `RECORD_HISTORIES=1 npx mocha test/workflows/test-payment-failure.test.ts`.
+ */
+describe('testPaymentFailureWorkflow replays its recorded histories', function () {
+  this.timeout(180_000);
+  const dir = join(__dirname, 'histories', 'test-payment');
+  const files = () => readdirSync(dir).filter((name) => name.endsWith('.json'));
+
+  it('has a history for every way a run ends', () => {
+    expect(files().map((name) => basename(name, '.json'))).to.include.members([
+      'failed-after-delay',
+      'refused-debt-closed',
+      'attempt-gone',
+    ]);
+  });
+
+  it('replays every recorded history without a nondeterminism error', async () => {
+    const histories = files().map((name) => ({
+      workflowId: basename(name, '.json'),
+      history: historyFromJson(readFileSync(join(dir, name), 'utf8')),
+    }));
+    const failures: string[] = [];
+    let replayed = 0;
+    for await (const result of Worker.runReplayHistories({ workflowBundle: await lifecycleBundle() }, histories)) {
+      replayed++;
+      if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
+    }
+    expect(failures).to.deep.equal([]);
+    expect(replayed).to.equal(histories.length);
+  });
+});
