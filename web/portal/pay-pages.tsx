@@ -127,8 +127,7 @@ export function PaymentResultBody(props: { start: PaymentStart; amount: string; 
     )}.`,
     declined: `Your card was declined, so no money was taken and your balance has not changed. You can try another card.`,
     processing: `Your payment of ${amount} is being processed. We will confirm once it is complete; your balance will update then.`,
-    requires_confirmation:
-      'Your card needs one more step, which this page cannot show yet. No money has been taken. Please contact us to pay.',
+    requires_confirmation: 'Your card needs one more step. No money has been taken yet.',
   };
   return (
     <section class="card" role="status">
@@ -139,6 +138,20 @@ export function PaymentResultBody(props: { start: PaymentStart; amount: string; 
             <a href="/portal/pay">Try again</a> ·{' '}
           </>
         )}
+        <a href="/portal/debt">Back to your account</a>
+      </p>
+    </section>
+  );
+}
+
+/** After Stripe's card step: the outcome is Stripe's to report (by its webhook), so the page promises nothing more. */
+export function PaymentProcessingBody() {
+  return (
+    <section class="card" role="status">
+      <p>
+        Thank you. Your payment is being processed. We will confirm once it is complete; your balance will update then.
+      </p>
+      <p>
         <a href="/portal/debt">Back to your account</a>
       </p>
     </section>

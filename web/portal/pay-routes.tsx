@@ -13,8 +13,10 @@ import type { PortalSession } from '../../core/portal/portal-sessions';
 import { field } from '../console/http';
 import { requireAction } from './debt-routes';
 import { loadDebtView, type DebtView } from './debt-view';
-import { PAYMENT_TITLES, PayFormBody, PaymentResultBody } from './pay-pages';
-import type { PortalContext } from './portal-context';
+import { moneyText } from './format';
+import { PAYMENT_TITLES, PayFormBody, PaymentProcessingBody, PaymentResultBody } from './pay-pages';
+import { PORTAL_CSP, type PortalContext } from './portal-context';
+import { StripeConfirmation, stripePageCsp } from './stripe-confirmation';
 
 const TITLE = 'Make a payment';
 const ATTEMPT_KEY = /^[A-Za-z0-9_-]{22}$/;
@@ -26,7 +28,11 @@ function nextInstalment(view: DebtView): { amount: string; dueDate: string } | n
   return next ? { amount: normalizeAmount(subtractAmounts(next.amount, next.paid)), dueDate: next.dueDate } : null;
 }
 
-export function payRoutes(router: Router, c: PortalContext): void {
+/** Where Stripe sends the debtor back after confirming a card: the outcome arrives by Stripe's webhook, not here. */
+const STRIPE_RETURN_PATH = '/portal/pay/confirming';
+
+/** `stripeScriptHref`: our same-origin script that mounts Stripe's card form (stripe-confirmation-script.ts). */
+export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: string): void {
   const processor = c.deps.paymentProcessor;
 
   async function showForm(
@@ -77,11 +83,34 @@ export function payRoutes(router: Router, c: PortalContext): void {
       idempotencyKey: `portal:${attemptKey}`,
       testCardNumber: field(form, 'cardNumber'),
     });
+    const frame = await c.frameOf(session);
+    if (start.status === 'requires_confirmation') {
+      const collector = c.deps.config.portal.collector;
+      const body = (
+        <StripeConfirmation
+          clientSecret={start.clientSecret}
+          publishableKey={start.publishableKey}
+          returnUrl={`${c.deps.config.publicBaseUrl}${STRIPE_RETURN_PATH}`}
+          scriptHref={stripeScriptHref}
+          amountLabel={moneyText(read.amount, view.debt.currency)}
+          otherWaysToPay={`Call ${collector.name} on ${collector.phone} (${collector.hours}) to pay another way.`}
+        />
+      );
+      c.page(ctx, frame, PAYMENT_TITLES[start.status], body, 200, stripePageCsp(PORTAL_CSP));
+      return;
+    }
     const after = await loadDebtView(c, session);
     const body = (
       <PaymentResultBody start={start} amount={read.amount} balance={after.outstanding} currency={view.debt.currency} />
     );
-    c.page(ctx, await c.frameOf(session), PAYMENT_TITLES[start.status], body);
+    c.page(ctx, frame, PAYMENT_TITLES[start.status], body);
+  });
+
+  // Stripe's return after the card step: the payment's outcome reaches the debt only through Stripe's webhook, so
+  // this page promises nothing beyond "being processed", whatever the query string says.
+  router.get(STRIPE_RETURN_PATH, async (ctx) => {
+    const session = await c.requireVisit(ctx);
+    c.page(ctx, await c.frameOf(session), PAYMENT_TITLES.processing, <PaymentProcessingBody />);
   });
 }
 

@@ -55,7 +55,8 @@ export interface PortalContext {
   frameOf(session: PortalSession): Promise<PortalFrame>;
   /** The collector's own frame: before the second factor nothing of the creditor is shown. */
   neutralFrame(): PortalFrame;
-  page(ctx: Context, frame: PortalFrame, title: string, body: VNode, status?: number): void;
+  /** `csp` replaces the portal's policy for this page only (the Stripe card form's page needs Stripe's origins). */
+  page(ctx: Context, frame: PortalFrame, title: string, body: VNode, status?: number, csp?: string): void;
   anonymousForm(ctx: Context): Promise<FormBody>;
   visitForm(ctx: Context): Promise<{ form: FormBody; session: PortalSession }>;
 }
@@ -127,7 +128,7 @@ export function createPortalContext(
     neutralFrame() {
       return { creditorName: null, branding: EMPTY_BRANDING, collector: config.portal.collector };
     },
-    page(ctx, frame, title, body, status = 200) {
+    page(ctx, frame, title, body, status = 200, csp = PORTAL_CSP) {
       sendPage(
         ctx,
         <PortalLayout
@@ -140,7 +141,7 @@ export function createPortalContext(
         </PortalLayout>,
         status,
       );
-      ctx.set('Content-Security-Policy', PORTAL_CSP);
+      ctx.set('Content-Security-Policy', csp);
     },
     async anonymousForm(ctx) {
       checkSameOrigin(ctx, config.publicBaseUrl);

@@ -16,6 +16,7 @@ import { entryRoutes } from './entry-routes';
 import { PortalErrorBody, portalErrorTitle } from './error-page';
 import { planRoutes } from './plan-routes';
 import { payRoutes } from './pay-routes';
+import { loadStripeConfirmationAsset } from './stripe-confirmation-script';
 import { createPortalContext, PORTAL_CSP, type PortalContext, type PortalDeps } from './portal-context';
 import { themeRoute } from './theme-route';
 
@@ -33,12 +34,13 @@ export function portalPages(deps: PortalDeps): Middleware {
     },
   });
   const c = createPortalContext(deps, { sessions, stylesheetHref: assets.stylesheetHref });
+  const stripeScript = loadStripeConfirmationAsset();
   const router = new Router();
   themeRoute(router);
   entryRoutes(router, c);
   debtRoutes(router, c);
   planRoutes(router, c);
-  payRoutes(router, c);
+  payRoutes(router, c, stripeScript.href);
   accountRoutes(router, c);
   const routes = router.routes();
   const allowed = router.allowedMethods({ throw: true });
@@ -52,8 +54,10 @@ export function portalPages(deps: PortalDeps): Middleware {
     ctx.set('Content-Security-Policy', PORTAL_CSP);
     try {
       await assets.serve(ctx, async () => {
-        await routes(ctx as never, async () => {
-          await allowed(ctx as never, async () => {});
+        await stripeScript.serve(ctx, async () => {
+          await routes(ctx as never, async () => {
+            await allowed(ctx as never, async () => {});
+          });
         });
       });
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('not_found', 'There is no such page.');
