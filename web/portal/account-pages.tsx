@@ -1,6 +1,7 @@
 /** The contact preferences form and the "tell us about your circumstances" form. */
 import { MAX_CIRCUMSTANCES_LENGTH } from '../../core/portal/circumstances';
 import { CsrfField } from '../layout';
+import { BackToAccount, MessageForm } from './form-parts';
 
 export function PreferencesBody(props: { csrfToken: string; emailOptedOut: boolean }) {
   return (
@@ -26,47 +27,28 @@ export function PreferencesBody(props: { csrfToken: string; emailOptedOut: boole
           Save my preferences
         </button>
       </form>
-      <p>
-        <a href="/portal/debt">Back to your account</a>
-      </p>
+      <BackToAccount />
     </section>
   );
 }
 
 export function CircumstancesBody(props: { csrfToken: string; text?: string; problem?: string }) {
   return (
-    <>
-      {props.problem && (
-        <div class="problem" role="alert" id="circumstances-problem">
-          <p>{props.problem}</p>
-        </div>
-      )}
-      <section class="card">
-        <p>
-          If something makes it hard to pay, such as illness, losing your job or caring for someone, tell us here. We
-          pass your message to the creditor so they can take it into account. It does not change your balance.
-        </p>
-        <form method="post" action="/portal/circumstances" class="stack">
-          <CsrfField token={props.csrfToken} />
-          <label for="circumstances">Your message</label>
-          <textarea
-            id="circumstances"
-            name="circumstances"
-            rows={6}
-            required
-            maxLength={MAX_CIRCUMSTANCES_LENGTH}
-            {...(props.problem ? { 'aria-invalid': 'true', 'aria-describedby': 'circumstances-problem' } : {})}
-          >
-            {props.text ?? ''}
-          </textarea>
-          <button type="submit" class="primary">
-            Send my message
-          </button>
-        </form>
-        <p>
-          <a href="/portal/debt">Back to your account</a>
-        </p>
-      </section>
-    </>
+    <MessageForm
+      action="/portal/circumstances"
+      csrfToken={props.csrfToken}
+      name="circumstances"
+      label="Your message"
+      rows={6}
+      maxLength={MAX_CIRCUMSTANCES_LENGTH}
+      text={props.text}
+      problem={props.problem}
+      button="Send my message"
+    >
+      <p>
+        If something makes it hard to pay, such as illness, losing your job or caring for someone, tell us here. We pass
+        your message to the creditor so they can take it into account. It does not change your balance.
+      </p>
+    </MessageForm>
   );
 }

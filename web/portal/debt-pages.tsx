@@ -4,6 +4,7 @@ import { debtorActions, STATUS_WORDS } from '../../core/portal/debtor-actions';
 import { CsrfField } from '../layout';
 import type { DebtView } from './debt-view';
 import { longDate, money, moneyText } from './format';
+import { MessageForm } from './form-parts';
 
 const DONE: Record<string, string> = {
   accepted: 'Thank you. You have accepted this debt.',
@@ -213,38 +214,21 @@ export const DISPUTE_REASON_MAX_LENGTH = 1000;
 
 export function DisputeBody(props: { csrfToken: string; reason?: string; problem?: string }) {
   return (
-    <>
-      {props.problem && (
-        <div class="problem" role="alert" id="dispute-problem">
-          <p>{props.problem}</p>
-        </div>
-      )}
-      <section class="card">
-        <p>
-          Tell us why you do not agree: for example, the debt is not yours, the amount is wrong, or you have already
-          paid. While we look into it we pause payments and will not ask you to pay.
-        </p>
-        <form method="post" action="/portal/dispute" class="stack">
-          <CsrfField token={props.csrfToken} />
-          <label for="reason">Why do you dispute this debt?</label>
-          <textarea
-            id="reason"
-            name="reason"
-            rows={5}
-            required
-            maxLength={DISPUTE_REASON_MAX_LENGTH}
-            {...(props.problem ? { 'aria-invalid': 'true', 'aria-describedby': 'dispute-problem' } : {})}
-          >
-            {props.reason ?? ''}
-          </textarea>
-          <button type="submit" class="primary">
-            Send my dispute
-          </button>
-        </form>
-        <p>
-          <a href="/portal/debt">Back to your account</a>
-        </p>
-      </section>
-    </>
+    <MessageForm
+      action="/portal/dispute"
+      csrfToken={props.csrfToken}
+      name="reason"
+      label="Why do you dispute this debt?"
+      rows={5}
+      maxLength={DISPUTE_REASON_MAX_LENGTH}
+      text={props.reason}
+      problem={props.problem}
+      button="Send my dispute"
+    >
+      <p>
+        Tell us why you do not agree: for example, the debt is not yours, the amount is wrong, or you have already paid.
+        While we look into it we pause payments and will not ask you to pay.
+      </p>
+    </MessageForm>
   );
 }

@@ -3,6 +3,7 @@ import type { PaymentStart } from '../../core/payments/processor';
 import { TEST_CARDS } from '../../core/payments/test-mode-processor';
 import { CsrfField } from '../layout';
 import { moneyText } from './format';
+import { BackToAccount, ProblemBanner, invalidAttributes } from './form-parts';
 
 export interface PayFormProps {
   csrfToken: string;
@@ -23,21 +24,15 @@ export function PayFormBody(props: PayFormProps) {
     return (
       <section class="card">
         <p>Online payment is not available at the moment. Please contact us to pay: our details are below.</p>
-        <p>
-          <a href="/portal/debt">Back to your account</a>
-        </p>
+        <BackToAccount />
       </section>
     );
   }
   const choice = props.values?.choice ?? (props.instalment ? 'instalment' : 'full');
-  const invalid = props.problem ? { 'aria-invalid': 'true' as const, 'aria-describedby': 'pay-problem' } : {};
+  const invalid = invalidAttributes(props.problem, 'pay-problem');
   return (
     <>
-      {props.problem && (
-        <div class="problem" role="alert" id="pay-problem">
-          <p>{props.problem}</p>
-        </div>
-      )}
+      <ProblemBanner id="pay-problem" problem={props.problem} />
       <section class="card">
         <form method="post" action="/portal/pay" class="stack">
           <CsrfField token={props.csrfToken} />
@@ -99,9 +94,7 @@ export function PayFormBody(props: PayFormProps) {
             Pay now
           </button>
         </form>
-        <p>
-          <a href="/portal/debt">Back to your account</a>
-        </p>
+        <BackToAccount />
       </section>
     </>
   );
@@ -151,9 +144,7 @@ export function PaymentProcessingBody() {
       <p>
         Thank you. Your payment is being processed. We will confirm once it is complete; your balance will update then.
       </p>
-      <p>
-        <a href="/portal/debt">Back to your account</a>
-      </p>
+      <BackToAccount />
     </section>
   );
 }

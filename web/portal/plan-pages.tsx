@@ -4,6 +4,7 @@ import type { PlanFrequency } from '../../core/debts/debt-status';
 import { CsrfField } from '../layout';
 import { ScheduleTable } from './debt-pages';
 import { longDate, moneyText } from './format';
+import { BackToAccount, ProblemBanner, invalidAttributes } from './form-parts';
 
 export interface PlanFormProps {
   csrfToken: string;
@@ -25,14 +26,10 @@ const HOW_OFTEN: Record<PlanFrequency, string> = {
 };
 
 export function PlanFormBody(props: PlanFormProps) {
-  const invalid = props.problem ? { 'aria-invalid': 'true' as const, 'aria-describedby': 'plan-problem' } : {};
+  const invalid = invalidAttributes(props.problem, 'plan-problem');
   return (
     <>
-      {props.problem && (
-        <div class="problem" role="alert" id="plan-problem">
-          <p>{props.problem}</p>
-        </div>
-      )}
+      <ProblemBanner id="plan-problem" problem={props.problem} />
       <section class="card">
         <p>
           Split your balance of {moneyText(props.outstanding, props.currency)} into smaller payments. You will see the
@@ -93,9 +90,7 @@ export function PlanFormBody(props: PlanFormProps) {
             Show me the schedule
           </button>
         </form>
-        <p>
-          <a href="/portal/debt">Back to your account</a>
-        </p>
+        <BackToAccount />
       </section>
     </>
   );
