@@ -2,9 +2,11 @@
  * The debtor portal in Chromium on a 360-pixel phone viewport, against the real app, database, Redis and debt
  * lifecycle (a Temporal dev server with the lifecycle worker), the real webhook delivery path (outbox relay, delivery
  * workflow, webhooks worker) and a real receiver that checks signatures from the spec alone. Payments go through the
- * test-mode processor. The journey runs with JavaScript on (axe-core on every page) and off. Screenshots of every
+ * test-mode processor. Each debtor comes in by the link in the email the debtor notifications consumer sends to a
+ * real SMTP sink when the debt is raised. The journey runs with JavaScript on (axe-core on every page) and off. Screenshots of every
  * page are saved in test-artifacts/portal/.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
@@ -14,21 +16,26 @@ import { getContactPreferences } from '../../core/notifications/contact-preferen
 import { createTestModeProcessor, TEST_CARDS } from '../../core/payments/test-mode-processor';
 import { listCircumstances } from '../../core/portal/circumstances';
 import { WEBHOOK_DELIVERY_CONSUMER } from '../../core/webhooks/delivery-consumer';
+import { startOutboxRelay, type OutboxRelay } from '../../core/events/relay';
+import { createMailer, type Mailer } from '../../core/notifications/mail';
+import {
+  createNotificationsConsumer,
+  DEBTOR_NOTIFICATIONS_CONSUMER,
+} from '../../core/notifications/notifications-consumer';
+import { createLogger } from '../../core/platform/logger';
+import { PORTAL_LINK_PATH } from '../../core/portal/links';
+import { testEnv } from '../support/env';
+import { startMailSink, type MailSink } from '../support/mail-sink';
+import { consumersSkipBacklog } from '../support/outbox-cursors';
+import { uniqueTaskQueue } from '../support/temporal';
+import { TASK_QUEUES } from '../../core/temporal/names';
 import { startTestServer, type TestServer } from '../support/app';
 import { withBrowser } from '../support/browser';
 import { seriousAxeViolations } from '../support/console-browser';
-import { callerFor, type Caller } from '../support/debt-api';
+import { callerFor, raiseDebt, type Caller } from '../support/debt-api';
 import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack';
 import { testDebtTriggers, testLifecycle } from '../support/lifecycle-stack';
-import {
-  clearPortalTries,
-  debtWithLink,
-  enterAs,
-  phone,
-  portalShot,
-  PORTAL_SHOTS,
-  type PortalDebt,
-} from '../support/portal-browser';
+import { clearPortalTries, enterAs, phone, portalShot, PORTAL_SHOTS, type PortalDebt } from '../support/portal-browser';
 import { testDb } from '../support/resources';
 import { mintKey } from '../support/tenants';
 import { waitFor } from '../support/wait';
@@ -50,6 +57,9 @@ describe('Debtor portal: the journey in a real browser, with webhooks', function
   let server: TestServer;
   let delivery: DeliveryStack;
   let receiver: WebhookReceiver;
+  let sink: MailSink;
+  let mailer: Mailer;
+  let notifications: OutboxRelay;
   const url = (path: string) => `${server.baseUrl}${path}`;
 
   before(async () => {
@@ -61,8 +71,33 @@ describe('Debtor portal: the journey in a real browser, with webhooks', function
     delivery = await startDeliveryStack(lifecycle.env, { mode: 'production' });
     const paymentProcessor = createTestModeProcessor({ db: testDb(), triggers: testDebtTriggers('production') });
     server = await startTestServer({ deps: { paymentProcessor } });
+    // The debtor notifications consumer, as the lifecycle worker runs it, mailing the portal link of each debt raised
+    // to the mail sink. (Its reminder workflows go to a queue no worker serves: reminders are tested elsewhere.)
+    sink = await startMailSink();
+    mailer = createMailer({ smtpUrl: sink.smtpUrl, from: 'Debt recovery <notices@collect.example.test>' });
+    await consumersSkipBacklog([DEBTOR_NOTIFICATIONS_CONSUMER], 'production');
+    const logger = createLogger({ level: 'silent', name: 'portal-test-notifications' });
+    const consumer = createNotificationsConsumer({
+      db: testDb(),
+      mode: 'production',
+      publicBaseUrl: server.baseUrl,
+      mailer,
+      logger,
+      client: lifecycle.client('production'),
+      taskQueue: uniqueTaskQueue(TASK_QUEUES.lifecycle),
+    });
+    notifications = startOutboxRelay({
+      mode: 'production',
+      db: testDb(),
+      databaseUrl: testEnv.databaseUrl,
+      logger,
+      consumers: [consumer],
+    });
   });
   after(async () => {
+    await notifications?.stop();
+    mailer?.close();
+    await sink?.stop();
     await server?.close();
     await delivery?.stop();
     await receiver?.close();
@@ -91,15 +126,33 @@ describe('Debtor portal: the journey in a real browser, with webhooks', function
     return `${Number(row!.outstanding_principal)} ${row!.status}`;
   }
 
+  /**
+   * Raises a debt through the API and reads its portal link from the email the debtor is sent (the consumer issues
+   * the link: one issued here as well would race it, and the later of the two revokes the other).
+   */
+  async function emailedLink(
+    tenant: { orgId: string; api: Caller },
+    overrides: Record<string, unknown> = {},
+  ): Promise<PortalDebt & { url: string; email: string }> {
+    const address = `debtor.${randomUUID().slice(0, 8)}@example.com`;
+    const body = { originalPrincipal: 1250.5, ...overrides, debtorEmail: address };
+    const debt = (await raiseDebt(tenant.api, body)) as PortalDebt['debt'];
+    const email = await sink.nthMailTo(address, 1);
+    const found = new RegExp(`(\\S+${PORTAL_LINK_PATH}([A-Za-z0-9_-]{43}))`).exec(email.text);
+    expect(found, email.text).not.to.equal(null);
+    return { debt, token: found![2]!, organizationId: tenant.orgId, url: found![1]!, email: email.text };
+  }
+
   for (const javaScript of [true, false]) {
     it(`proves the second factor, accepts, agrees a three-instalment plan and pays the first (JavaScript ${
       javaScript ? 'on' : 'off'
     }); the receiver gets debt.accepted, plan.activated, payment.received in order, signed`, async () => {
       const tenant = await newTenant('Acme Lending');
-      const link = await debtWithLink(tenant.api, tenant.orgId);
+      const link = await emailedLink(tenant);
+      expect(link.email).to.contain('Acme Lending');
       await withBrowser(async (browser) => {
         const page = await (await phone(browser, javaScript)).newPage();
-        await page.goto(url(`/portal/l/${link.token}`));
+        await page.goto(link.url);
         expect(await page.locator('main').innerText()).not.to.contain('Acme');
         await check(page, javaScript, 'verify');
         await enterAs(page, server.baseUrl, link);
@@ -158,7 +211,7 @@ describe('Debtor portal: the journey in a real browser, with webhooks', function
 
   it('a declined card changes nothing and says so; paying the full balance settles the debt, which then offers no action', async () => {
     const tenant = await newTenant('Birch Finance');
-    const link: PortalDebt = await debtWithLink(tenant.api, tenant.orgId, { originalPrincipal: 300 });
+    const link: PortalDebt = await emailedLink(tenant, { originalPrincipal: 300 });
     await withBrowser(async (browser) => {
       const page = await (await phone(browser, true)).newPage();
       await enterAs(page, server.baseUrl, link);
@@ -200,7 +253,7 @@ describe('Debtor portal: the journey in a real browser, with webhooks', function
 
   it('a dispute hides the payment prompts and the receiver gets debt.disputed; circumstances are kept for the creditor, the email opt-out is saved', async () => {
     const tenant = await newTenant('Cedar Credit');
-    const link = await debtWithLink(tenant.api, tenant.orgId);
+    const link = await emailedLink(tenant);
     await withBrowser(async (browser) => {
       const page = await (await phone(browser, true)).newPage();
       await enterAs(page, server.baseUrl, link);
