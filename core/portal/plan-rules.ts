@@ -9,6 +9,8 @@ import { compareAmounts, divideDown, normalizeAmount } from '../debts/money';
 import type { PlanRequest } from '../lifecycle/model';
 import { MAX_FIRST_DUE_DAYS, MAX_INSTALMENTS, validatePlanRequest } from '../lifecycle/plan-schedule';
 import type { Db } from '../platform/db';
+import Decimal from 'decimal.js';
+import { minorUnits } from '../debts/currencies';
 
 export interface PlanRules {
   maxInstalments: number;
@@ -112,7 +114,7 @@ export function planRulesRefusal(
     return (
       `You can split this balance into at most ${most} instalment${most === 1 ? '' : 's'}` +
       (compareAmounts(rules.minInstalmentAmount, '0') > 0
-        ? ` (each at least ${rules.minInstalmentAmount} ${currency}).`
+        ? ` (each at least ${new Decimal(rules.minInstalmentAmount).toFixed(minorUnits(currency))} ${currency}).`
         : '.')
     );
   }

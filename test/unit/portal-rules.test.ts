@@ -34,6 +34,13 @@ describe('portal plan rules', function () {
     const ok = { instalmentCount: 3, frequency: 'Monthly' as const, firstDueDate: TODAY };
     expect(planRulesRefusal(rules(), '1250.5', 'AUD', ok, TODAY)).to.equal(null);
     expect(planRulesRefusal(rules({ maxInstalments: 2 }), '1250.5', 'AUD', ok, TODAY)).to.contain('at most 2');
+    // The minimum as the form writes money: with the currency's minor units.
+    expect(planRulesRefusal(rules({ minInstalmentAmount: '500' }), '1250.5', 'AUD', ok, TODAY)).to.equal(
+      'You can split this balance into at most 2 instalments (each at least 500.00 AUD).',
+    );
+    expect(planRulesRefusal(rules({ minInstalmentAmount: '500' }), '1250', 'JPY', ok, TODAY)).to.contain(
+      'each at least 500 JPY',
+    );
     expect(planRulesRefusal(rules({ frequencies: ['Weekly'] }), '1250.5', 'AUD', ok, TODAY)).to.contain('weekly');
     const late = { ...ok, firstDueDate: '2026-12-27' };
     expect(planRulesRefusal(rules(), '1250.5', 'AUD', late, TODAY)).to.equal(
