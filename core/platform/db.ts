@@ -38,9 +38,12 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     connection: {
       connectionString: databaseUrl,
       application_name: 'client-public-api',
-      // Only named statements (core/platform/prepared.ts) have cached plans: plan each once per connection, on the
-      // tenant-scoped indexes. A plan made for one tenant's values can be wrong for another: for the largest
-      // tenant's events the planner walks the outbox's (txid, seq) index past other tenants' rows instead.
+      // Every parameterised statement gets a generic plan, made without its values: named statements
+      // (core/platform/prepared.ts) plan once per connection, and knex's unnamed ones are planned the same way.
+      // A plan made for one tenant's values can be wrong for another: for the largest tenant's events the planner
+      // walks the outbox's (txid, seq) index past other tenants' rows instead. The cost is a plan for an average
+      // tenant: a per-tenant aggregate may get parallel scans (the console Overview's open-debt count took 37–70 ms
+      // so; it now counts one index range per status, with the values in its text — core/staff/console-overview.ts).
       options: '-c plan_cache_mode=force_generic_plan' + (options.unboundedStatements ? ' -c statement_timeout=0' : ''),
     },
     pool: options.pool ?? { min: 0, max: 10 },
