@@ -6,6 +6,8 @@
  * is above it oldest first, in commit order. The last event forwarded and the signing secret are kept in a small
  * state file, written after each forward: a restart (of `listen` or of the API) resumes after it, nothing twice.
  * A poll that fails (the API restarting, a 503) or a forward the local URL does not accept is tried again next time.
+ * If the last event forwarded is no longer listed (purged after the retention period) or is too far behind, listen
+ * says so and starts again from the newest event instead of replaying the organisation's whole history.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
@@ -53,16 +55,32 @@ async function writeState(file: string, state: ListenState): Promise<void> {
   await rename(temporary, file);
 }
 
-/** The events above `lastEventId`, oldest first (all of them when it is null). */
-async function eventsAfter(api: ApiClient, lastEventId: string | null): Promise<ListedEvent[]> {
+/** More events than this behind, `listen` starts again from the newest rather than replay them all. */
+export const MAX_BEHIND = 10_000;
+
+/**
+ * The events above `lastEventId`, oldest first (all of them when it is null), or `purged` when it is set but no
+ * longer listed (events are kept for a retention period: listen was stopped for longer than that). Only the newest
+ * event's id is kept past MAX_BEHIND events, so a long way behind does not fill memory.
+ */
+async function eventsAfter(
+  api: ApiClient,
+  lastEventId: string | null,
+): Promise<{ events: ListedEvent[] } | { purged: true; newestId: string | null }> {
   const above: ListedEvent[] = [];
+  let newestId: string | null = null;
+  let seen = 0;
   for await (const page of pages(api, '/v1/events', { limit: 100 })) {
     for (const event of page.data) {
-      if (event.id === lastEventId) return above.reverse();
-      above.push(event);
+      if (event.id === lastEventId) {
+        if (seen > MAX_BEHIND) return { purged: true, newestId };
+        return { events: above.reverse() };
+      }
+      newestId ??= event.id;
+      if (++seen <= MAX_BEHIND) above.push(event);
     }
   }
-  return above.reverse();
+  return lastEventId === null ? { events: above.reverse() } : { purged: true, newestId };
 }
 
 /** The newest event now, where a first start begins (only what happens from now on is forwarded). */
@@ -120,8 +138,18 @@ async function forward(event: ListedEvent, options: ListenOptions, secret: strin
 
 /** One poll: forwards every new event in order, stopping at the first the URL refuses. Returns how many went. */
 export async function pollOnce(options: ListenOptions, state: ListenState): Promise<number> {
+  const found = await eventsAfter(options.api, state.lastEventId);
+  if ('purged' in found) {
+    options.log?.(
+      `the last event forwarded (${state.lastEventId}) is no longer listed or more than ${MAX_BEHIND} events ago; ` +
+        `resuming from the newest event (${found.newestId ?? 'none'}) — read what came between with GET /v1/events`,
+    );
+    state.lastEventId = found.newestId;
+    await writeState(options.stateFile, state);
+    return 0;
+  }
   let forwarded = 0;
-  for (const event of await eventsAfter(options.api, state.lastEventId)) {
+  for (const event of found.events) {
     if (!(await forward(event, options, state.secret))) break;
     state.lastEventId = event.id;
     await writeState(options.stateFile, state);
