@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
 import { creating } from './debts.bench';
+import { seedPortalDebt, signInToPortal } from './seed-portal';
 import { listTenant } from './seed-lists';
 import { COMPILED_API, ROOT, benchTenant, buildCompiled, load, startApiProcess, type BenchTenant } from './support';
 
@@ -91,11 +92,26 @@ function get(path_: string, tenant: BenchTenant) {
     load(path_, { url: `${baseUrl}${path_}`, headers: { authorization: tenant.authorization }, duration });
 }
 
+/** The debtor portal's debt page under a verified session (portal.bench.ts). */
+async function profilePortalDebt(db: ReturnType<typeof createDb>): Promise<void> {
+  const visit = await seedPortalDebt(db);
+  try {
+    const redisUrl = process.env.BENCH_REDIS_URL ?? testEnv.redisUrl;
+    const { cookie } = await signInToPortal(visit, { databaseUrl, redisUrl });
+    await profileOne('portal-debt', (baseUrl) =>
+      load('GET /portal/debt', { url: `${baseUrl}/portal/debt`, headers: { cookie }, duration }),
+    );
+  } finally {
+    await db('organizations').where({ id: visit.organizationId }).delete();
+  }
+}
+
 async function main(): Promise<void> {
   buildCompiled();
   const db = createDb(databaseUrl, { pool: { min: 0, max: 2 }, unboundedStatements: true }); // the seeders
   try {
     const org = await benchTenant(db, 'Bench profile');
+    await profilePortalDebt(db);
     const debts = await listTenant(db, 'debts', 100_000);
     const events = await listTenant(db, 'events', 100_000);
     await profileOne('organization', get('/v1/organization', org));
