@@ -94,6 +94,7 @@ function get(path_: string, tenant: BenchTenant) {
 
 /** The debtor portal's debt page under a verified session (portal.bench.ts). */
 async function profilePortalDebt(db: ReturnType<typeof createDb>): Promise<void> {
+  if (only && !only.has('portal-debt')) return;
   const visit = await seedPortalDebt(db);
   try {
     const redisUrl = process.env.BENCH_REDIS_URL ?? testEnv.redisUrl;
@@ -106,18 +107,23 @@ async function profilePortalDebt(db: ReturnType<typeof createDb>): Promise<void>
   }
 }
 
+const LISTS = ['debts-list', 'events-list', 'deliveries-list'];
+
 async function main(): Promise<void> {
   buildCompiled();
   const db = createDb(databaseUrl, { pool: { min: 0, max: 2 }, unboundedStatements: true }); // the seeders
   try {
     const org = await benchTenant(db, 'Bench profile');
     await profilePortalDebt(db);
-    const debts = await listTenant(db, 'debts', 100_000);
-    const events = await listTenant(db, 'events', 100_000);
     await profileOne('organization', get('/v1/organization', org));
-    await profileOne('debts-list', get('/v1/debts?limit=50', debts));
-    await profileOne('events-list', get('/v1/events?limit=50', events));
-    await profileOne('deliveries-list', get('/v1/webhooks/deliveries?limit=50', events));
+    // The list tenants (100,000 rows each) are seeded only when a list is profiled.
+    if (!only || LISTS.some((name) => only.has(name))) {
+      const debts = await listTenant(db, 'debts', 100_000);
+      const events = await listTenant(db, 'events', 100_000);
+      await profileOne('debts-list', get('/v1/debts?limit=50', debts));
+      await profileOne('events-list', get('/v1/events?limit=50', events));
+      await profileOne('deliveries-list', get('/v1/webhooks/deliveries?limit=50', events));
+    }
     await profileOne('debts-create', (baseUrl) =>
       load('POST /v1/debts', {
         url: `${baseUrl}/v1/debts`,
