@@ -2,6 +2,7 @@
 import type { Mode } from '../platform/config';
 import type { Db } from '../platform/db';
 import { newId } from '../platform/ids';
+import { prepared } from '../platform/prepared';
 
 export interface Organization {
   id: string;
@@ -40,9 +41,11 @@ export async function createOrganization(db: Db, input: { name: string; mode: Mo
 
 /** Tenancy: the caller's own organisation only; a missing one is `undefined`, never another's. */
 export async function getOrganization(db: Db, organizationId: string): Promise<Organization | undefined> {
-  const row = await db('organizations')
-    .where({ id: organizationId })
-    .first(...COLUMNS);
+  const row = await prepared(
+    db('organizations')
+      .where({ id: organizationId })
+      .first(...COLUMNS),
+  );
   return row ? toOrganization(row) : undefined;
 }
 

@@ -8,6 +8,7 @@ import { debtColumns, type DebtRow } from '../debts/debts';
 import { isUuid } from '../platform/ids';
 import type { Instalment, LifecycleState } from './model';
 import { firstUnpaidIndex } from './plan-schedule';
+import { prepared } from '../platform/prepared';
 
 export interface LifecycleRow extends DebtRow {
   lifecycle_version: number;
@@ -30,7 +31,7 @@ export function lifecycleColumns(db: Db): ReturnType<typeof debtColumns> {
 /** The debt's row, as the lifecycle reads it. */
 export async function findLifecycleRow(db: Db, debtId: string): Promise<LifecycleRow | undefined> {
   if (!isUuid(debtId)) return undefined;
-  return db('debts').where('debts.id', debtId).first<LifecycleRow | undefined>(lifecycleColumns(db));
+  return prepared(db('debts').where('debts.id', debtId).first<LifecycleRow | undefined>(lifecycleColumns(db)));
 }
 
 /** The debt's row under a row lock, for a read-modify-write in the caller's transaction. */

@@ -5,6 +5,7 @@
  */
 import type { Db } from '../platform/db';
 import type { Redis } from '../platform/redis';
+import { prepared } from '../platform/prepared';
 import {
   createRedisSessionStore,
   type RedisSessionStore,
@@ -29,9 +30,12 @@ export function createPortalSessionStore(deps: { redis: Redis; settings: Session
 
 /** Whether the link a session came through is still live (not revoked, not replaced). */
 export async function isPortalLinkLive(db: Db, organizationId: string, linkId: string): Promise<boolean> {
-  const row = await db('portal_links')
-    .where({ id: linkId, organization_id: organizationId })
-    .whereNull('revoked_at')
-    .first<{ id: string } | undefined>('id');
+  // Named: every page of a visit asks it (core/platform/prepared.ts).
+  const row = await prepared(
+    db('portal_links')
+      .where({ id: linkId, organization_id: organizationId })
+      .whereNull('revoked_at')
+      .first<{ id: string } | undefined>('id'),
+  );
   return row !== undefined;
 }

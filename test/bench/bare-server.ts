@@ -24,6 +24,7 @@ import { newRequestId } from '../../core/events/request-cause';
 import { newEventId, newId } from '../../core/platform/ids';
 import { asyncStdout, createLogger } from '../../core/platform/logger';
 import { consoleCeiling } from './bare-console';
+import { portalCeiling } from './bare-portal';
 
 const LIMIT = 50;
 
@@ -247,7 +248,7 @@ function main(): void {
       ctx.type = 'application/json';
       ctx.body = await createDebt(pool, String(ctx.get('x-org')), ctx.get('idempotency-key'), body);
       ctx.status = 201;
-    } else {
+    } else if (!(await portalCeiling(pool, named, redis, ctx))) {
       await consoleCeiling(pool, named, ctx);
     }
   });

@@ -30,6 +30,8 @@ const EXPECTED_SCENARIOS = [
   'GET /console/deliveries?status=Failed p99 growth',
   'GET /console/deliveries?eventType=plan.defaulted p99 growth',
   'GET /console/deliveries/{id} at 1,000 (a Failed delivery, 6 attempts)',
+  'GET /portal/debt (verified session, branding from the cache)',
+  'GET /portal/debt with Redis paused',
   'POST /v1/debts with Idempotency-Key',
   'POST /v1/debts/{id}/documents, 1 MiB files',
   'webhook deliveries',
@@ -49,7 +51,7 @@ describe('bench harness (quick mode)', function () {
       env: {
         ...process.env,
         BENCH_QUICK: '1',
-        BENCH_ONLY: 'api,lists,console,debts,documents,webhooks,lifecycle,reconcile',
+        BENCH_ONLY: 'api,lists,console,portal,debts,documents,webhooks,lifecycle,reconcile',
         BENCH_OUTPUT: output,
       },
       maxBuffer: 16 * 1024 * 1024,
@@ -58,7 +60,7 @@ describe('bench harness (quick mode)', function () {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('names every scenario of issues 13 and 27', () => {
+  it('names every scenario of issues 13, 27 and 28', () => {
     expect(report.quick).to.equal(true);
     expect(report.errors).to.deep.equal([]);
     expect(report.scenarios).to.include.members(EXPECTED_SCENARIOS);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
 import { creating } from './debts.bench';
+import { seedPortalDebt, signInToPortal } from './seed-portal';
 import { listTenant } from './seed-lists';
 import { COMPILED_API, ROOT, benchTenant, buildCompiled, load, startApiProcess, type BenchTenant } from './support';
 
@@ -91,17 +92,38 @@ function get(path_: string, tenant: BenchTenant) {
     load(path_, { url: `${baseUrl}${path_}`, headers: { authorization: tenant.authorization }, duration });
 }
 
+/** The debtor portal's debt page under a verified session (portal.bench.ts). */
+async function profilePortalDebt(db: ReturnType<typeof createDb>): Promise<void> {
+  if (only && !only.has('portal-debt')) return;
+  const visit = await seedPortalDebt(db);
+  try {
+    const redisUrl = process.env.BENCH_REDIS_URL ?? testEnv.redisUrl;
+    const { cookie } = await signInToPortal(visit, { databaseUrl, redisUrl });
+    await profileOne('portal-debt', (baseUrl) =>
+      load('GET /portal/debt', { url: `${baseUrl}/portal/debt`, headers: { cookie }, duration }),
+    );
+  } finally {
+    await db('organizations').where({ id: visit.organizationId }).delete();
+  }
+}
+
+const LISTS = ['debts-list', 'events-list', 'deliveries-list'];
+
 async function main(): Promise<void> {
   buildCompiled();
   const db = createDb(databaseUrl, { pool: { min: 0, max: 2 }, unboundedStatements: true }); // the seeders
   try {
     const org = await benchTenant(db, 'Bench profile');
-    const debts = await listTenant(db, 'debts', 100_000);
-    const events = await listTenant(db, 'events', 100_000);
+    await profilePortalDebt(db);
     await profileOne('organization', get('/v1/organization', org));
-    await profileOne('debts-list', get('/v1/debts?limit=50', debts));
-    await profileOne('events-list', get('/v1/events?limit=50', events));
-    await profileOne('deliveries-list', get('/v1/webhooks/deliveries?limit=50', events));
+    // The list tenants (100,000 rows each) are seeded only when a list is profiled.
+    if (!only || LISTS.some((name) => only.has(name))) {
+      const debts = await listTenant(db, 'debts', 100_000);
+      const events = await listTenant(db, 'events', 100_000);
+      await profileOne('debts-list', get('/v1/debts?limit=50', debts));
+      await profileOne('events-list', get('/v1/events?limit=50', events));
+      await profileOne('deliveries-list', get('/v1/webhooks/deliveries?limit=50', events));
+    }
     await profileOne('debts-create', (baseUrl) =>
       load('POST /v1/debts', {
         url: `${baseUrl}/v1/debts`,

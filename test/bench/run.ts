@@ -4,7 +4,7 @@
  * ratios with their targets (PASS/BELOW), p50/p99 and each process's peak memory, and writes the same as JSON
  * (bench-results/latest.json, path printed). Nothing here asserts: benchmarks print, tests assert.
  *   BENCH_DURATION=10 (seconds per load)
- *   BENCH_ONLY=api,debts,documents,lists,console,outbox,webhooks,lifecycle,reconcile (default: all)
+ *   BENCH_ONLY=api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile (default: all)
  *   BENCH_QUICK=1: small data, 2 s per load (the smoke test's mode; its figures mean nothing)
  *   BENCH_DATABASE_URL: the list tenants (up to 1,000,000 rows each) are kept there between runs; default: the
  *   client_api_bench database (scripts/bench.sh creates and migrates it), or TEST_DATABASE_URL in quick mode
@@ -24,6 +24,7 @@ import { benchDebtCreation } from './debts.bench';
 import { benchDocumentUploads } from './documents.bench';
 import { benchLifecycle } from './lifecycle.bench';
 import { benchLists } from './lists.bench';
+import { benchPortal } from './portal.bench';
 import { benchOutboxCommits } from './outbox-commits.bench';
 import { benchReconcile } from './reconcile.bench';
 import { check, finish, newReport, recordMemory, type BenchReport } from './report';
@@ -33,7 +34,7 @@ import { COMPILED_API, ROOT, buildCompiled, peakMemoryMiB, startApiProcess, star
 const quick = process.env.BENCH_QUICK === '1';
 const duration = Number(process.env.BENCH_DURATION ?? (quick ? 2 : 10));
 const only = new Set(
-  (process.env.BENCH_ONLY ?? 'api,debts,documents,lists,console,outbox,webhooks,lifecycle,reconcile').split(','),
+  (process.env.BENCH_ONLY ?? 'api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile').split(','),
 );
 const BENCH_DATABASE = 'postgres://client_api:client_api@127.0.0.1:5432/client_api_bench';
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? (quick ? testEnv.databaseUrl : BENCH_DATABASE);
@@ -51,6 +52,7 @@ async function httpScenarios(ctx: Omit<BenchContext, 'api' | 'bare'>): Promise<v
     if (only.has('api')) await attempt(ctx.report, 'api', () => benchApiContract(full));
     if (only.has('lists')) await attempt(ctx.report, 'lists', () => benchLists(full));
     if (only.has('console')) await attempt(ctx.report, 'console', () => benchConsole(full));
+    if (only.has('portal')) await attempt(ctx.report, 'portal', () => benchPortal(full));
     if (only.has('debts')) await attempt(ctx.report, 'debts', () => benchDebtCreation(full));
     const documentStoreDir = path.join(documentDir, 'production'); // the mode's directory, as config.ts appends it
     if (only.has('documents'))

@@ -22,11 +22,18 @@ export function when(iso: string | null | undefined): string {
   return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '–';
 }
 
+/** One formatter per number of minor-unit digits: `toLocaleString` would build a new one on every call. */
+const amountFormats = new Map<number, Intl.NumberFormat>();
+
 /** `1250.5` AUD as `1,250.50 AUD`: the currency's own minor-unit digits. */
 export function money(amount: number, currency: string): string {
   const digits = minorUnits(currency);
-  const text = amount.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  return `${text} ${currency}`;
+  let format = amountFormats.get(digits);
+  if (!format) {
+    format = new Intl.NumberFormat('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    amountFormats.set(digits, format);
+  }
+  return `${format.format(amount)} ${currency}`;
 }
 
 /** The list's link with `changes` applied to its current query (a cursor dropped when the filters change). */

@@ -15,7 +15,7 @@ import type { Config } from '../../core/platform/config';
 import type { Db } from '../../core/platform/db';
 import { ApiError } from '../../core/platform/errors';
 import type { Logger } from '../../core/platform/logger';
-import type { Redis } from '../../core/platform/redis';
+import { withinCommandTimeout, type Redis } from '../../core/platform/redis';
 import { isPortalLinkLive, type PortalSession, type PortalSessionStore } from '../../core/portal/portal-sessions';
 import { portalTheme } from '../../core/portal/theme';
 import { sendPage } from '../page';
@@ -90,23 +90,28 @@ export function createPortalContext(
 ): PortalContext {
   const { config, db } = deps;
   const secure = config.console.secureCookies;
+  /** The cookie's live session, its link still live; a session whose link was revoked ends here. */
+  async function readVisit(id: string | undefined): Promise<PortalSession | null> {
+    // Bounded as a whole: a Redis that does not answer makes this a 503 page within the command timeout.
+    const session = id ? await withinCommandTimeout(parts.sessions.touch(id)) : null;
+    if (session && id && !(await isPortalLinkLive(db, session.organizationId, session.linkId))) {
+      await parts.sessions.destroy(id);
+      return null;
+    }
+    return session;
+  }
   const c: PortalContext = {
     deps,
     ...parts,
     names: portalCookieNames(secure),
     secure,
     now: () => deps.now?.() ?? new Date(),
-    async visit(ctx) {
-      const state = ctx.state as Record<symbol, PortalSession | null | undefined>;
-      if (state[SESSION_STATE] !== undefined) return state[SESSION_STATE];
-      const id = ctx.cookies.get(c.names.session);
-      let session = id ? await parts.sessions.touch(id) : null;
-      if (session && id && !(await isPortalLinkLive(db, session.organizationId, session.linkId))) {
-        await parts.sessions.destroy(id);
-        session = null;
-      }
-      state[SESSION_STATE] = session;
-      return session;
+    visit(ctx) {
+      // Read once a request, failure included: the error page asks again, and a second wait on a Redis that does
+      // not answer would double the time to the 503 page.
+      const state = ctx.state as Record<symbol, Promise<PortalSession | null> | undefined>;
+      state[SESSION_STATE] ??= readVisit(ctx.cookies.get(c.names.session));
+      return state[SESSION_STATE];
     },
     async requireVisit(ctx) {
       const session = await c.visit(ctx);
