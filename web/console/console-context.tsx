@@ -10,7 +10,7 @@ import type { Config } from '../../core/platform/config';
 import type { Db } from '../../core/platform/db';
 import { ApiError } from '../../core/platform/errors';
 import type { Logger } from '../../core/platform/logger';
-import type { Redis } from '../../core/platform/redis';
+import { withinCommandTimeout, type Redis } from '../../core/platform/redis';
 import type { Mailer } from '../../core/notifications/mail';
 import type { DebtTriggers } from '../../core/lifecycle/triggers';
 import type { DocumentStore } from '../../core/documents/store';
@@ -116,7 +116,8 @@ export function createConsoleContext(
       const state = ctx.state as Record<symbol, StaffSession | null | undefined>;
       if (state[SESSION_STATE] !== undefined) return state[SESSION_STATE];
       const id = ctx.cookies.get(parts.names.session);
-      const session = id ? await parts.sessions.touch(id) : null;
+      // Bounded as a whole, as the portal's: with Redis stalled, an auto-pipelined read can wait out a timeout unsent.
+      const session = id ? await withinCommandTimeout(parts.sessions.touch(id)) : null;
       state[SESSION_STATE] = session;
       return session;
     },
