@@ -11,6 +11,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { OutboxConsumer } from '../events/consumer';
+import type { Trx } from '../platform/db';
 import type { Logger } from '../platform/logger';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, WORKFLOW_TYPES, workflowIds } from '../temporal/names';
 import type { NotificationKind } from './debtor-messages';
@@ -53,6 +54,25 @@ interface NotifyingEvent {
   organizationId: string;
   type: string;
   debtId: string;
+}
+
+const UUID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The events whose debt exists in its organisation. Anything else (a debt wiped by a sandbox reset before the event
+ * was read, an event whose data names no debt) notifies nobody: one such event must not stall the consumer's batch.
+ */
+async function ofExistingDebts(trx: Trx, rows: NotifyingEvent[]): Promise<NotifyingEvent[]> {
+  const candidates = rows.filter((r) => typeof r.debtId === 'string' && UUID_FORM.test(r.debtId));
+  if (candidates.length === 0) return [];
+  const found = await trx('debts')
+    .whereIn(
+      ['organization_id', 'id'],
+      candidates.map((r) => [r.organizationId, r.debtId]),
+    )
+    .select<{ organization_id: string; id: string }[]>('organization_id', 'id');
+  const existing = new Set(found.map((d) => `${d.organization_id}/${d.id}`));
+  return candidates.filter((r) => existing.has(`${r.organizationId}/${r.debtId}`));
 }
 
 export function createNotificationsConsumer(options: NotificationsConsumerOptions): OutboxConsumer {
@@ -111,7 +131,7 @@ export function createNotificationsConsumer(options: NotificationsConsumerOption
           'type',
           trx.raw(`data -> 'debt' ->> 'id' as "debtId"`),
         );
-      const notifying = rows.filter((r) => r.debtId);
+      const notifying = await ofExistingDebts(trx, rows);
       const ids = await recordNotifications(
         trx,
         notifying.map((e) => ({

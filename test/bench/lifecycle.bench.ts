@@ -169,10 +169,15 @@ async function openDebtsMemory(temporal: TestWorkflowEnvironment, db: Db, organi
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => void (output = (output + chunk.toString('utf8')).slice(-10_000)));
+  let polling = false; // remembered: later log lines push the line out of `output`'s window
+  child.stdout.on('data', (chunk: Buffer) => {
+    const joined = output + chunk.toString('utf8');
+    polling ||= joined.includes('polling task queue lifecycle');
+    output = joined.slice(-10_000);
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
-    await until(() => output.includes('polling task queue lifecycle'), 'the lifecycle worker to poll', 60_000, 100);
+    await until(() => polling, 'the lifecycle worker to poll', 60_000, 100);
     const ready = { workerReadyPeakMiB: peakMemoryMiB(child.pid!), workerReadyRssMiB: rssMiB(child.pid!) };
     const debts = await db('debts').where({ organization_id: organizationId }).pluck('id');
     const started = Date.now();

@@ -6,6 +6,7 @@
  * REMINDER_LEAD_DAYS before each instalment and not before, a payment gets a receipt, a default a notice; the sandbox
  * records each message and mails nothing.
  */
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,6 +39,8 @@ import {
   reportPaymentUpdate,
 } from '../../workflows/debt-lifecycle';
 import { inlineDebtBody } from '../support/debt-api';
+import { raiseEvent } from '../support/webhooks';
+import { recordEvent } from '../../core/events/outbox';
 import { historyToJson } from '../support/history-json';
 import { testEnv } from '../support/env';
 import { planScheduleOf } from '../support/lifecycle';
@@ -135,6 +138,19 @@ describe('debtor notifications (outbox consumer, reminder workflow, SMTP sink)',
     );
     return rows;
   }
+
+  it('an event whose debt is not there (malformed id, wiped) notifies nobody and does not stall the ones after it', async () => {
+    const tenant = await createTestTenant({ mode: 'production', name: 'Acme Energy' });
+    await raiseEvent(tenant.organization.id); // names a debt id that is no uuid
+    await testDb().transaction((trx) =>
+      recordEvent(trx, tenant.organization.id, 'debt.created', { debt: { id: randomUUID() } }),
+    );
+    const { email } = await raise('production');
+    const mail = await sink.nthMailTo(email, 1);
+    expect(mail.text).to.match(/\/portal\/l\/[A-Za-z0-9_-]{43}/);
+    const recorded = await testDb()('debtor_notifications').where({ organization_id: tenant.organization.id });
+    expect(recorded).to.have.length(0);
+  });
 
   it('raising a debt mails the debtor a portal link whose token opens that debt, from the notifications address', async () => {
     const { organizationId, debt, email } = await raise('production');
