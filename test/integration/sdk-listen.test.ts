@@ -77,7 +77,7 @@ describe('SDK: listen forwards events to a local URL, across restarts', () => {
 
     killGroup(api);
     await api!.exited;
-    await new Promise((resolve) => setTimeout(resolve, 600)); // a few polls find no API
+    await waitFor(() => listener!.output().includes('could not read events'), { what: 'a poll to find no API' });
     api = await startApi({ ...apiEnv(), PORT: new URL(api!.baseUrl).port });
     raised.push(await raiseDebt());
     await receiver.waitForRequests(2);
