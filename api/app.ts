@@ -1,12 +1,14 @@
 /**
  * Builds the Koa application without listening (STYLE.md §1): tests drive it in-process or on port 0.
- * Middleware order: client address → request id → request log → problem renderer → `/v1` key and rate limit → 404/405
- * → router (read-only and scope checks, body parser, validation, handler). Authenticating first means an
+ * Middleware order: client address, request id and request log (one layer) → (outside `/v1`: the opt-out, console
+ * and portal pages) → problem renderer and 404/405 → (outside `/v1`: Stripe's webhook) → `/v1` key and rate limit →
+ * router (read-only and scope checks, body parser, validation, handler). Authenticating first means an
  * unauthenticated request is refused before its body is read, and every `/v1` answer, 404 included, carries the
  * rate-limit headers; a read-only key or a missing scope is refused before the body is read too.
  */
 import path from 'node:path';
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
+import compose from 'koa-compose';
 import type { Config } from '../core/platform/config';
 import type { Db } from '../core/platform/db';
 import { pingDb } from '../core/platform/db';
@@ -16,13 +18,10 @@ import type { SecretBox } from '../core/platform/secret-box';
 import { resolveAll, type ResolveHost } from '../core/webhooks/ssrf-guard';
 import { loadDocsSite } from './discovery/docs-site';
 import { jsonBodyGuard } from './http/middleware/json-body';
-import { notMatched } from './http/middleware/not-matched';
 import { problemErrors } from './http/middleware/problem-errors';
-import { clientAddress } from './http/middleware/client-address';
-import { requestId } from './http/middleware/request-id';
-import { requestLog } from './http/middleware/request-log';
+import { requestFrame } from './http/middleware/request-frame';
 import { createExecutor } from './http/idempotent-execution';
-import { apiKeyGuard, authenticateV1 } from './http/api-key-guard';
+import { apiKeyGuard, authenticateV1, isV1Path } from './http/api-key-guard';
 import { createKeyAuthenticator } from './http/key-auth';
 import { createMetrics, type ApiMetrics } from './http/metrics';
 import { buildOpenApiDocument, hostServers } from './discovery/openapi-document';
@@ -59,6 +58,7 @@ import { createStripeProcessor } from '../core/payments/stripe-processor';
 import { stripeWebhookIngest } from './routes/stripe-webhook';
 import { portalPages } from '../web/portal/portal-pages';
 import type { PaymentProcessor } from '../core/payments/processor';
+import type { StripeConfig } from '../core/platform/payment-config';
 import { createTestModeProcessor } from '../core/payments/test-mode-processor';
 import { loadWebAssets } from '../web/assets';
 import { optOutPages } from '../web/notifications/opt-out-pages';
@@ -180,14 +180,12 @@ export function createApp(deps: AppDeps): BuiltApp {
   );
   const app = new Koa<ApiState>({ proxy: false });
   app.silent = true; // every error is rendered and logged by problemErrors; Koa's own stderr logging would double it
-  app.use(clientAddress(config.trustedProxies));
-  app.use(requestId());
-  app.use(requestLog(logger, metrics));
-  // The opt-out link of debtor emails: a page of its own, no key, no session.
-  app.use(optOutPages({ config, db: deps.db, logger, stylesheetHref: loadWebAssets().stylesheetHref }));
-  // The console's pages (web/console) render their own errors as pages; everything else is the API's.
+  app.use(requestFrame({ trustedProxies: config.trustedProxies, logger, metrics }));
   const mailer = deps.mailer ?? createMailer(config.mail);
-  app.use(
+  const pages: Middleware<ApiState>[] = [
+    // The opt-out link of debtor emails: a page of its own, no key, no session.
+    optOutPages({ config, db: deps.db, logger, stylesheetHref: loadWebAssets().stylesheetHref }),
+    // The console's pages (web/console) render their own errors as pages; everything else is the API's.
     consolePages({
       config,
       db: deps.db,
@@ -208,9 +206,7 @@ export function createApp(deps: AppDeps): BuiltApp {
         ? { signupLimiter, resets: deps.sandboxResets, simulations: simulationReader, readSignup }
         : undefined,
     }),
-  );
-  // The debtor portal's pages (web/portal), like the console's, render their own errors as pages.
-  app.use(
+    // The debtor portal's pages (web/portal), like the console's, render their own errors as pages.
     portalPages({
       config,
       db: deps.db,
@@ -219,28 +215,33 @@ export function createApp(deps: AppDeps): BuiltApp {
       debtTriggers: deps.debtTriggers,
       paymentProcessor: deps.paymentProcessor ?? defaultPaymentProcessor(deps),
     }),
-  );
-  app.use(problemErrors({ logger, errorBaseUrl: config.errorBaseUrl }));
+  ];
+  const problems = problemErrors({ logger, errorBaseUrl: config.errorBaseUrl, router });
   // Stripe's webhook ingest (docs/payments.md): signed by Stripe, not keyed; its raw body read before any parser.
-  if (config.payments.processor === 'stripe') {
-    const { stripe } = config.payments;
-    app.use(
-      stripeWebhookIngest({
-        db: deps.db,
-        triggers: deps.debtTriggers,
-        logger,
-        stripe: deps.stripe ?? createStripeClient(stripe),
-        webhookSecret: stripe.webhookSecret,
-      }),
-    );
-  }
-  app.use(authenticateV1(authenticator, rateLimiter));
-  if (config.mode === 'sandbox' && deps.sandboxResets) {
-    app.use(sandboxActivity(createActivityTouch({ redis: deps.redis, resets: deps.sandboxResets, logger })));
-  }
-  app.use(notMatched(router));
-  app.use(router.routes());
+  const stripeIngest = config.payments.processor === 'stripe' ? [stripeIngestOf(deps, config.payments.stripe)] : [];
+  const routed: Middleware<ApiState>[] = [
+    authenticateV1(authenticator, rateLimiter),
+    ...(config.mode === 'sandbox' && deps.sandboxResets
+      ? [sandboxActivity(createActivityTouch({ redis: deps.redis, resets: deps.sandboxResets, logger }))]
+      : []),
+    router.routes,
+  ];
+  // A `/v1` request is the API's alone: it skips the pages' and Stripe's checks of its path (each a layer of every
+  // request, on the API's busiest routes).
+  const v1 = compose([problems, ...routed]);
+  const everythingElse = compose([...pages, problems, ...stripeIngest, ...routed]);
+  app.use((ctx, next) => (isV1Path(ctx.path) ? v1 : everythingElse)(ctx, next));
   return { app, metrics, routes, openApiDocument };
+}
+
+function stripeIngestOf(deps: AppDeps, stripe: StripeConfig): Middleware<ApiState> {
+  return stripeWebhookIngest({
+    db: deps.db,
+    triggers: deps.debtTriggers,
+    logger: deps.logger,
+    stripe: deps.stripe ?? createStripeClient(stripe),
+    webhookSecret: stripe.webhookSecret,
+  });
 }
 
 /** The portal's processor when the entry point passed none (tests, mostly): see `AppDeps.paymentProcessor`. */

@@ -1,10 +1,16 @@
 /**
- * Builds the Koa router from route declarations. Per route: deprecation headers → the route's guards
+ * Builds the API's router from route declarations. Per route: deprecation headers → the route's guards
  * (auth, rate limit, idempotency: supplied by the caller) → validation → handler → response.
+ *
+ * Routes are grouped by the part of the path that picks them (`/v1/<resource>`, else the first segment), one
+ * @koa/router per group: a request is matched against its group's few routes, not against every route of the API
+ * (koa-router tests each route's pattern in turn, which was a measurable share of a cheap request's time). Each
+ * route's chain is composed once, not per request.
  */
 import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
+import compose from 'koa-compose';
 import { ApiError } from '../../core/platform/errors';
 import { JsonPage } from '../../core/platform/json-page';
 import type { Executor } from './idempotent-execution';
@@ -22,22 +28,52 @@ import { compileValidator, type Validator } from './validation';
 /** Guards run before validation, in order; each decides from the route's declaration whether it applies. */
 export type RouteGuard = (route: RouteDefinition) => Middleware<ApiState> | undefined;
 
-export function buildRouter(routes: RouteDefinition[], execute: Executor, guards: RouteGuard[] = []): Router<ApiState> {
-  // strict: '/docs' and '/docs/' are different routes (the first redirects to the second).
-  const router = new Router<ApiState>({ strict: true });
+export interface ApiRouter {
+  /** Runs the route the request's method and path name; a request no route serves goes on to `next`. */
+  routes: Middleware<ApiState>;
+  /** The methods `path` is served with (none: no route has this path), for the 404 and 405 answers. */
+  methodsFor(path: string): string[];
+}
+
+/** The part of a path that picks its group of routes: `/v1/<resource>` under `/v1/`, else the first segment. */
+export function routeGroupOf(path: string): string {
+  const end = path.indexOf('/', path.startsWith('/v1/') ? 4 : 1);
+  return end === -1 ? path : path.slice(0, end);
+}
+
+export function buildRouter(routes: RouteDefinition[], execute: Executor, guards: RouteGuard[] = []): ApiRouter {
+  const groups = new Map<string, Router<ApiState>>();
   const seen = new Set<string>();
   for (const route of routes) {
     const key = `${route.method} ${route.path}`;
     if (seen.has(key)) throw new Error(`route declared twice: ${key}`);
     seen.add(key);
-    const chain = [
+    const group = routeGroupOf(route.path);
+    if (group.includes('{')) throw new Error(`route ${key}: a path parameter where the route's group is named`);
+    // strict: '/docs' and '/docs/' are different routes (the first redirects to the second); sensitive: '/V1/…'
+    // is not '/v1/…' (the key checks apply to '/v1/' exactly).
+    if (!groups.has(group)) groups.set(group, new Router<ApiState>({ strict: true, sensitive: true }));
+    const chain = compose([
       markRoute(route),
       ...guards.map((guard) => guard(route)).filter((m): m is Middleware<ApiState> => m !== undefined),
       runHandler(route, execute),
-    ];
-    router[route.method](route.operationId, toKoaPath(route.path), ...(chain as Middleware[]));
+    ]);
+    groups.get(group)![route.method](route.operationId, toKoaPath(route.path), chain as Middleware);
   }
-  return router;
+  const dispatch = new Map<string, Middleware<ApiState>>(
+    [...groups].map(([group, router]) => [group, router.routes() as Middleware<ApiState>]),
+  );
+  return {
+    routes: (ctx, next): Promise<unknown> => {
+      const routesOfGroup = dispatch.get(routeGroupOf(ctx.path));
+      return routesOfGroup ? (routesOfGroup(ctx, next) as Promise<unknown>) : next();
+    },
+    methodsFor(path) {
+      const router = groups.get(routeGroupOf(path));
+      if (!router) return [];
+      return [...new Set(router.match(path, 'GET').path.flatMap((layer) => layer.methods))];
+    },
+  };
 }
 
 function markRoute(route: RouteDefinition): Middleware<ApiState> {

@@ -38,6 +38,18 @@ describe('HTTP basics: request ids, problem documents, logs', () => {
     });
   });
 
+  it('matches paths case-sensitively: /V1/… is not /v1/… (404, never a route run without its key checks)', async () => {
+    const tenant = await createTestTenant();
+    for (const path of ['/V1/organization', '/v1/Organization', '/v1/debts/', '/OpenAPI/v1.json']) {
+      const res = await fetch(`${server.baseUrl}${path}`, { headers: tenant.headers });
+      expect(res.status, path).to.equal(404);
+      expect(res.headers.get('content-type'), path).to.equal('application/problem+json');
+    }
+    // The same key on the real paths: the 404s above were about the paths alone.
+    expect((await fetch(`${server.baseUrl}/v1/organization`, { headers: tenant.headers })).status).to.equal(200);
+    expect((await fetch(`${server.baseUrl}/openapi/v1.json`)).status).to.equal(200);
+  });
+
   it('answers a wrong method with 405 method_not_allowed and an Allow header', async () => {
     const res = await fetch(`${server.baseUrl}/healthz`, { method: 'POST' });
     expect(res.status).to.equal(405);

@@ -6,7 +6,7 @@
  * address to dodge a limit or to lock another address out (docs/operators/scaling.md).
  */
 import type { Socket } from 'node:net';
-import type { Middleware } from 'koa';
+import type { ParameterizedContext } from 'koa';
 import { isTrustedProxy, normalizeAddress, type AddressRange } from '../../../core/platform/trusted-proxies';
 import type { ApiState } from '../route-definition';
 
@@ -28,22 +28,22 @@ export function clientAddressOf(
   return client;
 }
 
-export function clientAddress(trusted: readonly AddressRange[]): Middleware<ApiState> {
+/** `ctx.request.ip` for every request: the client's address as `clientAddressOf` reads it. */
+export function clientAddressResolver(trusted: readonly AddressRange[]): (ctx: ParameterizedContext<ApiState>) => void {
   // A connection's peer never changes, and parsing it costs a few µs (ipaddr.js), on every request's path: a
   // keep-alive connection's answer is kept with its socket. Only a request a trusted proxy forwarded reads its header.
   const peerAddressOf = new WeakMap<Socket, string>();
-  return async (ctx, next) => {
-    const forwardedFor = ctx.get('X-Forwarded-For') || undefined;
-    if (trusted.length > 0 && forwardedFor) {
+  return (ctx) => {
+    const forwardedFor = trusted.length > 0 ? ctx.get('X-Forwarded-For') || undefined : undefined;
+    if (forwardedFor) {
       ctx.request.ip = clientAddressOf(trusted, ctx.socket.remoteAddress ?? '', forwardedFor);
-    } else {
-      let peer = peerAddressOf.get(ctx.socket);
-      if (peer === undefined) {
-        peer = clientAddressOf(trusted, ctx.socket.remoteAddress ?? '', undefined);
-        peerAddressOf.set(ctx.socket, peer);
-      }
-      ctx.request.ip = peer;
+      return;
     }
-    await next();
+    let peer = peerAddressOf.get(ctx.socket);
+    if (peer === undefined) {
+      peer = clientAddressOf(trusted, ctx.socket.remoteAddress ?? '', undefined);
+      peerAddressOf.set(ctx.socket, peer);
+    }
+    ctx.request.ip = peer;
   };
 }

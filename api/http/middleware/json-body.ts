@@ -71,5 +71,6 @@ export function rawBody(request: unknown): string {
  */
 export function jsonBodyGuard(): RouteGuard {
   const parser = jsonBody();
-  return (route) => (route.multipart ? undefined : parser);
+  // A GET's body is never parsed (the parser reads only POST, PUT, PATCH and DELETE): its route needs no guard.
+  return (route) => (route.multipart || route.method === 'get' ? undefined : parser);
 }

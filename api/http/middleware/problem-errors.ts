@@ -9,6 +9,8 @@ import type { Logger } from '../../../core/platform/logger';
 import { isDependencyUnavailable } from '../../../core/platform/unavailable';
 import { writeProblem } from '../problem';
 import type { ApiState } from '../route-definition';
+import type { ApiRouter } from '../router';
+import { refuseIfUnanswered } from './not-matched';
 
 const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
   400: 'invalid_request',
@@ -21,10 +23,21 @@ const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
   429: 'rate_limited',
 };
 
-export function problemErrors(options: { logger: Logger; errorBaseUrl: string }): Middleware<ApiState> {
+/**
+ * With `router`, a request nothing below answered is refused as not found (404) or with the wrong method (405) here,
+ * once everything below (the key checks included: a `/v1` 404 needs a valid key and carries the rate-limit headers)
+ * has run: one layer for both, as each layer is paid on every request.
+ */
+export function problemErrors(options: {
+  logger: Logger;
+  errorBaseUrl: string;
+  router?: ApiRouter;
+}): Middleware<ApiState> {
+  const { router } = options;
   return async (ctx, next) => {
     try {
       await next();
+      if (router) refuseIfUnanswered(ctx, router);
     } catch (err) {
       writeProblem(ctx, toApiError(err, ctx.state.requestId, options.logger), options.errorBaseUrl);
     }
