@@ -47,7 +47,6 @@ import { sandboxSimulationRoutes } from './routes/sandbox-simulation';
 import { PROJECT_ROOT } from '../core/platform/project-root';
 import { sandboxTenantRoutes } from './routes/sandbox-tenant';
 import { readSignup, simulationReader } from './routes/sandbox-input';
-import { sandboxActivity } from './http/middleware/sandbox-activity';
 import { createActivityTouch } from '../core/sandbox/activity-touch';
 import type { SandboxResets } from '../core/sandbox/resets';
 import { createSignupLimiter } from '../core/sandbox/signup-limit';
@@ -219,18 +218,25 @@ export function createApp(deps: AppDeps): BuiltApp {
   const problems = problemErrors({ logger, errorBaseUrl: config.errorBaseUrl, router });
   // Stripe's webhook ingest (docs/payments.md): signed by Stripe, not keyed; its raw body read before any parser.
   const stripeIngest = config.payments.processor === 'stripe' ? [stripeIngestOf(deps, config.payments.stripe)] : [];
-  const routed: Middleware<ApiState>[] = [
-    authenticateV1(authenticator, rateLimiter),
-    ...(config.mode === 'sandbox' && deps.sandboxResets
-      ? [sandboxActivity(createActivityTouch({ redis: deps.redis, resets: deps.sandboxResets, logger }))]
-      : []),
-    router.routes,
-  ];
+  const checkKey = authenticateV1(authenticator, rateLimiter);
+  const sandboxActivity =
+    config.mode === 'sandbox' && deps.sandboxResets
+      ? createActivityTouch({ redis: deps.redis, resets: deps.sandboxResets, logger })
+      : undefined;
+  // The key checks of a `/v1` request, then its route, in one layer (each layer is paid on every request).
+  const routed: Middleware<ApiState> = async (ctx, next) => {
+    if (isV1Path(ctx.path)) {
+      await checkKey(ctx);
+      // Sandbox host: the tenant is in use, which its reset workflow hears (debounced; the request does not wait).
+      if (sandboxActivity) void sandboxActivity.touch(ctx.state.auth!.organizationId);
+    }
+    await router.routes(ctx, next);
+  };
   // A `/v1` request is the API's alone: it skips the pages' and Stripe's checks of its path (each a layer of every
   // request, on the API's busiest routes).
-  const v1 = compose([problems, ...routed]);
-  const everythingElse = compose([...pages, problems, ...stripeIngest, ...routed]);
-  app.use((ctx, next) => (isV1Path(ctx.path) ? v1 : everythingElse)(ctx, next));
+  const v1 = compose([problems, routed]);
+  const everythingElse = compose([...pages, problems, ...stripeIngest, routed]);
+  app.use((ctx, next): Promise<unknown> => (isV1Path(ctx.path) ? v1 : everythingElse)(ctx, next) as Promise<unknown>);
   return { app, metrics, routes, openApiDocument };
 }
 

@@ -9,7 +9,7 @@
  * `apiKeyGuard` runs per route, once the route is known: a read-only key never writes (403 read_only_key), and the
  * route's scope must be granted (403).
  */
-import type { Middleware } from 'koa';
+import type { ParameterizedContext } from 'koa';
 import { ApiError, errors } from '../../core/platform/errors';
 import { isWriteScope } from '../../core/access/scopes';
 import type { KeyAuthenticator } from './key-auth';
@@ -21,12 +21,12 @@ export function isV1Path(path: string): boolean {
   return path === '/v1' || path.startsWith('/v1/');
 }
 
-export function authenticateV1(authenticator: KeyAuthenticator, rateLimiter: RateLimiter): Middleware<ApiState> {
-  return async (ctx, next) => {
-    if (!isV1Path(ctx.path)) {
-      await next();
-      return;
-    }
+/** The checks of a `/v1` request (`isV1Path`), before it is routed; they throw the 401 or 429. */
+export function authenticateV1(
+  authenticator: KeyAuthenticator,
+  rateLimiter: RateLimiter,
+): (ctx: ParameterizedContext<ApiState>) => Promise<void> {
+  return async (ctx) => {
     const auth = await authenticator.authenticate(ctx.get('Authorization') || undefined, ctx.ip);
     ctx.state.auth = auth;
     ctx.state.organizationId = auth.organizationId;
@@ -37,7 +37,6 @@ export function authenticateV1(authenticator: KeyAuthenticator, rateLimiter: Rat
         headers: { 'Retry-After': String(decision.retryAfterSeconds) },
       });
     }
-    await next();
   };
 }
 
@@ -45,13 +44,11 @@ export function apiKeyGuard(): RouteGuard {
   return (route) => {
     if (route.auth.kind !== 'key') return undefined;
     const scope = route.auth.scope;
-    const middleware: Middleware<ApiState> = async (ctx, next) => {
+    return (ctx) => {
       const auth = ctx.state.auth;
       if (!auth) throw new Error(`key route ${route.operationId} is outside /v1, where keys are checked`);
       if (scope && isWriteScope(scope) && auth.readOnly) throw errors.readOnlyKey();
       if (scope && !auth.scopes.has(scope)) throw errors.forbidden(scope);
-      await next();
     };
-    return middleware;
   };
 }

@@ -9,7 +9,7 @@
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { ApiError } from '../../../core/platform/errors';
-import type { ApiState } from '../route-definition';
+import type { ApiContext, ApiState } from '../route-definition';
 import type { RouteGuard } from '../router';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -71,6 +71,8 @@ export function rawBody(request: unknown): string {
  */
 export function jsonBodyGuard(): RouteGuard {
   const parser = jsonBody();
+  const parsed = () => Promise.resolve();
+  const parse = (ctx: ApiContext) => parser(ctx, parsed) as Promise<void>;
   // A GET's body is never parsed (the parser reads only POST, PUT, PATCH and DELETE): its route needs no guard.
-  return (route) => (route.multipart || route.method === 'get' ? undefined : parser);
+  return (route) => (route.multipart || route.method === 'get' ? undefined : parse);
 }
