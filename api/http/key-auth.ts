@@ -70,11 +70,14 @@ export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticato
   const lastUseRecorded = new Map<string, number>();
   const expectedPrefix = mode === 'production' ? 'ak_live_' : 'ak_test_';
 
-  async function lookup(secret: string): Promise<Credential | undefined> {
-    const cacheKey = hashKeySecret(secret);
-    const at = now();
+  /** The cached credential of a key looked up less than KEY_CACHE_TTL_MS ago: no await on a busy key's path. */
+  function freshlyCached(cacheKey: string): Credential | undefined {
     const hit = known.get(cacheKey);
-    if (hit && hit.expiresAt > at) return hit.credential;
+    return hit && hit.expiresAt > now() ? hit.credential : undefined;
+  }
+
+  async function lookup(secret: string, cacheKey: string): Promise<Credential | undefined> {
+    const at = now();
     if ((unknown.get(cacheKey) ?? 0) > at) return undefined;
     const credential = await findKey(db, secret);
     if (credential) {
@@ -88,8 +91,8 @@ export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticato
   }
 
   /** Whether the key is in the known-key cache (fresh or not): it was valid when last looked up. */
-  function isKnownKey(secret: string): boolean {
-    return known.has(hashKeySecret(secret));
+  function isKnownKey(cacheKey: string): boolean {
+    return known.has(cacheKey);
   }
 
   /** Refuses an address over its failure budget, before any lookup. */
@@ -137,8 +140,7 @@ export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticato
     return secret;
   }
 
-  async function identify(secret: string): Promise<Credential> {
-    const credential = await lookup(secret);
+  function identified(credential: Credential | undefined): Credential {
     const key = credential?.apiKey;
     if (!credential || !key || key.mode !== mode) throw errors.unauthenticated('Unknown API key.');
     if (key.revokedAt) throw errors.unauthenticated('This API key has been revoked.');
@@ -171,10 +173,11 @@ export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticato
       let credential: Credential;
       try {
         const secret = secretOf(header);
+        const cacheKey = hashKeySecret(secret);
         // A key this process has already seen valid is never refused by its address's failures: a neighbour behind
         // the same address (or a client guessing at it) cannot lock a good key out.
-        if (!isKnownKey(secret)) checkAddress(address);
-        credential = await identify(secret);
+        if (!isKnownKey(cacheKey)) checkAddress(address);
+        credential = identified(freshlyCached(cacheKey) ?? (await lookup(secret, cacheKey)));
       } catch (err) {
         if (err instanceof ApiError && err.code === 'unauthenticated') {
           checkAddress(address); // an address over its budget hears 429, not which of its keys are wrong

@@ -172,13 +172,14 @@ async function createDebt(pool: pg.Pool, org: string, key: string, body: Record<
 
 interface KnownKey {
   keyId: string;
+  organizationId: string;
   organizationJson: string;
 }
 
 /**
  * The authenticated, rate-limited route's same work: the key hashed and found in memory (ours caches it too; a miss
  * loads it once, as ours does once a second), the same Lua script in Redis by its digest (EVALSHA, one round trip a
- * request: no auto-pipelining), the headers, one log line without the redaction pass, as ours writes it.
+ * request: no auto-pipelining), the headers, one log line of the same fields without the redaction pass, as ours writes it.
  */
 function organizationCeiling(pool: pg.Pool, redis: Redis) {
   const keys = new Map<string, KnownKey>();
@@ -197,11 +198,17 @@ function organizationCeiling(pool: pg.Pool, redis: Redis) {
       ),
     );
     if (!rows[0]) return undefined;
-    const found = { keyId: rows[0].id, organizationJson: JSON.stringify(rows[0].organization) };
+    const organization = rows[0].organization as { id: string };
+    const found = {
+      keyId: rows[0].id,
+      organizationId: organization.id,
+      organizationJson: JSON.stringify(organization),
+    };
     keys.set(secretHash, found);
     return found;
   }
   return async (ctx: Koa.Context): Promise<void> => {
+    const startedAt = process.hrtime.bigint();
     const requestId = newRequestId();
     ctx.set('X-Request-Id', requestId);
     const secret = /^Bearer +(\S+)$/i.exec(ctx.get('authorization'))?.[1];
@@ -223,7 +230,20 @@ function organizationCeiling(pool: pg.Pool, redis: Redis) {
     ctx.set('X-RateLimit-Reset', String(Math.ceil((Date.now() + hourlyPttl) / 1000)));
     ctx.type = 'application/json';
     ctx.body = key.organizationJson;
-    logger.info({ requestId, method: ctx.method, path: ctx.path, status: 200 }, 'request');
+    // The same line as ours (request-log.ts): the same fields, the latency measured the same way.
+    const latencyMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
+    logger.info(
+      {
+        requestId,
+        organizationId: key.organizationId,
+        method: ctx.method,
+        path: ctx.path,
+        route: '/v1/organization',
+        status: 200,
+        latencyMs: Math.round(latencyMs * 100) / 100,
+      },
+      'request',
+    );
   };
 }
 
