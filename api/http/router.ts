@@ -75,16 +75,6 @@ export function buildRouter(routes: RouteDefinition[], execute: Executor, guards
   };
 }
 
-function runRoute(route: RouteDefinition, checks: RouteCheck[], execute: Executor): Middleware {
-  const handle = runHandler(route, execute);
-  return async (ctx) => {
-    ctx.state.route = route;
-    if (route.deprecated) setDeprecationHeaders(ctx, route.deprecated);
-    for (const check of checks) await check(ctx);
-    await handle(ctx);
-  };
-}
-
 /** RFC 9745 `Deprecation` (a structured-field date), RFC 8594 `Sunset` (an HTTP date), and the migration guide. */
 function setDeprecationHeaders(ctx: ApiContext, deprecation: NonNullable<RouteDefinition['deprecated']>): void {
   ctx.set('Deprecation', `@${Math.floor(Date.parse(deprecation.since) / 1000)}`);
@@ -92,7 +82,8 @@ function setDeprecationHeaders(ctx: ApiContext, deprecation: NonNullable<RouteDe
   ctx.set('Link', `<${deprecation.link}>; rel="deprecation"; type="text/html"`);
 }
 
-function runHandler(route: RouteDefinition, execute: Executor): (ctx: ApiContext) => Promise<void> {
+/** A route as one middleware: its checks in turn, validation, the handler through the executor, the answer. */
+function runRoute(route: RouteDefinition, checks: RouteCheck[], execute: Executor): Middleware {
   const validators: Partial<Record<'params' | 'query' | 'body', Validator>> = {
     params: route.params ? compileValidator('params', route.params) : undefined,
     query: route.query ? compileValidator('query', route.query) : undefined,
@@ -100,9 +91,17 @@ function runHandler(route: RouteDefinition, execute: Executor): (ctx: ApiContext
   };
   const cursors = cursorBinding(route);
   const deepObjects = objectParameters(route.query);
-  return async (ctx) => {
+  return async (context) => {
+    const ctx = context as ApiContext;
+    ctx.state.route = route;
+    if (route.deprecated) setDeprecationHeaders(ctx, route.deprecated);
+    for (const check of checks) {
+      const checking = check(ctx);
+      if (checking) await checking; // most checks are synchronous: no turn of the event loop for them
+    }
     const params = { ...(ctx as unknown as { params: Record<string, string> }).params };
-    const query = foldDeepObjects({ ...ctx.query }, deepObjects);
+    // No query string, no parse (Koa's `query` parses and caches one per request).
+    const query = ctx.querystring === '' ? {} : foldDeepObjects({ ...ctx.query }, deepObjects);
     const body = readBody(ctx, route);
     validators.params?.(params);
     if (validators.query) validators.query(query);
@@ -144,7 +143,7 @@ function isEmptyObject(value: unknown): boolean {
 }
 
 export function writeResult(ctx: ApiContext, result: HandlerResult): void {
-  for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+  if (result.headers) for (const name in result.headers) ctx.set(name, result.headers[name]!);
   ctx.status = result.status;
   if (result.body === undefined) return;
   if (typeof result.body === 'string' || Buffer.isBuffer(result.body) || result.body instanceof Readable) {
