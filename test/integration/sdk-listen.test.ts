@@ -88,7 +88,10 @@ describe('SDK: listen forwards events to a local URL, across restarts', () => {
     listener = startListen();
     expect(await secretOf(listener), 'the same secret after a restart').to.equal(secret);
     await receiver.waitForRequests(3);
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // more polls: nothing comes twice
+    // Nothing comes twice: wait for listen to read the events twice more (the API logs each read) before counting.
+    const readsOfEvents = () => api!.output().split('"path":"/v1/events"').length - 1;
+    const readsBefore = readsOfEvents();
+    await waitFor(() => readsOfEvents() >= readsBefore + 2, { what: 'two more polls of listen' });
 
     expect(receiver.requests.map((r) => r.body.type)).to.deep.equal(['debt.created', 'debt.created', 'debt.created']);
     expect(receiver.requests.map((r) => (r.body.data.debt as { id: string }).id)).to.deep.equal(raised);
