@@ -13,8 +13,11 @@ export function createRedis(redisUrl: string): Redis {
   return new Redis(redisUrl, {
     lazyConnect: false,
     enableOfflineQueue: false,
-    // Commands issued in the same tick by concurrent requests share one round trip.
-    enableAutoPipelining: true,
+    // Each command is written when issued. Auto-pipelining (concurrent requests' commands in one write) saved Redis
+    // ~6 µs of CPU a request but cost the API ~5–10 µs more of ioredis's own work, and the API is the tier that runs
+    // many processes (docs/operators/performance.md, issue 25). Unpipelined, a command is never held unsent behind
+    // another's round trip, so `commandTimeout` bounds it from when it was issued.
+    enableAutoPipelining: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
@@ -25,10 +28,10 @@ export function createRedis(redisUrl: string): Redis {
 
 /**
  * `work` (Redis commands), or the error ioredis gives a command that timed out, once REDIS_COMMAND_TIMEOUT_MS have
- * passed. commandTimeout starts when a command is sent, and with auto-pipelining a command waits unsent while the
- * pipeline before it is in flight: with Redis paused and requests arriving together, that wait is a timeout too, and a
- * command took twice the bound (measured: ~1,000 ms a request at 20 concurrent, ~500 ms alone). The command itself
- * is not cancelled; its answer, if one ever comes, is dropped.
+ * passed: a bound on several commands as a whole (a session's read and its expiry push), where commandTimeout bounds
+ * each. (It was first needed under auto-pipelining, since turned off: a command waited unsent while the pipeline
+ * before it was in flight, and with Redis paused took twice the bound.) The command itself is not cancelled; its
+ * answer, if one ever comes, is dropped.
  */
 export async function withinCommandTimeout<T>(work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -116,7 +116,7 @@ export function createConsoleContext(
       const state = ctx.state as Record<symbol, StaffSession | null | undefined>;
       if (state[SESSION_STATE] !== undefined) return state[SESSION_STATE];
       const id = ctx.cookies.get(parts.names.session);
-      // Bounded as a whole, as the portal's: with Redis stalled, an auto-pipelined read can wait out a timeout unsent.
+      // Bounded as a whole, as the portal's: with Redis stalled, the read's commands would each wait out a timeout.
       const session = id ? await withinCommandTimeout(parts.sessions.touch(id)) : null;
       state[SESSION_STATE] = session;
       return session;
