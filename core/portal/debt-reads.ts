@@ -13,7 +13,7 @@ import type { Db } from '../platform/db';
 import { isUuid } from '../platform/ids';
 import { queryNamed } from '../platform/prepared';
 
-/** The debt as the portal shows it; amounts as the exact decimal strings PostgreSQL returns (`800.2500`). */
+/** The debt as the portal shows it; amounts as exact decimal strings without padding (`800.25`, `1200`). */
 export interface PortalDebt {
   status: DebtStatus;
   currency: string;
@@ -49,7 +49,8 @@ export interface PortalTransaction {
 export const PORTAL_TRANSACTIONS_SHOWN = 50;
 
 // The statements' texts, exported for the bench's bare route (test/bench/bare-portal.ts), which sends the same.
-export const PORTAL_DEBT_SQL = `select status, currency, original_principal, outstanding_principal, external_account_id,
+export const PORTAL_DEBT_SQL = `select status, currency, trim_scale(original_principal)::text as original_principal,
+  trim_scale(outstanding_principal)::text as outstanding_principal, external_account_id,
   dispute_reason, plan_status, plan_frequency, plan_instalment_amount is not null as plan_has_amount,
   plan_instalment_count, plan_instalments_paid,
   to_char(plan_next_due_date, 'YYYY-MM-DD') as plan_next_due_date, plan_schedule

@@ -1,5 +1,4 @@
 /** What the portal's pages read of the visit's debt: the debt as the portal shows it, its schedule, its money. */
-import { normalizeAmount } from '../../core/debts/money';
 import { errors } from '../../core/platform/errors';
 import {
   readPortalDebt,
@@ -32,5 +31,5 @@ export async function loadDebtView(
   const debt = await readPortalDebt(db, organizationId, debtId);
   if (!debt) throw errors.notFound('debt');
   const transactions = options.transactions ? await readPortalTransactions(db, organizationId, debtId) : [];
-  return { debt, outstanding: normalizeAmount(debt.outstandingPrincipal), schedule: debt.schedule, transactions };
+  return { debt, outstanding: debt.outstandingPrincipal, schedule: debt.schedule, transactions };
 }
