@@ -62,8 +62,17 @@ function toBranding(row: BrandingRow | undefined): Branding {
   return { ...(fields as Record<BrandingField, string | null>), updatedAt: row.updated_at.toISOString() };
 }
 
+/** The columns `toBranding` reads, by name rather than `*`. */
+const SELECTED = [...BRANDING_FIELDS.map((f) => COLUMN[f]), 'updated_at'];
+
+/**
+ * Unnamed (core/platform/prepared.ts): the portal reads it only on a branding cache miss (a change, or once per
+ * `BRANDING_CACHE_TTL_SECONDS`), or with Redis not answering, when the page is refused for want of the session anyway.
+ */
 export async function getBranding(db: Db, organizationId: string): Promise<Branding> {
-  return toBranding(await db('branding').where({ organization_id: organizationId }).first());
+  return toBranding(
+    await db('branding').where({ organization_id: organizationId }).first<BrandingRow | undefined>(SELECTED),
+  );
 }
 
 function isHttpsUrl(value: string): boolean {

@@ -7,6 +7,7 @@ import { errors } from './errors';
 import { isUuid } from './ids';
 import type { Db } from './db';
 import { fetchJsonRows, JsonPage } from './json-page';
+import { statementName } from './prepared';
 import type { SqlPart } from './sql-part';
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -91,13 +92,13 @@ export async function fetchPage<Row, Item>(
   const afterCursor = after
     ? query.whereRaw(`(??, ??) < (?, ?)`, [createdAtColumn, idColumn, after.createdAt, after.id])
     : query;
-  const rows = await afterCursor
+  const ordered = afterCursor
     .orderBy([
       { column: createdAtColumn, order: 'desc' },
       { column: idColumn, order: 'desc' },
     ])
-    .limit(page.limit + 1)
-    .then((selected: Row[]) => selected);
+    .limit(page.limit + 1);
+  const rows = await named(ordered).then((selected: Row[]) => selected);
   const hasMore = rows.length > page.limit;
   const items = hasMore ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1];
@@ -105,6 +106,19 @@ export async function fetchPage<Row, Item>(
     data: items.map(toItem),
     nextCursor: hasMore && last ? encodeCursor(list, options.position(last)) : null,
   };
+}
+
+/**
+ * The page's statement as a named prepared statement (core/platform/prepared.ts): a list takes a few shapes (its
+ * filters, with or without a cursor), and every value stays a bound parameter, so PostgreSQL parses and plans each
+ * shape once per connection instead of on every page. Not a `select *`: a statement prepared before a migration adds
+ * a column would then fail ("cached plan must not change result type") until the process restarts.
+ */
+const SELECTS_ALL = /(?:\bselect\s+|,\s*|"\.)\*/i;
+
+function named(query: Knex.QueryBuilder): Knex.QueryBuilder {
+  const { sql } = query.toSQL().toNative();
+  return SELECTS_ALL.test(sql) ? query : query.options({ name: statementName(sql) });
 }
 
 export interface JsonPageOptions {

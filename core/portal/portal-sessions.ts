@@ -5,7 +5,7 @@
  */
 import type { Db } from '../platform/db';
 import type { Redis } from '../platform/redis';
-import { prepared } from '../platform/prepared';
+import { queryNamed } from '../platform/prepared';
 import {
   createRedisSessionStore,
   type RedisSessionStore,
@@ -28,14 +28,12 @@ export function createPortalSessionStore(deps: { redis: Redis; settings: Session
   return createRedisSessionStore<PortalVisit>({ ...deps, prefix: 'portal', ownerOf: (visit) => visit.linkId });
 }
 
+/** `isPortalLinkLive`'s statement, exported for the bench's bare route (test/bench/bare-portal.ts). */
+export const LINK_LIVE_SQL = 'select 1 from portal_links where id = $1 and organization_id = $2 and revoked_at is null';
+
 /** Whether the link a session came through is still live (not revoked, not replaced). */
 export async function isPortalLinkLive(db: Db, organizationId: string, linkId: string): Promise<boolean> {
-  // Named: every page of a visit asks it (core/platform/prepared.ts).
-  const row = await prepared(
-    db('portal_links')
-      .where({ id: linkId, organization_id: organizationId })
-      .whereNull('revoked_at')
-      .first<{ id: string } | undefined>('id'),
-  );
-  return row !== undefined;
+  // A named statement in PostgreSQL's text: every page of a visit asks it (core/platform/prepared.ts).
+  const rows = await queryNamed(db, LINK_LIVE_SQL, [linkId, organizationId]);
+  return rows.length > 0;
 }

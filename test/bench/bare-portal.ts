@@ -1,6 +1,6 @@
 /**
  * The debtor portal debt page's bare ceiling (mounted by bare-server.ts, its own process): the page's reads, the same
- * statements ours sends (captured from knex), on the plain `pg` driver as named statements, and the rows written out
+ * statements ours sends (the same texts), on the plain `pg` driver as named statements, and the rows written out
  * as JSON — no Koa middleware stack, no page rendered. A soft ceiling flatters every ratio, so nothing else is done.
  *   GET /portal/debt?session=<id>&org=<id>&debt=<id>&link=<id>
  *     the session read as the portal's store reads it (GET, then PEXPIRE: core/platform/redis-sessions.ts), the link
@@ -14,25 +14,17 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type Koa from 'koa';
 import type pg from 'pg';
+import { CREDITOR_NAME_SQL, PORTAL_DEBT_SQL, PORTAL_TRANSACTIONS_SQL } from '../../core/portal/debt-reads';
+import { LINK_LIVE_SQL } from '../../core/portal/portal-sessions';
 
 type Named = (text: string, values: unknown[]) => pg.QueryConfig;
 
-const TRANSACTIONS_PAGE = 50;
-
-/** Ours' statements, as knex writes them (their text and parameters). */
-const LINK_LIVE = `select "id" from "portal_links" where "id" = $1 and "organization_id" = $2 and "revoked_at" is null limit $3`;
-const DEBT = `select "debts"."id", "debts"."organization_id", "debts"."debtor_id", "debts"."external_account_id",
-  "debts"."client_reference", "debts"."original_principal", "debts"."outstanding_principal", "debts"."currency",
-  "debts"."status", "debts"."dispute_reason", "debts"."dispute_outcome", "debts"."dispute_resolved_at",
-  "debts"."plan_status", "debts"."plan_instalment_amount", "debts"."plan_frequency", "debts"."plan_instalment_count",
-  "debts"."plan_instalments_paid", to_char(debts.plan_next_due_date, 'YYYY-MM-DD') as plan_next_due_date,
-  "debts"."metadata", "debts"."created_at", "debts"."updated_at", "debts"."lifecycle_version", "debts"."plan_schedule"
-  from "debts" where "debts"."id" = $1 limit $2`;
-const TRANSACTIONS = `select "id", "debt_id", "direction", "status", "type", "amount", "currency", "processor_reference",
-  "created_at" from "transactions" where "organization_id" = $1 and "debt_id" = $2
-  order by "transactions"."created_at" desc, "transactions"."id" desc limit $3`;
-const ORGANIZATION = `select "id", "name", "mode", "created_at" from "organizations" where "id" = $1 limit $2`;
-const BRANDING = `select * from "branding" where "organization_id" = $1 limit $2`;
+/**
+ * Ours' statements, by the same texts (core/portal/debt-reads.ts, core/portal/portal-sessions.ts), and the branding's
+ * on a cache miss as knex writes it (core/branding/branding.ts).
+ */
+const BRANDING = `select "primary_color", "secondary_color", "logo_url", "favicon_url", "brand_tagline", "support_email",
+  "support_phone", "statement_footer", "updated_at" from "branding" where "organization_id" = $1 limit $2`;
 
 interface Visit {
   session: string;
@@ -58,15 +50,15 @@ async function debtPage(pool: pg.Pool, named: Named, redis: Redis | null, visit:
     JSON.parse(stored);
     await redis.pexpire(key, 15 * 60_000);
   }
-  const live = await pool.query(named(LINK_LIVE, [visit.link, visit.org, 1]));
+  const live = await pool.query(named(LINK_LIVE_SQL, [visit.link, visit.org]));
   if (live.rows.length === 0) return null;
   const [debtAndMoney, organization, branding] = await Promise.all([
     (async () => {
-      const debt = (await pool.query(named(DEBT, [visit.debt, 1]))).rows[0] as unknown;
-      const transactions = await pool.query(named(TRANSACTIONS, [visit.org, visit.debt, TRANSACTIONS_PAGE + 1]));
-      return { debt, transactions: transactions.rows.slice(0, TRANSACTIONS_PAGE) };
+      const debt = (await pool.query(named(PORTAL_DEBT_SQL, [visit.debt, visit.org]))).rows[0] as unknown;
+      const transactions = await pool.query(named(PORTAL_TRANSACTIONS_SQL, [visit.org, visit.debt]));
+      return { debt, transactions: transactions.rows };
     })(),
-    pool.query(named(ORGANIZATION, [visit.org, 1])).then((r) => r.rows[0] as unknown),
+    pool.query(named(CREDITOR_NAME_SQL, [visit.org])).then((r) => r.rows[0] as unknown),
     brandingOf(pool, named, redis, visit.org),
   ]);
   return JSON.stringify({ ...debtAndMoney, organization, branding });

@@ -11,6 +11,7 @@
  */
 import { REDIS_COMMAND_TIMEOUT_MS } from '../../core/platform/redis';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
+import { waitFor } from '../support/wait';
 import { sharedProcesses } from './cpu';
 import type { BenchContext } from './context';
 import { check, compare, figure, observe, recordMemory } from './report';
@@ -43,14 +44,26 @@ function barePath(signed: PortalDebt, cache: 'on' | 'off'): string {
   return `/portal/debt?session=${signed.sessionId}&org=${organizationId}&debt=${debtId}&link=${linkId}&cache=${cache}`;
 }
 
-/** Ours, checked once first, so a lost session or an unbranded page cannot pass for a fast page. */
+/**
+ * Ours, checked first, so a lost session or an unbranded page cannot pass for a fast page. A process answers `/`
+ * (what startApiProcess waits for) before its Redis client has connected, and until then the page is the 503 page
+ * (commands fail fast while disconnected: seen on a loaded machine with the paused half's fresh Redis), so the check
+ * waits for the branded page, a few seconds at most, and says what it got if that never comes.
+ */
 async function ours(api: ApiProcess, signed: PortalDebt, label: string): Promise<Load> {
   const url = `${api.baseUrl}/portal/debt`;
-  const res = await fetch(url, { headers: { cookie: signed.cookie }, redirect: 'manual' });
-  const text = await res.text();
-  if (res.status !== 200 || !text.includes(BRANDED)) {
-    throw new Error(`/portal/debt answered ${res.status} to the bench's session, not the branded page`);
-  }
+  let last = 0;
+  await waitFor(
+    async () => {
+      const res = await fetch(url, { headers: { cookie: signed.cookie }, redirect: 'manual' });
+      const text = await res.text();
+      last = res.status;
+      return res.status === 200 && text.includes(BRANDED);
+    },
+    { what: "/portal/debt's branded page for the bench's session", timeoutMs: 10_000, intervalMs: 100 },
+  ).catch((error: unknown) => {
+    throw new Error(`/portal/debt answered ${last} to the bench's session, not the branded page`, { cause: error });
+  });
   return (seconds) =>
     load(label, {
       url,

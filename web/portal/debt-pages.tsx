@@ -1,9 +1,9 @@
 /** The debt's page and the dispute form, in plain words; actions only where the state allows them. */
-import type { Transaction } from '../../core/debts/transactions';
+import type { PortalTransaction } from '../../core/portal/debt-reads';
 import { debtorActions, STATUS_WORDS } from '../../core/portal/debtor-actions';
 import { CsrfField } from '../layout';
 import type { DebtView } from './debt-view';
-import { longDate, money, moneyText } from './format';
+import { longDate, moneyText } from './format';
 import { MessageForm } from './form-parts';
 
 const DONE: Record<string, string> = {
@@ -34,12 +34,12 @@ export function DebtBody({ view, creditorName, csrfToken, done }: DebtPageProps)
       )}
       <section class="card" aria-labelledby="balance-heading">
         <h2 id="balance-heading">What you owe {creditorName}</h2>
-        <p class="balance">{money(debt.outstandingPrincipal, debt.currency)}</p>
+        <p class="balance">{moneyText(debt.outstandingPrincipal, debt.currency)}</p>
         <dl class="facts">
           <dt>Status</dt>
           <dd>{STATUS_WORDS[debt.status]}</dd>
           <dt>Original amount</dt>
-          <dd class="money">{money(debt.originalPrincipal, debt.currency)}</dd>
+          <dd class="money">{moneyText(debt.originalPrincipal, debt.currency)}</dd>
           <dt>Account reference</dt>
           <dd>{debt.externalAccountId}</dd>
         </dl>
@@ -180,7 +180,7 @@ const TX_WORDS: Record<string, string> = {
   Cancelled: 'Cancelled',
 };
 
-function TransactionsSection({ transactions }: { transactions: Transaction[] }) {
+function TransactionsSection({ transactions }: { transactions: PortalTransaction[] }) {
   return (
     <section class="card" aria-labelledby="tx-heading">
       <h2 id="tx-heading">Payments and changes</h2>
@@ -197,10 +197,10 @@ function TransactionsSection({ transactions }: { transactions: Transaction[] }) 
           </thead>
           <tbody>
             {transactions.map((t) => (
-              <tr key={t.id}>
-                <td>{longDate(t.createdAt)}</td>
+              <tr>
+                <td>{longDate(t.day)}</td>
                 <td>{`${t.type} ${(TX_WORDS[t.status] ?? t.status).toLowerCase()}`}</td>
-                <td class="money">{money(t.amount, t.currency)}</td>
+                <td class="money">{moneyText(t.amount, t.currency)}</td>
               </tr>
             ))}
           </tbody>

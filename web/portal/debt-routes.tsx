@@ -32,7 +32,7 @@ export function debtRoutes(router: Router, c: PortalContext): void {
 
   router.get('/portal/debt', async (ctx) => {
     const session = await c.requireVisit(ctx);
-    const [view, frame] = await Promise.all([loadDebtView(c, session), c.frameOf(session)]);
+    const [view, frame] = await Promise.all([loadDebtView(c, session, { transactions: true }), c.frameOf(session)]);
     const done = typeof ctx.query.done === 'string' ? ctx.query.done : undefined;
     c.page(
       ctx,

@@ -1,11 +1,32 @@
 /** How the portal writes money and dates for a debtor: `1,250.50 AUD`, `3 December 2026`. */
 import { money } from '../console/debts-pages';
 
-export { money };
+/**
+ * Each text written once and then remembered: a page writes a date and an amount per instalment and per transaction,
+ * the same few values on every visit, and `Intl` formatting was the largest part of rendering one (issue 28's bench).
+ * Bounded: emptied when full.
+ */
+function remembered(format: (key: string) => string, max = 10_000): (key: string) => string {
+  const texts = new Map<string, string>();
+  return (key) => {
+    let text = texts.get(key);
+    if (text === undefined) {
+      if (texts.size >= max) texts.clear();
+      text = format(key);
+      texts.set(key, text);
+    }
+    return text;
+  };
+}
 
-/** A decimal string amount (as schedules hold them). */
+const moneyTexts = remembered((key) => {
+  const space = key.indexOf(' ');
+  return money(Number(key.slice(0, space)), key.slice(space + 1));
+});
+
+/** A decimal string amount (as schedules and rows hold them), e.g. `400.2500`, in its currency. */
 export function moneyText(amount: string, currency: string): string {
-  return money(Number(amount), currency);
+  return moneyTexts(`${amount} ${currency}`);
 }
 
 /**
@@ -14,7 +35,9 @@ export function moneyText(amount: string, currency: string): string {
  */
 const LONG_DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 
+const longDates = remembered((value) => LONG_DATE.format(new Date(value.length === 10 ? `${value}T00:00:00Z` : value)));
+
 /** `2026-12-03` (or an ISO instant) as `3 December 2026`, in UTC. */
 export function longDate(value: string): string {
-  return LONG_DATE.format(new Date(value.length === 10 ? `${value}T00:00:00Z` : value));
+  return longDates(value);
 }

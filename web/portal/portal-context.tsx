@@ -5,7 +5,6 @@
  */
 import type { Context } from 'koa';
 import type { VNode } from 'preact';
-import { getOrganization } from '../../core/access/organizations';
 import type { Branding } from '../../core/branding/branding';
 import { EMPTY_BRANDING } from '../../core/branding/branding';
 import { getPortalBranding } from '../../core/branding/portal-cache';
@@ -16,6 +15,7 @@ import type { Db } from '../../core/platform/db';
 import { ApiError } from '../../core/platform/errors';
 import type { Logger } from '../../core/platform/logger';
 import { withinCommandTimeout, type Redis } from '../../core/platform/redis';
+import { readCreditorName } from '../../core/portal/debt-reads';
 import { isPortalLinkLive, type PortalSession, type PortalSessionStore } from '../../core/portal/portal-sessions';
 import { portalTheme } from '../../core/portal/theme';
 import { sendPage } from '../page';
@@ -79,9 +79,20 @@ export function portalCookieNames(secure: boolean): PortalCookieNames {
     : { session: 'portal_session', preSession: 'portal_csrf' };
 }
 
+/** Hrefs by the colours they come from: the contrast checks were a few µs of every page. Bounded like a cache. */
+const themeHrefs = new Map<string, string>();
+const MAX_THEME_HREFS = 1_000;
+
 export function themeHref(branding: Pick<Branding, 'primaryColor' | 'secondaryColor'>): string {
-  const theme = portalTheme(branding);
-  return `/portal/theme.css?p=${theme.primary.slice(1)}&s=${theme.secondary.slice(1)}`;
+  const colours = `${branding.primaryColor ?? ''} ${branding.secondaryColor ?? ''}`;
+  let href = themeHrefs.get(colours);
+  if (href === undefined) {
+    const theme = portalTheme(branding);
+    href = `/portal/theme.css?p=${theme.primary.slice(1)}&s=${theme.secondary.slice(1)}`;
+    if (themeHrefs.size >= MAX_THEME_HREFS) themeHrefs.clear();
+    themeHrefs.set(colours, href);
+  }
+  return href;
 }
 
 export function createPortalContext(
@@ -119,12 +130,12 @@ export function createPortalContext(
       return session;
     },
     async frameOf(session) {
-      const [organization, branding] = await Promise.all([
-        getOrganization(db, session.organizationId),
+      const [creditorName, branding] = await Promise.all([
+        readCreditorName(db, session.organizationId),
         getPortalBranding(db, deps.redis, session.organizationId),
       ]);
       return {
-        creditorName: organization?.name ?? '',
+        creditorName: creditorName ?? '',
         branding,
         collector: config.portal.collector,
         csrfToken: session.csrfToken,
