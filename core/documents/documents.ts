@@ -19,7 +19,7 @@ import {
   type StoredObject,
 } from './store';
 import { pipeline } from 'node:stream/promises';
-import { PassThrough, Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 
 export const DOCUMENT_KINDS = ['Agreement', 'Statement', 'Notice', 'Correspondence', 'Other'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
@@ -114,17 +114,13 @@ export async function storeDocumentObject(
   body: Readable,
   options: PutOptions = {},
 ): Promise<StoredDocument> {
+  // The type is checked by the store as the bytes reach it: no stream stage of its own between the body and the file.
   const sniffer = new TypeSniffer();
-  const sniffed = new PassThrough();
-  const feeding = pipeline(body, sniffer, sniffed);
-  const putting = store.put(organizationId, sniffed, MAX_DOCUMENT_BYTES, options);
   let stored: StoredObject;
   try {
-    [stored] = await Promise.all([putting, feeding]);
+    stored = await store.put(organizationId, body, MAX_DOCUMENT_BYTES, { ...options, check: sniffer });
   } catch (err) {
-    sniffed.destroy();
     // The store has dropped what it received once its put settles: only then is the refusal answered.
-    await Promise.allSettled([putting, feeding]);
     throw documentError(err);
   }
   const contentType = sniffer.type;
