@@ -1,8 +1,10 @@
 /**
- * Document uploads (issue 26): 1 MiB PDF files POSTed to `/v1/debts/{id}/documents` (multipart, streamed through the
- * type check and the hash to the API's local store, then the row written) against writing the same bytes to the same
- * store directly (`LocalDocumentStore.put` from this process). Target: ≥ 0.7×. The same number of uploads is in
- * flight on each side. A debt holds 50 documents, so each uploader raises a fresh debt every 50 uploads.
+ * Document uploads (issue 26): 1 MiB PDF files POSTed to `/v1/debts/{id}/documents` (multipart, through the API's
+ * auth, debt check, multipart parser and type check into its local store, then the row written) against writing the
+ * same bytes to the same store directly (`LocalDocumentStore.put` from this process). Target: ≥ 0.7×. Fair by
+ * construction: the same files and number in flight on each side, the request bodies and the direct side's 64 KiB
+ * pieces built beforehand, and both sides run the same store code (count, SHA-256, temporary file, rename). A debt
+ * holds 50 documents, so each uploader raises a fresh debt every 50 uploads.
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
