@@ -2,7 +2,7 @@
  * A document's type is recognised by its first bytes, never by its name or the declared type: PDF (`%PDF-`), PNG
  * (its 8-byte signature) and JPEG (`FF D8 FF`). Anything else is refused.
  */
-import { Transform, type TransformCallback } from 'node:stream';
+import type { BodyCheck } from './store';
 
 export const DOCUMENT_CONTENT_TYPES = ['application/pdf', 'image/png', 'image/jpeg'] as const;
 export type DocumentContentType = (typeof DOCUMENT_CONTENT_TYPES)[number];
@@ -27,36 +27,27 @@ export class UnsupportedDocumentTypeError extends Error {
 }
 
 /**
- * A pass-through that holds back the first bytes until it knows the type, then lets everything through; a stream of
- * another type fails with `UnsupportedDocumentTypeError` before a byte reaches the store.
+ * Recognises a body's type from its first bytes as they reach the store (a `BodyCheck`, store.ts): a body of another
+ * type is refused as soon as its first `LONGEST` bytes (or all of a shorter one) are in, before anything is kept.
  */
-export class TypeSniffer extends Transform {
+export class TypeSniffer implements BodyCheck {
   private head: Buffer | null = Buffer.alloc(0);
   type: DocumentContentType | undefined;
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    if (this.head === null) {
-      callback(null, chunk);
-      return;
-    }
-    this.head = Buffer.concat([this.head, chunk]);
-    if (this.head.length < LONGEST) {
-      callback();
-      return;
-    }
-    this.release(callback);
+  chunk(bytes: Buffer): void {
+    if (this.head === null) return;
+    this.head = Buffer.concat([this.head, bytes.subarray(0, LONGEST)]);
+    if (this.head.length >= LONGEST) this.decide();
   }
 
-  override _flush(callback: TransformCallback): void {
-    if (this.head === null) callback();
-    else this.release(callback);
+  end(): void {
+    if (this.head !== null) this.decide();
   }
 
-  private release(callback: TransformCallback): void {
+  private decide(): void {
     const head = this.head ?? Buffer.alloc(0);
-    this.type = sniffContentType(head);
     this.head = null;
-    if (!this.type) callback(new UnsupportedDocumentTypeError());
-    else callback(null, head);
+    this.type = sniffContentType(head);
+    if (!this.type) throw new UnsupportedDocumentTypeError();
   }
 }

@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { ApiError } from '../platform/errors';
 import type { Db, Trx } from '../platform/db';
 import { isUuid, newId } from '../platform/ids';
+import { queryNamed } from '../platform/prepared';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
 import { TypeSniffer, UnsupportedDocumentTypeError, type DocumentContentType } from './content-type';
 import {
@@ -19,7 +20,7 @@ import {
   type StoredObject,
 } from './store';
 import { pipeline } from 'node:stream/promises';
-import { PassThrough, Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 
 export const DOCUMENT_KINDS = ['Agreement', 'Statement', 'Notice', 'Correspondence', 'Other'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
@@ -114,17 +115,13 @@ export async function storeDocumentObject(
   body: Readable,
   options: PutOptions = {},
 ): Promise<StoredDocument> {
+  // The type is checked by the store as the bytes reach it: no stream stage of its own between the body and the file.
   const sniffer = new TypeSniffer();
-  const sniffed = new PassThrough();
-  const feeding = pipeline(body, sniffer, sniffed);
-  const putting = store.put(organizationId, sniffed, MAX_DOCUMENT_BYTES, options);
   let stored: StoredObject;
   try {
-    [stored] = await Promise.all([putting, feeding]);
+    stored = await store.put(organizationId, body, MAX_DOCUMENT_BYTES, { ...options, check: sniffer });
   } catch (err) {
-    sniffed.destroy();
     // The store has dropped what it received once its put settles: only then is the refusal answered.
-    await Promise.allSettled([putting, feeding]);
     throw documentError(err);
   }
   const contentType = sniffer.type;
@@ -164,24 +161,35 @@ export async function recordDocument(
   object: StoredDocument,
   meta: Omit<NewDocument, 'body'>,
 ): Promise<DebtDocument> {
-  const locked = await trx('debts').where({ organization_id: organizationId, id: debtId }).forUpdate().first('id');
-  if (!locked) throw new ApiError('not_found', 'The debt was not found.');
-  const counted = await trx('documents').where({ organization_id: organizationId, debt_id: debtId }).count({ n: '*' });
-  if (Number(counted[0]?.n ?? 0) >= MAX_DOCUMENTS_PER_DEBT) throw tooMany();
-  const row = await insertDocument(trx, {
-    id: newId(),
-    organization_id: organizationId,
-    debt_id: debtId,
-    kind: meta.kind ?? 'Other',
-    description: meta.description ?? null,
-    file_name: meta.fileName.slice(0, MAX_FILE_NAME_LENGTH),
-    content_type: object.contentType,
-    size: object.stored.size,
-    sha256: object.stored.sha256,
-    storage_key: object.stored.key,
-  });
+  // Named statements (core/platform/prepared.ts): parsed and planned once per connection, beneath knex's builder.
+  const locked = await queryNamed<{ id: string }>(trx, LOCK_DEBT_SQL, [organizationId, debtId]);
+  if (locked.length === 0) throw new ApiError('not_found', 'The debt was not found.');
+  // The count is a statement of its own after the lock: it sees every document committed by an upload that held it.
+  const [row] = await queryNamed<DocumentRow>(trx, INSERT_DOCUMENT_SQL, [
+    newId(),
+    organizationId,
+    debtId,
+    meta.kind ?? 'Other',
+    meta.description ?? null,
+    meta.fileName.slice(0, MAX_FILE_NAME_LENGTH),
+    object.contentType,
+    object.stored.size,
+    object.stored.sha256,
+    object.stored.key,
+    MAX_DOCUMENTS_PER_DEBT,
+  ]);
+  if (!row) throw tooMany();
   return toDocument(row);
 }
+
+const LOCK_DEBT_SQL = 'select id from debts where organization_id = $1 and id = $2 for update';
+
+/** The row, written only while the debt holds fewer than $11 documents; no row returned when it is full. */
+const INSERT_DOCUMENT_SQL = `insert into documents
+  (id, organization_id, debt_id, kind, description, file_name, content_type, size, sha256, storage_key)
+  select $1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::text, $7::text, $8::bigint, $9::text, $10::text
+  where (select count(*) from documents where organization_id = $2::uuid and debt_id = $3::uuid) < $11::int
+  returning *`;
 
 /**
  * Streams the file into the store (type recognised from its first bytes, refused past 10 MiB with 413), then writes
@@ -207,23 +215,18 @@ function documentError(err: unknown): unknown {
   return err;
 }
 
-async function insertDocument(trx: Trx, row: Omit<DocumentRow, 'created_at'>): Promise<DocumentRow> {
-  const [inserted] = await trx('documents').insert(row).returning('*');
-  if (!inserted) throw new Error('insert into documents returned no row');
-  return inserted;
-}
-
 /** The number of documents on a debt of this organisation, or undefined when it has no such debt. */
 async function countDocuments(db: Db, organizationId: string, debtId: string): Promise<number | undefined> {
   if (!isUuid(debtId)) return undefined;
-  const result = await db.raw<{ rows: { debt: string | null; n: string }[] }>(
-    `select (select id from debts where organization_id = ? and id = ?) as debt,
-            (select count(*) from documents where organization_id = ? and debt_id = ?) as n`,
-    [organizationId, debtId, organizationId, debtId],
-  );
-  const first = result.rows[0];
+  const [first] = await queryNamed<{ debt: string | null; n: string }>(db, COUNT_DOCUMENTS_SQL, [
+    organizationId,
+    debtId,
+  ]);
   return first?.debt ? Number(first.n) : undefined;
 }
+
+const COUNT_DOCUMENTS_SQL = `select (select id from debts where organization_id = $1 and id = $2) as debt,
+  (select count(*) from documents where organization_id = $1 and debt_id = $2) as n`;
 
 /**
  * A debt's documents, newest first, paged: what `GET /v1/debts/{id}/documents`, the console and the debtor portal

@@ -27,11 +27,15 @@ export class LocalDocumentStore implements DocumentStore {
   async put(namespace: string, body: Readable, maxBytes: number, options: PutOptions = {}): Promise<StoredObject> {
     checkNamespace(namespace);
     const temp = join(this.root, TMP, randomUUID());
-    const { sha256, size } = await spoolToFile(body, temp, maxBytes, options.ready);
+    const { sha256, size } = await spoolToFile(body, temp, maxBytes, options);
     const key = `${namespace}/${sha256}`;
     try {
-      await mkdir(join(this.root, namespace), { recursive: true });
-      await rename(temp, this.pathOf(key));
+      // The namespace's directory is made the first time it is missing, not checked on every upload.
+      await rename(temp, this.pathOf(key)).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+        await mkdir(join(this.root, namespace), { recursive: true });
+        await rename(temp, this.pathOf(key));
+      });
     } catch (err) {
       await rm(temp, { force: true });
       throw err;

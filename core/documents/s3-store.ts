@@ -74,7 +74,7 @@ export class S3DocumentStore implements DocumentStore {
     const key = `${checkNamespace(namespace)}/${randomUUID()}`;
     if (maxBytes > MAX_SINGLE_PUT_BYTES) throw new Error(`the S3 store sends at most ${MAX_SINGLE_PUT_BYTES} bytes`);
     const spool = join(this.spoolDirectory, randomUUID());
-    const { sha256, size } = await spoolToFile(body, spool, maxBytes, options.ready);
+    const { sha256, size } = await spoolToFile(body, spool, maxBytes, options);
     try {
       // One PUT of a known length: the object appears whole or not at all, and S3 checks the SHA-256 hashed here.
       await this.client.send(

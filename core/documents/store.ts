@@ -26,6 +26,17 @@ export interface PutOptions {
    * `put` rejects with its error. An upload's form may refuse the file after its last byte (a field sent after it).
    */
   ready?: Promise<void>;
+  /** Sees the body as it arrives, before its bytes are counted and written; throwing refuses it (nothing kept). */
+  check?: BodyCheck;
+}
+
+/**
+ * A look at a body on its way into the store (a document's type recognised by its first bytes): `chunk` for each
+ * piece in order, `end` once all are in. Either may throw to refuse the body.
+ */
+export interface BodyCheck {
+  chunk(bytes: Buffer): void;
+  end(): void;
 }
 
 export interface DocumentStore {

@@ -1,8 +1,10 @@
 /**
- * Document uploads (issue 26): 1 MiB PDF files POSTed to `/v1/debts/{id}/documents` (multipart, streamed through the
- * type check and the hash to the API's local store, then the row written) against writing the same bytes to the same
- * store directly (`LocalDocumentStore.put` from this process). Target: ≥ 0.7×. The same number of uploads is in
- * flight on each side. A debt holds 50 documents, so each uploader raises a fresh debt every 50 uploads.
+ * Document uploads (issue 26): 1 MiB PDF files POSTed to `/v1/debts/{id}/documents` (multipart, through the API's
+ * auth, debt check, multipart parser and type check into its local store, then the row written) against writing the
+ * same bytes to the same store directly (`LocalDocumentStore.put` from this process). Target: ≥ 0.7×. Fair by
+ * construction: the same files and number in flight on each side, the request bodies and the direct side's 64 KiB
+ * pieces built beforehand, and both sides run the same store code (count, SHA-256, temporary file, rename). A debt
+ * holds 50 documents, so each uploader raises a fresh debt every 50 uploads.
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
@@ -13,16 +15,16 @@ import { LocalDocumentStore } from '../../core/documents/local-store';
 import type { BenchContext } from './context';
 import { compare, type Figure } from './report';
 import { cpuPerItem, sharedProcesses, type ProcessSet } from './cpu';
-import { benchTenant, meanByProcess } from './support';
+import { benchTenant, meanByProcess, type BenchTenant } from './support';
 
 const FILE_BYTES = 1024 * 1024;
 const IN_FLIGHT = 4;
 const SCENARIO = 'POST /v1/debts/{id}/documents, 1 MiB files';
 
 /** Distinct files (a content-addressed store would otherwise keep one), recognised as PDFs by their first bytes. */
-function pdfFiles(count: number): Buffer[] {
+function pdfFiles(count: number, size: number): Buffer[] {
   return Array.from({ length: count }, () => {
-    const bytes = randomBytes(FILE_BYTES);
+    const bytes = randomBytes(size);
     bytes.write('%PDF-1.7\n', 0, 'latin1');
     return bytes;
   });
@@ -100,15 +102,21 @@ function figureOf(label: string, slices: Slice[]): Figure {
 /** Slices per side, alternated: on a shared machine a burst of other work lands on both sides alike. */
 const SLICES = 3;
 
-export async function benchDocumentUploads(ctx: BenchContext, storeDirectory: string): Promise<void> {
-  const { api, db, duration, warmUp } = ctx;
-  const tenant = await benchTenant(db, 'Bench documents');
-  const files = pdfFiles(16);
-  const store = new LocalDocumentStore(storeDirectory);
+/** The bench's files and its client: each request's body built once, sent with `node:http` from a kept-alive pool. */
+export interface DocumentUploader {
+  /** Uploads one file (the `n`th, cycled) to uploader `worker`'s debt, raising a fresh one when it is full. */
+  upload: (worker: number, n: number) => Promise<void>;
+  /** The same files, in the 64 KiB pieces a socket delivers a request body in. */
+  chunks: Buffer[][];
+  close: () => void;
+}
+
+export function documentUploader(baseUrl: string, tenant: BenchTenant, fileBytes = FILE_BYTES): DocumentUploader {
+  const files = pdfFiles(16, fileBytes);
   const debts = Array.from({ length: IN_FLIGHT }, () => ({ id: '', left: 0 }));
   // Fed to the store in 64 KiB pieces, as a socket delivers a request body.
   const chunks = files.map((bytes) =>
-    Array.from({ length: bytes.length / 65_536 }, (_, i) => bytes.subarray(i * 65_536, (i + 1) * 65_536)),
+    Array.from({ length: Math.ceil(bytes.length / 65_536) }, (_, i) => bytes.subarray(i * 65_536, (i + 1) * 65_536)),
   );
   // Each request's body built once, so the client (in this process) spends its CPU on sending, not on encoding.
   const boundary = `bench${randomBytes(12).toString('hex')}`;
@@ -144,7 +152,7 @@ export async function benchDocumentUploads(ctx: BenchContext, storeDirectory: st
     });
   const raiseDebt = async (): Promise<string> => {
     const ref = randomBytes(6).toString('hex');
-    const res = await fetch(`${api.baseUrl}/v1/debts`, {
+    const res = await fetch(`${baseUrl}/v1/debts`, {
       method: 'POST',
       headers: { authorization: tenant.authorization, 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -159,13 +167,28 @@ export async function benchDocumentUploads(ctx: BenchContext, storeDirectory: st
     if (res.status !== 201) throw new Error(`raising a debt answered ${res.status}`);
     return ((await res.json()) as { id: string }).id;
   };
-  const viaApi = async (worker: number, n: number) => {
+  const upload = async (worker: number, n: number) => {
     const debt = debts[worker]!;
     if (debt.left === 0) Object.assign(debt, { id: await raiseDebt(), left: MAX_DOCUMENTS_PER_DEBT });
     debt.left -= 1;
-    const status = await post(`${api.baseUrl}/v1/debts/${debt.id}/documents`, bodies[n % bodies.length]!);
+    const status = await post(`${baseUrl}/v1/debts/${debt.id}/documents`, bodies[n % bodies.length]!);
     if (status !== 201) throw new Error(`upload answered ${status}`);
   };
+  return { upload, chunks, close: () => agent.destroy() };
+}
+
+/** Uploads from `IN_FLIGHT` loops for `seconds` (the profile's load); returns how many succeeded. */
+export async function uploadFor(uploader: DocumentUploader, seconds: number): Promise<number> {
+  return (await run('uploads', seconds, uploader.upload)).uploads;
+}
+
+export async function benchDocumentUploads(ctx: BenchContext, storeDirectory: string): Promise<void> {
+  const { api, db, duration, warmUp } = ctx;
+  const tenant = await benchTenant(db, 'Bench documents');
+  const store = new LocalDocumentStore(storeDirectory);
+  const uploader = documentUploader(api.baseUrl, tenant);
+  const { chunks } = uploader;
+  const viaApi = uploader.upload;
   const direct = async (_worker: number, n: number) => {
     await store.put(tenant.organizationId, Readable.from(chunks[n % chunks.length]!), MAX_DOCUMENT_BYTES);
   };
@@ -187,7 +210,7 @@ export async function benchDocumentUploads(ctx: BenchContext, storeDirectory: st
       0.7,
     );
   } finally {
-    agent.destroy();
+    uploader.close();
     await db('organizations').where({ id: tenant.organizationId }).delete();
     await store.deleteNamespace(tenant.organizationId);
   }

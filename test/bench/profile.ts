@@ -5,11 +5,13 @@
  * but small next to the load. `APP_ENV=test npx tsx test/bench/profile.ts` after `npm run bench` has seeded the bench
  * database; the raw .cpuprofile files stay in bench-results/profiles/ (Chrome DevTools or speedscope open them).
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
 import { creating } from './debts.bench';
+import { documentUploader, uploadFor } from './documents.bench';
 import { seedPortalDebt, signInToPortal } from './seed-portal';
 import { listTenant } from './seed-lists';
 import { COMPILED_API, ROOT, benchTenant, buildCompiled, load, startApiProcess, type BenchTenant } from './support';
@@ -64,13 +66,22 @@ function summarise(file: string): { frames: [string, number][]; packages: [strin
   return { frames: top(frames, Number(process.env.PROFILE_FRAMES ?? 12)), packages: top(packages, 8) };
 }
 
-async function profileOne(name: string, drive: (baseUrl: string) => Promise<unknown>): Promise<void> {
+async function profileOne(
+  name: string,
+  drive: (baseUrl: string) => Promise<unknown>,
+  env: NodeJS.ProcessEnv = {},
+): Promise<void> {
   if (only && !only.has(name)) return;
   const dir = path.join(OUT, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const api = await startApiProcess(
-    { API_MODE: 'production', DATABASE_URL: databaseUrl, REDIS_URL: process.env.BENCH_REDIS_URL ?? testEnv.redisUrl },
+    {
+      API_MODE: 'production',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: process.env.BENCH_REDIS_URL ?? testEnv.redisUrl,
+      ...env,
+    },
     ['--cpu-prof', `--cpu-prof-dir=${dir}`],
     COMPILED_API,
   );
@@ -107,6 +118,28 @@ async function profilePortalDebt(db: ReturnType<typeof createDb>): Promise<void>
   }
 }
 
+/** 1 MiB PDF uploads, 4 in flight, to the local store in a scratch directory (documents.bench.ts). */
+async function profileDocuments(tenant: BenchTenant): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'profile-documents-'));
+  try {
+    await profileOne(
+      'documents',
+      async (baseUrl) => {
+        const uploader = documentUploader(baseUrl, tenant);
+        try {
+          const uploads = await uploadFor(uploader, duration);
+          console.log(`documents: ${uploads} uploads in ${duration} s`);
+        } finally {
+          uploader.close();
+        }
+      },
+      { DOCUMENT_DIR: dir },
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const LISTS = ['debts-list', 'events-list', 'deliveries-list'];
 
 async function main(): Promise<void> {
@@ -115,6 +148,7 @@ async function main(): Promise<void> {
   try {
     const org = await benchTenant(db, 'Bench profile');
     await profilePortalDebt(db);
+    await profileDocuments(org);
     await profileOne('organization', get('/v1/organization', org));
     // The list tenants (100,000 rows each) are seeded only when a list is profiled.
     if (!only || LISTS.some((name) => only.has(name))) {

@@ -1,8 +1,8 @@
 /**
  * Both `DocumentStore`s, through the one interface: the local filesystem over a temporary directory and S3 against a
- * real versitygw process (test/support/own-s3.ts). Bytes come back byte-for-byte (SHA-256 equal), a body past the
- * limit is refused without leaving an object or a temporary file, an object appears only once its `ready` is
- * fulfilled, a namespace is deleted whole, and the sweep's listing sees objects.
+ * real versitygw process (test/support/own-s3.ts). Bytes come back byte-for-byte (SHA-256 equal) whatever pieces they
+ * come in, a body past the limit or refused by its check leaves no object and no temporary file, an object appears
+ * only once its `ready` is fulfilled, a namespace is deleted whole, and the sweep's listing sees objects.
  */
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
@@ -80,6 +80,51 @@ function behavesAsADocumentStore(openUnderTest: () => StoreUnderTest): void {
     expect(await temporaryFiles()).to.deep.equal([]);
     const exact = await store.put(ORG, chunked(randomBytes(limit)), limit);
     expect(exact.size).to.equal(limit);
+  });
+
+  it('gives back the same bytes whatever pieces the body comes in (single bytes, odd sizes, one large piece)', async () => {
+    const store = open();
+    const bytes = randomBytes(700_000);
+    const sizes = [1, 1, 1, 7, 1000, 4093, 65_536, 300_000];
+    const pieces: Buffer[] = [];
+    for (let at = 0, i = 0; at < bytes.length; i += 1) {
+      // A run of small pieces too: more of them than the spool passes to one write.
+      const size = at < 200_000 && at > 100_000 ? 500 : sizes[i % sizes.length]!;
+      pieces.push(bytes.subarray(at, at + size));
+      at += size;
+    }
+    const stored = await store.put(ORG, Readable.from(pieces), 1_000_000);
+    expect(stored.sha256).to.equal(sha256(bytes));
+    expect(stored.size).to.equal(bytes.length);
+    expect(sha256(await readAll(await store.get(stored.key)))).to.equal(sha256(bytes));
+  });
+
+  it('refuses a body its check throws on, and leaves no object', async () => {
+    const { store, temporaryFiles } = openUnderTest();
+    const refusal = new Error('not a document');
+    let seen = 0;
+    const check = {
+      chunk: (piece: Buffer) => {
+        seen += piece.length;
+        if (seen > 300_000) throw refusal;
+      },
+      end: () => undefined,
+    };
+    const error = await store.put(ORG, chunked(randomBytes(1_000_000)), 2_000_000, { check }).catch((e: unknown) => e);
+    expect(error).to.equal(refusal);
+    const atEnd = await store
+      .put(ORG, chunked(randomBytes(1000)), 2_000_000, {
+        check: {
+          chunk: () => undefined,
+          end: () => {
+            throw refusal;
+          },
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(atEnd).to.equal(refusal);
+    expect(await keys(store)).to.deep.equal([]);
+    expect(await temporaryFiles()).to.deep.equal([]);
   });
 
   it('makes the object appear only once `ready` is fulfilled, and keeps nothing when it is rejected', async () => {

@@ -188,6 +188,30 @@ function documentsOnEitherStore(name: string, openStore: () => Promise<DocumentS
         await codeOf(uploadDocument(deps, org, debt.id, { body: chunked(pdfLike(64)), fileName: 'x.pdf' })),
       ).to.equal('document_limit_reached');
     });
+
+    it(`holds at most ${MAX_DOCUMENTS_PER_DEBT} documents per debt when the last uploads race each other`, async () => {
+      const org = ctx.tenant.organization.id;
+      const debt = await raiseDebt(ctx.api);
+      const first = await uploadDocument(deps, org, debt.id, { body: chunked(pdfLike(64)), fileName: 'first.pdf' });
+      const row = await testDb()('documents').where({ id: first.id }).first();
+      if (!row) throw new Error('the first document has no row');
+      const room = 5;
+      const copies = Array.from({ length: MAX_DOCUMENTS_PER_DEBT - room - 1 }, () => ({ ...row, id: randomUUID() }));
+      await testDb()('documents').insert(copies);
+      // Every one of these passes the check before its file is read; the row's insert decides, under the debt's lock.
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: room * 2 }, (_, i) =>
+          uploadDocument(deps, org, debt.id, { body: chunked(pdfLike(64)), fileName: `race-${i}.pdf` }),
+        ),
+      );
+      const refusals = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(room);
+      expect(refusals.map((err) => (err instanceof ApiError ? err.code : String(err)))).to.deep.equal(
+        Array.from({ length: room }, () => 'document_limit_reached'),
+      );
+      const counted = await testDb()('documents').where({ debt_id: debt.id }).count({ n: '*' });
+      expect(Number(counted[0]?.n)).to.equal(MAX_DOCUMENTS_PER_DEBT);
+    });
   });
 }
 
