@@ -36,7 +36,7 @@ export function wakeRelaysOnCommit(trx: Trx): void {
   const pool = poolOf(trx);
   if (!pool) return;
   outermost(trx).executionPromise.then(
-    () => scheduleWake(pool),
+    () => wakeRelaysSoon(pool),
     () => undefined,
   );
 }
@@ -48,7 +48,8 @@ function outermost(trx: Trx): Trx {
   return current;
 }
 
-function scheduleWake(pool: Db): void {
+/** Wakes the relays shortly, coalesced per pool: for a transaction that has just committed an event. */
+export function wakeRelaysSoon(pool: Db): void {
   let state = wakeStates.get(pool);
   if (!state) wakeStates.set(pool, (state = { lastAt: 0, due: false }));
   if (state.due) return;
