@@ -9,18 +9,29 @@
  * read); on a route that fingerprints what `prepare` computes, `prepare` is told when the key's response is already
  * saved, so a replay does not redo the work (an upload's file is hashed, not stored again).
  * What is saved is decided by one rule, `isSavedOutcome` (docs/idempotency.md says the same).
+ *
+ * A hot route may also declare a plain path (`withPlainPath`): its usual case written on a plain transaction beneath
+ * knex (core/platform/plain-transaction.ts), which under a key opens with the claim in the same round trip and needs
+ * no savepoint. Any other case (the plain path declines, or meets a business refusal that is saved) is rolled back and
+ * runs the route's handler as above, so every answer and everything saved is the handler's own.
  */
 import { ApiError, errors } from '../../core/platform/errors';
 import type { Db, Trx } from '../../core/platform/db';
 import type { SecretBox } from '../../core/platform/secret-box';
+import type { AuthContext } from '../../core/access/auth-context';
+import { OpenPlainTransaction, type PlainTransaction } from '../../core/platform/plain-transaction';
 import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   claimIdempotencyKey,
+  claimOf,
+  claimStatement,
   forgetPendingIdempotencyKey,
   hasSavedIdempotencyResponse,
   recordPendingIdempotencyKey,
   requestFingerprint,
   saveIdempotencyRecord,
+  saveIdempotencyRecordPlainly,
+  type ClaimRow,
   type SavedResponse,
 } from '../../core/platform/idempotency-store';
 import { forRequest } from '../../core/events/request-cause';
@@ -54,12 +65,52 @@ const IDEMPOTENCY_KEY_FORM = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 /** Set in the claim's round trip; a saved business error rolls the handler's writes back to it. */
 const HANDLER_SAVEPOINT = 'idempotent_handler';
 
+/**
+ * The usual case of a route on a plain transaction: the success the route's handler would answer, or undefined when
+ * the case needs the handler (then whatever it wrote is rolled back and the handler runs in a knex transaction).
+ * Refusals of the request's own input (400) may be thrown as the handler throws them.
+ */
+export type PlainPath = (
+  ctx: ApiContext,
+  input: Pick<RequestInput, 'body' | 'query' | 'params'> & { auth: AuthContext; tx: PlainTransaction },
+) => Promise<HandlerResult | undefined>;
+
+const plainPaths = new WeakMap<RouteDefinition, PlainPath>();
+
+/** Declares `path` as `route`'s plain path (a mutation with no `prepare` that does not drive a workflow). */
+export function withPlainPath(route: RouteDefinition, path: PlainPath): RouteDefinition {
+  if (route.method === 'get' || route.prepare || route.drivesWorkflow) {
+    throw new Error(`route ${route.operationId} cannot have a plain path`);
+  }
+  plainPaths.set(route, path);
+  return route;
+}
+
+/** A read commits nothing: work to run after a commit belongs to a mutation. */
+function noCommitToFollow(): void {
+  throw new Error('afterCommit is for mutations: a read has no transaction to follow');
+}
+
 export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBox: SecretBox }): Executor {
   const { db, errorBaseUrl, secretBox } = options;
 
   return async (ctx, route, request) => {
-    const tasks: (() => Promise<void>)[] = [];
     const auth = ctx.state.auth;
+    // A read: the pool, nothing to claim, save or run after (a GET is measured per microsecond).
+    if (route.method === 'get' && route.prepare === undefined && route.afterSuccess === undefined) {
+      const { body, query, params } = request;
+      return route.handler(ctx, { body, query, params, auth, afterCommit: noCommitToFollow, db });
+    }
+    const plain = plainPaths.get(route);
+    if (plain !== undefined && auth !== undefined) {
+      const key = idempotencyKeyOf(ctx, route);
+      const result = await runPlainly(ctx, route, plain, { ...request, auth }, key);
+      if (result !== undefined) {
+        if (result.status < 400) await route.afterSuccess?.({ params: request.params, auth });
+        return result;
+      }
+    }
+    const tasks: (() => Promise<void>)[] = [];
     // A malformed key is refused before `prepare`: before an upload's file is read, let alone stored.
     const key = idempotencyKeyOf(ctx, route);
     // A replay need not redo `prepare`'s slow work (storing an upload): only what its fingerprint needs.
@@ -130,6 +181,56 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
         await saveIdempotencyRecord(trx, secretBox, auth.organizationId, key, fingerprint, response);
       return toResult(response);
     });
+  }
+
+  /**
+   * The route's plain path (`withPlainPath`): under a key, `begin` and the claim in one round trip, the path's
+   * statements, the saved response and `commit`; without one, the same without the claim. Undefined when the case
+   * needs the route's handler: the plain transaction is rolled back first.
+   */
+  async function runPlainly(
+    ctx: ApiContext,
+    route: RouteDefinition,
+    plain: PlainPath,
+    input: ValidatedRequest & { auth: AuthContext },
+    key: string | undefined,
+  ): Promise<HandlerResult | undefined> {
+    const { auth } = input;
+    const requestId = ctx.state.requestId;
+    const fingerprint = key === undefined ? '' : fingerprintOf(ctx, route, { prepared: undefined });
+    const claim = key === undefined ? '' : claimStatement(auth.organizationId, key);
+    const { tx, results } = await OpenPlainTransaction.begin(db, requestId, claim);
+    try {
+      if (key !== undefined) {
+        const claimed = claimOf(secretBox, auth.organizationId, key, results[0]?.rows[0] as ClaimRow | undefined);
+        if (!claimed.locked) throw new ApiError('idempotency_in_progress');
+        const { saved, pending } = claimed;
+        if (saved) {
+          if (saved.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
+          return replayed(saved);
+        }
+        if (pending && pending.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
+      }
+      let result: HandlerResult | undefined;
+      try {
+        result = await plain(ctx, { body: input.body, query: input.query, params: input.params, auth, tx });
+      } catch (err) {
+        // A saved refusal is the handler's to answer, from its savepoint.
+        if (err instanceof ApiError && isSavedOutcome(err.status)) return undefined;
+        throw err;
+      }
+      if (result === undefined || result.status >= 400) return undefined;
+      if (key === undefined) {
+        await tx.commit();
+        return result;
+      }
+      const response = serialize(result, requestId);
+      await saveIdempotencyRecordPlainly(tx, secretBox, auth.organizationId, key, fingerprint, response);
+      await tx.commit();
+      return toResult(response);
+    } finally {
+      await tx.rollback(); // unless committed: a refusal, a replay, a case for the handler, an error
+    }
   }
 
   /**
@@ -234,7 +335,7 @@ function checkedKey(key: string): string {
   return key;
 }
 
-function fingerprintOf(ctx: ApiContext, route: RouteDefinition, input: RequestInput): string {
+function fingerprintOf(ctx: ApiContext, route: RouteDefinition, input: { prepared?: unknown }): string {
   const body = route.fingerprintBody ? route.fingerprintBody(input) : rawBody(ctx.request);
   return requestFingerprint(ctx.method, ctx.originalUrl, body);
 }

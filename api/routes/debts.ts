@@ -1,5 +1,6 @@
 /** Debts: raise, list, read and amend (spec §4, DECISIONS.md §2). Rules live in core/; handlers shape answers. */
-import { createDebt, type CreateDebtInput } from '../../core/debts/debt-creation';
+import { createDebt, createDebtPlainly, type CreateDebtInput } from '../../core/debts/debt-creation';
+import type { Debt } from '../../core/debts/debts';
 import type { DebtStatus } from '../../core/debts/debt-status';
 import type { DebtPatch } from '../../core/debts/debt-updates';
 import { amendDebt } from '../../core/lifecycle/amend-debt';
@@ -7,10 +8,12 @@ import type { DebtTriggers } from '../../core/lifecycle/triggers';
 import { getDebt, listDebts } from '../../core/debts/debts';
 import { errors } from '../../core/platform/errors';
 import { numberSourceText } from '../../core/debts/json-numbers';
+import { withPlainPath } from '../http/idempotent-execution';
 import { rawBody } from '../http/middleware/json-body';
 import {
   defineApiRoute,
   type ApiContext,
+  type HandlerResult,
   type ApiMutationInput,
   type ApiWorkflowInput,
   type ApiRouteInput,
@@ -41,6 +44,14 @@ type ListQuery = PageQuery & {
 function exactPrincipal(ctx: ApiContext, body: { originalPrincipal?: unknown }): unknown {
   const raw = rawBody(ctx.request);
   return numberSourceText(raw, 'originalPrincipal', body.originalPrincipal) ?? body.originalPrincipal;
+}
+
+function createDebtInput(ctx: ApiContext, body: CreateDebtInput): CreateDebtInput {
+  return { ...body, originalPrincipal: exactPrincipal(ctx, body) };
+}
+
+function created(debt: Debt): HandlerResult {
+  return { status: 201, body: debt, headers: { Location: `/v1/debts/${debt.id}` } };
 }
 
 /** `triggers` move a debt through its lifecycle: a recall is one (the debt's workflow owns its state). */
@@ -87,41 +98,47 @@ export function debtRoutes(triggers: DebtTriggers): RouteDefinition[] {
         return { status: 200, body: debt };
       },
     }),
-    defineApiRoute<ApiMutationInput<CreateDebtInput>>({
-      method: 'post',
-      path: '/v1/debts',
-      operationId: 'createDebt',
-      summary: 'Raise a debt',
-      description:
-        'Raises a debt against an existing debtor (`debtorId`) or an inline one; an inline `debtorReferenceId` ' +
-        'already in use reuses that debtor. The debt starts `PendingAssignment` and `debt.created` is emitted. ' +
-        'An account has one open debt at a time: while one with the same `externalAccountId` is open, another is ' +
-        '`409 external_account_id_in_use` (naming it in `existingDebtId`). ' +
-        'Send an `Idempotency-Key` so that a retry cannot raise the debt twice.',
-      tags: ['Debts'],
-      scope: 'debts:write',
-      body: createDebtBody,
-      errors: [
-        'missing_debtor',
-        'debtor_not_found',
-        'invalid_principal',
-        'missing_external_account_id',
-        'external_account_id_in_use',
-      ],
-      responses: {
-        201: {
-          description: 'The debt raised.',
-          schema: debtSchema,
-          example: debtExample,
-          headers: { Location: { description: 'The new debt’s URL.', schema: { type: 'string' } } },
+    withPlainPath(
+      defineApiRoute<ApiMutationInput<CreateDebtInput>>({
+        method: 'post',
+        path: '/v1/debts',
+        operationId: 'createDebt',
+        summary: 'Raise a debt',
+        description:
+          'Raises a debt against an existing debtor (`debtorId`) or an inline one; an inline `debtorReferenceId` ' +
+          'already in use reuses that debtor. The debt starts `PendingAssignment` and `debt.created` is emitted. ' +
+          'An account has one open debt at a time: while one with the same `externalAccountId` is open, another is ' +
+          '`409 external_account_id_in_use` (naming it in `existingDebtId`). ' +
+          'Send an `Idempotency-Key` so that a retry cannot raise the debt twice.',
+        tags: ['Debts'],
+        scope: 'debts:write',
+        body: createDebtBody,
+        errors: [
+          'missing_debtor',
+          'debtor_not_found',
+          'invalid_principal',
+          'missing_external_account_id',
+          'external_account_id_in_use',
+        ],
+        responses: {
+          201: {
+            description: 'The debt raised.',
+            schema: debtSchema,
+            example: debtExample,
+            headers: { Location: { description: 'The new debt’s URL.', schema: { type: 'string' } } },
+          },
         },
+        handler: async (ctx, { trx, auth, body }) => {
+          return created(await createDebt(trx, auth.organizationId, createDebtInput(ctx, body)));
+        },
+      }),
+      // The usual case (an inline or existing debtor, a free account) on a plain transaction: the same statement.
+      async (ctx, { tx, auth, body }) => {
+        const input = createDebtInput(ctx, body as CreateDebtInput);
+        const debt = await createDebtPlainly(tx, auth.organizationId, input);
+        return debt && created(debt);
       },
-      handler: async (ctx, { trx, auth, body }) => {
-        const input = { ...body, originalPrincipal: exactPrincipal(ctx, body) };
-        const debt = await createDebt(trx, auth.organizationId, input);
-        return { status: 201, body: debt, headers: { Location: `/v1/debts/${debt.id}` } };
-      },
-    }),
+    ),
     defineApiRoute<ApiWorkflowInput<DebtPatch, Record<string, never>, { id: string }>>({
       method: 'patch',
       path: '/v1/debts/{id}',

@@ -15,7 +15,9 @@ import {
 import { toDebt, debtColumns, debtSelectSql, type Debt, type DebtRow } from './debts';
 import { debtJsonSql } from './debt-json';
 import { ApiError, errors, type FieldError } from '../platform/errors';
-import { eventCtes, recordEvent } from '../events/outbox';
+import { eventCtes, plainEventCtes, recordEvent } from '../events/outbox';
+import type { PlainTransaction } from '../platform/plain-transaction';
+import type { SqlPart } from '../platform/sql-part';
 import { isUuid, newId } from '../platform/ids';
 import { parseCurrency, parsePrincipal } from './money';
 import { metadataText, newMetadata } from './metadata';
@@ -130,12 +132,8 @@ interface ValidDebt {
   metadata: string;
 }
 
-/**
- * Validates, resolves the debtor, inserts the debt and its `debt.created` event, all in the caller's transaction (an
- * inline debtor too: it must not outlive a debt that failed). Usually one statement, one round trip
- * (`insertInOneStatement`); the rare race it cannot settle takes the step-by-step path.
- */
-export async function createDebt(trx: Trx, organizationId: string, input: CreateDebtInput): Promise<Debt> {
+/** The checks that need no database, in the spec's order: the debtor's choice, then the debt's own fields. */
+function checkedInput(input: CreateDebtInput): { chosen: DebtorChoice; debt: ValidDebt } {
   const chosen = chooseDebtor(input);
   if (isBlank(input.externalAccountId)) throw new ApiError('missing_external_account_id');
   const currency = parseCurrency(input.currency);
@@ -147,15 +145,46 @@ export async function createDebt(trx: Trx, organizationId: string, input: Create
     currency,
     metadata: metadataText(newMetadata(input.metadata)),
   };
+  return { chosen, debt };
+}
+
+/**
+ * Validates, resolves the debtor, inserts the debt and its `debt.created` event, all in the caller's transaction (an
+ * inline debtor too: it must not outlive a debt that failed). Usually one statement, one round trip
+ * (`insertInOneStatement`); the rare race it cannot settle takes the step-by-step path.
+ */
+export async function createDebt(trx: Trx, organizationId: string, input: CreateDebtInput): Promise<Debt> {
+  const { chosen, debt } = checkedInput(input);
   const choice =
     chosen.kind === 'reference' ? await debtorByReference(trx, organizationId, chosen.referenceId) : chosen;
   if (choice.kind === 'existing' && !isUuid(choice.debtorId)) throw new ApiError('debtor_not_found');
-  const inserted = await insertInOneStatement(trx, organizationId, choice, debt);
-  if (inserted) return inserted;
+  const statement = insertStatement(eventCtes, trx, organizationId, choice, debt);
+  const inserted = await queryNamedRaw<DebtRow>(trx, statement.sql, statement.bindings);
+  if (inserted[0]) return toDebt(inserted[0]);
   // No row: the debtor was not found, or the account already has an open debt (the insert did nothing).
   await refuseSecondOpenDebt(trx, organizationId, debt.externalAccountId);
   if (choice.kind === 'existing') throw new ApiError('debtor_not_found');
   return insertStepByStep(trx, organizationId, choice, debt);
+}
+
+/**
+ * `createDebt`'s usual case in a plain transaction (core/platform/plain-transaction.ts, for `POST /v1/debts`): the
+ * same checks, in the same order, and the same one statement. Undefined when the case needs more than that statement
+ * (a debtor named by its reference alone, an unknown debtor, an account with an open debt, a race on an inline
+ * reference): the caller then rolls back and runs `createDebt`, which answers it. Refusals of the request's own input
+ * are thrown as `createDebt` throws them.
+ */
+export async function createDebtPlainly(
+  tx: PlainTransaction,
+  organizationId: string,
+  input: CreateDebtInput,
+): Promise<Debt | undefined> {
+  const { chosen, debt } = checkedInput(input);
+  if (chosen.kind === 'reference') return undefined;
+  if (chosen.kind === 'existing' && !isUuid(chosen.debtorId)) throw new ApiError('debtor_not_found');
+  const statement = insertStatement(plainEventCtes, tx, organizationId, chosen, debt);
+  const [row] = await tx.query<DebtRow>(statement.sql, statement.bindings);
+  return row ? toDebt(row) : undefined;
 }
 
 /** The `debt.created` event's data, `{ debt }`, as JSON that PostgreSQL writes from the `debt` CTE's row. */
@@ -165,23 +194,24 @@ const DEBT_CTE_COLUMNS_SQL = debtSelectSql('debt');
 /**
  * The debtor (found or inserted), the debt and its event (with its delivery) in one statement. The event's data is
  * the debt as JSON text written by PostgreSQL (debt-json.ts), the same bytes as `JSON.stringify({ debt })` of the
- * answer. Undefined when the `debtor` CTE found no row: nothing was written then.
+ * answer. It returns no row when the `debtor` CTE found none or the account has an open debt: nothing but an inline
+ * debtor was written then. One fixed text per debtor choice, run as a named statement (prepared once per connection:
+ * planning it cost about as much as running it).
  */
-async function insertInOneStatement(
-  trx: Trx,
+function insertStatement<Tx>(
+  events: (tx: Tx, organizationId: string, type: 'debt.created', data: SqlPart, from: string) => SqlPart,
+  tx: Tx,
   organizationId: string,
   choice: ResolvedDebtorChoice,
   debt: ValidDebt,
-): Promise<Debt | undefined> {
+): SqlPart {
   const debtor =
     choice.kind === 'inline'
       ? inlineDebtorCte(organizationId, choice.debtor)
       : existingDebtorCte(organizationId, choice.debtorId);
-  const event = eventCtes(trx, organizationId, 'debt.created', { sql: DEBT_CREATED_DATA_SQL, bindings: [] }, 'debt');
-  // Prepared once per connection (planning it cost about as much as running it), and run beneath knex's runner.
-  const rows = await queryNamedRaw<DebtRow>(
-    trx,
-    `with ${debtor.sql}, debt as (
+  const event = events(tx, organizationId, 'debt.created', { sql: DEBT_CREATED_DATA_SQL, bindings: [] }, 'debt');
+  return {
+    sql: `with ${debtor.sql}, debt as (
        insert into debts (id, organization_id, debtor_id, external_account_id, client_reference, original_principal,
                           outstanding_principal, currency, metadata, status)
        select ?, ?, debtor.id, ?, ?, ?, ?, ?, ?::json, 'PendingAssignment' from debtor
@@ -189,7 +219,7 @@ async function insertInOneStatement(
        returning *
      ), ${event.sql}
      select ${DEBT_CTE_COLUMNS_SQL} from debt`,
-    [
+    bindings: [
       ...debtor.bindings,
       newId(),
       organizationId,
@@ -201,9 +231,7 @@ async function insertInOneStatement(
       debt.metadata,
       ...event.bindings,
     ],
-  );
-  const row = rows[0];
-  return row ? toDebt(row) : undefined;
+  };
 }
 
 /** Statement by statement, for an inline debtor whose reference a concurrent request committed meanwhile. */

@@ -4,10 +4,11 @@
  * undispatched rows; `GET /v1/events` reads them all.
  */
 import type { Trx } from '../platform/db';
+import type { PlainTransaction } from '../platform/plain-transaction';
 import type { SqlPart } from '../platform/sql-part';
 import { newEventId, newId } from '../platform/ids';
 import { requestIdOf } from './request-cause';
-import { wakeRelaysOnCommit } from './wake-up';
+import { wakeRelaysOnCommit, wakeRelaysSoon } from './wake-up';
 
 export const EVENT_TYPES = [
   'debt.created',
@@ -55,6 +56,28 @@ export function toEventEnvelope(row: Pick<EventRow, 'id' | 'type' | 'created_at'
  */
 export function eventCtes(trx: Trx, organizationId: string, type: EventType, data: SqlPart, from?: string): SqlPart {
   wakeRelaysOnCommit(trx);
+  return eventCtesFor(requestIdOf(trx), organizationId, type, data, from);
+}
+
+/** `eventCtes` for a statement of a plain transaction (core/platform/plain-transaction.ts): the same rows and wake-up. */
+export function plainEventCtes(
+  tx: PlainTransaction,
+  organizationId: string,
+  type: EventType,
+  data: SqlPart,
+  from?: string,
+): SqlPart {
+  tx.onCommit(() => wakeRelaysSoon(tx.pool));
+  return eventCtesFor(tx.requestId, organizationId, type, data, from);
+}
+
+function eventCtesFor(
+  requestId: string | null,
+  organizationId: string,
+  type: EventType,
+  data: SqlPart,
+  from: string | undefined,
+): SqlPart {
   return {
     sql: `event as (
        insert into events (id, organization_id, type, data, request_id)
@@ -69,7 +92,7 @@ export function eventCtes(trx: Trx, organizationId: string, type: EventType, dat
          from event join webhook_configs c on c.organization_id = event.organization_id and c.enabled
        returning id
      )`,
-    bindings: [newEventId(), organizationId, type, ...data.bindings, requestIdOf(trx), newId()],
+    bindings: [newEventId(), organizationId, type, ...data.bindings, requestId, newId()],
   };
 }
 

@@ -12,6 +12,7 @@ import { queryNamedRaw } from './prepared';
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db, Trx } from './db';
+import type { PlainTransaction } from './plain-transaction';
 import type { SecretBox } from './secret-box';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
@@ -87,7 +88,7 @@ export interface PendingIdempotencyRecord {
   requestId: string;
 }
 
-interface ClaimRow extends Pick<IdempotencyRow, 'response_headers' | 'request_id'> {
+export interface ClaimRow extends Pick<IdempotencyRow, 'response_headers' | 'request_id'> {
   locked: boolean;
   fingerprint: string | null;
   response_status: number | null;
@@ -121,11 +122,30 @@ export async function claimIdempotencyKey(
       .rows;
   } else {
     if (!/^[a-z_]+$/.test(savepoint)) throw new Error(`not a savepoint name: ${savepoint}`);
-    const claim = `select * from claim_idempotency_key(${sqlLiteral(organizationId)}::uuid, ${sqlLiteral(key)})`;
-    const results = await trx.raw<{ rows: ClaimRow[] }[]>(`${claim}; savepoint ${savepoint}`);
+    const results = await trx.raw<{ rows: ClaimRow[] }[]>(
+      `${claimStatement(organizationId, key)}; savepoint ${savepoint}`,
+    );
     rows = results[0]?.rows ?? [];
   }
-  const row = rows[0];
+  return claimOf(box, organizationId, key, rows[0]);
+}
+
+/**
+ * The claim as one statement of a simple-protocol query, which takes no parameters: the (validated, printable ASCII)
+ * key and the organisation id are written as literals. For a query that also opens the transaction or sets a
+ * savepoint in the same round trip; its rows are read with `claimOf`.
+ */
+export function claimStatement(organizationId: string, key: string): string {
+  return `select * from claim_idempotency_key(${sqlLiteral(organizationId)}::uuid, ${sqlLiteral(key)})`;
+}
+
+/** The claim that `claimStatement`'s row says. */
+export function claimOf(
+  box: SecretBox,
+  organizationId: string,
+  key: string,
+  row: ClaimRow | undefined,
+): IdempotencyClaim {
   if (!row?.locked) return { locked: false };
   if (row.fingerprint === null) return { locked: true, saved: undefined };
   if (row.response_status === null || row.response_body === null) {
@@ -166,7 +186,29 @@ export async function saveIdempotencyRecord(
   fingerprint: string,
   response: SavedResponse,
 ): Promise<void> {
-  await queryNamedRaw(trx, SAVE_RECORD_SQL, [
+  await queryNamedRaw(trx, SAVE_RECORD_SQL, saveRecordValues(box, organizationId, key, fingerprint, response));
+}
+
+/** `saveIdempotencyRecord` in a plain transaction (core/platform/plain-transaction.ts). */
+export async function saveIdempotencyRecordPlainly(
+  tx: PlainTransaction,
+  box: SecretBox,
+  organizationId: string,
+  key: string,
+  fingerprint: string,
+  response: SavedResponse,
+): Promise<void> {
+  await tx.query(SAVE_RECORD_SQL, saveRecordValues(box, organizationId, key, fingerprint, response));
+}
+
+function saveRecordValues(
+  box: SecretBox,
+  organizationId: string,
+  key: string,
+  fingerprint: string,
+  response: SavedResponse,
+): unknown[] {
+  return [
     organizationId,
     key,
     fingerprint,
@@ -174,7 +216,7 @@ export async function saveIdempotencyRecord(
     JSON.stringify(response.headers),
     sealBody(box, organizationId, key, response.body),
     response.requestId,
-  ]);
+  ];
 }
 
 /** One fixed text, run beneath knex's builder: compiling the insert anew was a measurable part of a POST's CPU. */

@@ -9,7 +9,9 @@
  *                                     X-RateLimit-* and X-Request-Id headers, one pino line, the organisation's JSON
  *   GET  /<list>/node?org=<id>        the list's keyset SQL (50 + 1 rows), rows serialised in Node
  *   GET  /<list>/pg?org=<id>          the same rows, JSON built by PostgreSQL (json_agg), passed through as text
- *   POST /debts (x-org, idempotency-key)  debtor upsert, debt, its event and the idempotency record in one transaction
+ *   POST /debts (Bearer key, idempotency-key)  the same work as POST /v1/debts under a key (bare-debts.ts): the key,
+ *                                     the rate limit, the claim, debtor upsert, debt, event, delivery and the sealed
+ *                                     saved response in one transaction, the answer, one pino line
  *   GET  /console/…                   the console pages' SQL (bare-console.ts)
  * <list> is debts, events or deliveries. Env: PORT, DATABASE_URL.
  */
@@ -21,9 +23,9 @@ import { withoutRedaction } from '../../api/http/middleware/request-log';
 import { CHECK_AND_CHARGE, DAY_MS, HOUR_MS } from '../../api/http/rate-limit';
 import { hashKeySecret } from '../../core/access/api-keys';
 import { newRequestId } from '../../core/events/request-cause';
-import { newEventId, newId } from '../../core/platform/ids';
 import { asyncStdout, createLogger } from '../../core/platform/logger';
 import { consoleCeiling } from './bare-console';
+import { debtCreationCeiling } from './bare-debts';
 import { portalCeiling } from './bare-portal';
 
 const LIMIT = 50;
@@ -101,73 +103,6 @@ async function listInPostgres(pool: pg.Pool, list: ListName, org: string): Promi
     ),
   );
   return rows[0]!.body;
-}
-
-/**
- * Ids are made as ours are (UUID v7, time-ordered): with random v4 ids every insert landed on a random page of the
- * events and debts primary-key indexes, read from disk once the bench database held the list tenants' million rows,
- * and the ceiling measured index reads, not the inserts (a third of ours at times).
- */
-async function createDebt(pool: pg.Pool, org: string, key: string, body: Record<string, string>): Promise<string> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    const {
-      rows: [debtor],
-    } = await client.query<{ id: string }>(
-      named(
-        `insert into debtors (id, organization_id, reference_id, first_name, last_name, email)
-       values ($1, $2, $3, $4, $5, $6)
-       on conflict (organization_id, reference_id) do update set updated_at = now() returning id`,
-        [
-          newId(),
-          org,
-          body.debtorReferenceId ?? null,
-          body.debtorFirstName ?? null,
-          body.debtorLastName ?? null,
-          body.debtorEmail ?? null,
-        ],
-      ),
-    );
-    const debt = { id: newId(), externalAccountId: body.externalAccountId, principal: body.originalPrincipal };
-    await client.query(
-      named(
-        `insert into debts (id, organization_id, debtor_id, external_account_id, original_principal,
-         outstanding_principal, currency, status) values ($1, $2, $3, $4, $5, $5, $6, 'Active')`,
-        [
-          debt.id,
-          org,
-          debtor!.id,
-          body.externalAccountId ?? null,
-          body.originalPrincipal ?? null,
-          body.currency ?? null,
-        ],
-      ),
-    );
-    const response = JSON.stringify(debt);
-    await client.query(
-      named(`insert into events (id, organization_id, type, data) values ($1, $2, 'debt.created', $3::json)`, [
-        newEventId(),
-        org,
-        JSON.stringify({ debt }),
-      ]),
-    );
-    await client.query(
-      named(
-        `insert into idempotency_keys (organization_id, key, fingerprint, response_status, response_headers,
-         response_body, request_id, expires_at)
-       values ($1, $2, 'bare', 201, '{}', $3, $4, now() + interval '24 hours')`,
-        [org, key, response, newId()],
-      ),
-    );
-    await client.query('commit');
-    return response;
-  } catch (err) {
-    await client.query('rollback');
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 interface KnownKey {
@@ -251,8 +186,9 @@ function main(): void {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 10 });
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const organization = organizationCeiling(pool, redis);
+  const debtCreation = debtCreationCeiling(pool, named, redis);
   const app = new Koa();
-  app.use(koaBody());
+  app.use(koaBody({ includeUnparsed: true })); // the raw body: POST /debts fingerprints it, as ours does
   app.use(async (ctx) => {
     const [, list, how] = ctx.path.split('/');
     if (ctx.method === 'GET' && ctx.path === '/') {
@@ -264,10 +200,7 @@ function main(): void {
       ctx.type = 'application/json';
       ctx.body = await (how === 'node' ? listInNode : listInPostgres)(pool, list as ListName, org);
     } else if (ctx.method === 'POST' && ctx.path === '/debts') {
-      const body = ctx.request.body as Record<string, string>;
-      ctx.type = 'application/json';
-      ctx.body = await createDebt(pool, String(ctx.get('x-org')), ctx.get('idempotency-key'), body);
-      ctx.status = 201;
+      await debtCreation(ctx);
     } else if (!(await portalCeiling(pool, named, redis, ctx))) {
       await consoleCeiling(pool, named, ctx);
     }

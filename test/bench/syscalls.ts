@@ -51,11 +51,10 @@ async function main(): Promise<void> {
         });
   try {
     const auth = { authorization: tenant.authorization };
-    const bareHeaders = route === 'debts' ? { 'x-org': tenant.organizationId } : auth;
     await run(api.baseUrl, auth)(); // warm-up
-    await run(bare.baseUrl, bareHeaders)();
+    await run(bare.baseUrl, auth)();
     console.log(`ours, ${REQUESTS} requests:\n${await traced(api.pid, run(api.baseUrl, auth))}`);
-    console.log(`bare, ${REQUESTS} requests:\n${await traced(bare.pid, run(bare.baseUrl, bareHeaders))}`);
+    console.log(`bare, ${REQUESTS} requests:\n${await traced(bare.pid, run(bare.baseUrl, auth))}`);
   } finally {
     await Promise.all([api.stop(), bare.stop()]);
     await db('organizations').where({ id: tenant.organizationId }).delete();
