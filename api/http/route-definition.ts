@@ -251,10 +251,10 @@ export function defineApiRoute(
     prepare:
       prepare && (async (ctx, input, idempotency) => prepare(ctx, input as Parameters<typeof prepare>[1], idempotency)),
     afterSuccess: afterSuccess && (async (input) => afterSuccess(input as Parameters<typeof afterSuccess>[0])),
+    // The input as it comes (no copy: this is on every request's path), once it is known to carry `auth`.
     handler: async (ctx, input) => {
-      const { auth } = input;
-      if (!auth) throw new Error(`route ${route.operationId} ran without authentication`);
-      return handler(ctx, { ...input, auth });
+      if (!input.auth) throw new Error(`route ${route.operationId} ran without authentication`);
+      return handler(ctx, input as Parameters<typeof handler>[1]);
     },
   };
 }

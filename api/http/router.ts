@@ -59,13 +59,20 @@ export function buildRouter(routes: RouteDefinition[], execute: Executor, guards
     const checks = guards.map((guard) => guard(route)).filter((c): c is RouteCheck => c !== undefined);
     groups.get(group)![route.method](route.operationId, toKoaPath(route.path), runRoute(route, checks, execute));
   }
-  const dispatch = new Map<string, Middleware<ApiState>>(
-    [...groups].map(([group, router]) => [group, router.routes() as Middleware<ApiState>]),
-  );
   return {
+    // koa-router matches (in the request's group) and decodes the path's parameters; the route's middleware is then
+    // called directly: its per-request dispatch (a chain composed for each request) costs more than the match here.
+    // Route middleware never calls `next`, so the first route matching the path and method answers, as in koa-router.
     routes: (ctx, next): Promise<unknown> => {
-      const routesOfGroup = dispatch.get(routeGroupOf(ctx.path));
-      return routesOfGroup ? (routesOfGroup(ctx, next) as Promise<unknown>) : next();
+      const router = groups.get(routeGroupOf(ctx.path));
+      const layer = router?.match(ctx.path, ctx.method).pathAndMethod.find((l) => l.methods.length > 0);
+      if (!layer) return next();
+      (ctx as unknown as { params: Record<string, string> }).params = layer.params(
+        ctx.path,
+        layer.captures(ctx.path),
+        {},
+      );
+      return layer.stack[0]!(ctx as never, next) as Promise<unknown>;
     },
     methodsFor(path) {
       const router = groups.get(routeGroupOf(path));
