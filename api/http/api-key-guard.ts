@@ -27,7 +27,8 @@ export function authenticateV1(
   rateLimiter: RateLimiter,
 ): (ctx: ParameterizedContext<ApiState>) => Promise<void> {
   return async (ctx) => {
-    const auth = await authenticator.authenticate(ctx.get('Authorization') || undefined, ctx.ip);
+    const header = ctx.get('Authorization') || undefined;
+    const auth = authenticator.knownContext(header) ?? (await authenticator.authenticate(header, ctx.ip));
     ctx.state.auth = auth;
     ctx.state.organizationId = auth.organizationId;
     const decision = await rateLimiter.check(auth);

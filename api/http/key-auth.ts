@@ -45,6 +45,11 @@ type Credential = { apiKey: ApiKey; organization: Organization };
 export interface KeyAuthenticator {
   /** `address` is the caller's IP address, for the failed-authentication limit. */
   authenticate(authorizationHeader: string | undefined, address?: string): Promise<AuthContext>;
+  /**
+   * The caller's context when its key is valid and was looked up less than KEY_CACHE_TTL_MS ago, answered without an
+   * await (a busy key's every request); undefined otherwise: `authenticate` then decides, refusals included.
+   */
+  knownContext(authorizationHeader: string | undefined): AuthContext | undefined;
 }
 
 export interface KeyAuthOptions {
@@ -169,6 +174,18 @@ export function createKeyAuthenticator(options: KeyAuthOptions): KeyAuthenticato
   }
 
   return {
+    knownContext(header) {
+      let secret: string;
+      try {
+        secret = secretOf(header);
+      } catch {
+        return undefined; // `authenticate` refuses it, with the failure counted
+      }
+      const credential = freshlyCached(hashKeySecret(secret));
+      if (!credential || credential.apiKey.mode !== mode || credential.apiKey.revokedAt) return undefined;
+      noteUse(credential.apiKey);
+      return contextOf(credential);
+    },
     async authenticate(header, address) {
       let credential: Credential;
       try {

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { findApiKeyBySecret } from '../../core/access/api-keys';
+import { findApiKeyBySecret, revokeApiKey } from '../../core/access/api-keys';
 import type { Db } from '../../core/platform/db';
 import { createLogger } from '../../core/platform/logger';
 import {
@@ -89,6 +89,23 @@ describe('unauthenticated traffic', () => {
       expect((await authenticator.authenticate(bearer(tenant.key), '198.51.100.20')).keyId).to.equal(tenant.keyId);
       clock += 5_000;
       expect((await authenticator.authenticate(bearer(tenant.key), '198.51.100.20')).keyId).to.equal(tenant.keyId);
+    });
+
+    it('answers a freshly looked-up key without a lookup, and nothing else: unknown, malformed, aged or revoked keys go to authenticate', async () => {
+      expect(authenticator.knownContext(bearer(tenant.key)), 'never looked up yet').to.equal(undefined);
+      await authenticator.authenticate(bearer(tenant.key), '192.0.2.1');
+      const looked = lookups.length;
+      expect(authenticator.knownContext(bearer(tenant.key))?.keyId).to.equal(tenant.keyId);
+      expect(lookups.length, 'no lookup for a fresh key').to.equal(looked);
+      expect(authenticator.knownContext(bearer(randomKey()))).to.equal(undefined);
+      expect(authenticator.knownContext('Bearer not-a-key')).to.equal(undefined);
+      expect(authenticator.knownContext(undefined)).to.equal(undefined);
+      clock += 1_000; // the cache entry has aged: authenticate looks it up again
+      expect(authenticator.knownContext(bearer(tenant.key))).to.equal(undefined);
+      await revokeApiKey(testDb(), tenant.keyId);
+      const refused = await authenticator.authenticate(bearer(tenant.key), '192.0.2.1').catch((e: unknown) => e);
+      expect(refused).to.include({ code: 'unauthenticated' });
+      expect(authenticator.knownContext(bearer(tenant.key)), 'revoked, even freshly looked up').to.equal(undefined);
     });
   });
 
