@@ -14,13 +14,12 @@
  * random page of the events and debts primary keys, read from disk once the bench database held the list tenants'
  * million rows, and the ceiling measured index reads, not the inserts.
  */
+import { bareKeyChecks } from './bare-key-checks';
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type Koa from 'koa';
 import type pg from 'pg';
 import { withoutRedaction } from '../../api/http/middleware/request-log';
-import { CHECK_AND_CHARGE, DAY_MS, HOUR_MS } from '../../api/http/rate-limit';
-import { hashKeySecret } from '../../core/access/api-keys';
 import { newRequestId } from '../../core/events/request-cause';
 import { newEventId, newId } from '../../core/platform/ids';
 import { asyncStdout, createLogger } from '../../core/platform/logger';
@@ -87,8 +86,6 @@ function debtJson(row: DebtRow): string {
 export function debtCreationCeiling(pool: pg.Pool, named: Named, redis: Redis) {
   const keys = new Map<string, { keyId: string; organizationId: string }>();
   const logger = withoutRedaction(createLogger({ level: 'info', name: 'bare', destination: asyncStdout() }));
-  redis.defineCommand('clientApiRateLimit', { numberOfKeys: 2, lua: CHECK_AND_CHARGE });
-  const limits = { hourly: 1_000_000_000, daily: 1_000_000_000 };
   const sealKey = randomBytes(32);
 
   async function findKey(secretHash: string) {
@@ -156,26 +153,12 @@ export function debtCreationCeiling(pool: pg.Pool, named: Named, redis: Redis) {
     }
   }
 
+  const keyChecks = bareKeyChecks(redis, findKey);
   return async (ctx: Koa.Context): Promise<void> => {
     const requestId = newRequestId();
     ctx.set('X-Request-Id', requestId);
-    const secret = /^Bearer +(\S+)$/i.exec(ctx.get('authorization'))?.[1];
-    const found = secret === undefined ? undefined : await findKey(hashKeySecret(secret));
-    if (!found) {
-      ctx.status = 401;
-      return;
-    }
-    const [, hourly, hourlyPttl] = await redis.clientApiRateLimit(
-      `rl:bare:hourly:${found.keyId}`,
-      `rl:bare:daily:${found.keyId}`,
-      limits.hourly,
-      limits.daily,
-      HOUR_MS,
-      DAY_MS,
-    );
-    ctx.set('X-RateLimit-Limit', String(limits.hourly));
-    ctx.set('X-RateLimit-Remaining', String(limits.hourly - hourly));
-    ctx.set('X-RateLimit-Reset', String(Math.ceil((Date.now() + hourlyPttl) / 1000)));
+    const found = await keyChecks(ctx);
+    if (!found) return;
     const raw = (ctx.request as { rawBody?: string }).rawBody ?? '';
     const fingerprint = createHash('sha256').update(`POST /v1/debts\n${raw}`, 'utf8').digest('hex');
     const key = ctx.get('idempotency-key');

@@ -15,13 +15,12 @@
  *   GET  /console/…                   the console pages' SQL (bare-console.ts)
  * <list> is debts, events or deliveries. Env: PORT, DATABASE_URL.
  */
+import { bareKeyChecks } from './bare-key-checks';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { withoutRedaction } from '../../api/http/middleware/request-log';
-import { CHECK_AND_CHARGE, DAY_MS, HOUR_MS } from '../../api/http/rate-limit';
-import { hashKeySecret } from '../../core/access/api-keys';
 import { newRequestId } from '../../core/events/request-cause';
 import { asyncStdout, createLogger } from '../../core/platform/logger';
 import { consoleCeiling } from './bare-console';
@@ -120,8 +119,6 @@ function organizationCeiling(pool: pg.Pool, redis: Redis) {
   const keys = new Map<string, KnownKey>();
   // Ours writes its access line without the redaction pass (request-log.ts), and loads the script once (EVALSHA).
   const logger = withoutRedaction(createLogger({ level: 'info', name: 'bare', destination: asyncStdout() }));
-  redis.defineCommand('clientApiRateLimit', { numberOfKeys: 2, lua: CHECK_AND_CHARGE });
-  const limits = { hourly: 1_000_000_000, daily: 1_000_000_000 };
   async function findKey(secretHash: string): Promise<KnownKey | undefined> {
     const known = keys.get(secretHash);
     if (known) return known;
@@ -142,27 +139,13 @@ function organizationCeiling(pool: pg.Pool, redis: Redis) {
     keys.set(secretHash, found);
     return found;
   }
+  const keyChecks = bareKeyChecks(redis, findKey);
   return async (ctx: Koa.Context): Promise<void> => {
     const startedAt = process.hrtime.bigint();
     const requestId = newRequestId();
     ctx.set('X-Request-Id', requestId);
-    const secret = /^Bearer +(\S+)$/i.exec(ctx.get('authorization'))?.[1];
-    const key = secret === undefined ? undefined : await findKey(hashKeySecret(secret));
-    if (!key) {
-      ctx.status = 401;
-      return;
-    }
-    const [, hourly, hourlyPttl] = await redis.clientApiRateLimit(
-      `rl:bare:hourly:${key.keyId}`,
-      `rl:bare:daily:${key.keyId}`,
-      limits.hourly,
-      limits.daily,
-      HOUR_MS,
-      DAY_MS,
-    );
-    ctx.set('X-RateLimit-Limit', String(limits.hourly));
-    ctx.set('X-RateLimit-Remaining', String(limits.hourly - hourly));
-    ctx.set('X-RateLimit-Reset', String(Math.ceil((Date.now() + hourlyPttl) / 1000)));
+    const key = await keyChecks(ctx);
+    if (!key) return;
     ctx.type = 'application/json';
     ctx.body = key.organizationJson;
     // The same line as ours (request-log.ts): the same fields, the latency measured the same way.

@@ -7,7 +7,6 @@
  * afterwards (organisations cascade).
  */
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import type autocannon from 'autocannon';
 import { compare, figure } from './report';
 import type { Db } from '../../core/platform/db';
@@ -19,7 +18,7 @@ import { killGroup } from '../support/processes';
 import { startLifecycleWorker, type ServiceProcess } from '../support/service-processes';
 import { startDevServer } from '../support/temporal';
 import { sharedProcesses, type ProcessSet } from './cpu';
-import { benchTenant, childPids, interleaved, load } from './support';
+import { benchTenant, childPids, interleaved, load, pidsWhere } from './support';
 
 /** One request per call, with its own key and account: the same body for ours and the bare route. */
 export function creating(headers: Record<string, string>): autocannon.Request[] {
@@ -73,17 +72,7 @@ async function skipOutboxBacklog(db: Db): Promise<void> {
 
 /** Pids of a process group: the worker runs under tsx, in a child of its own. */
 function groupPids(group: number): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .map(Number)
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === group;
-      } catch {
-        return false; // exited meanwhile
-      }
-    });
+  return pidsWhere((_pid, stat) => stat.group === group);
 }
 
 /** Runs `work` with a Temporal dev server and the real lifecycle worker process on the bench database. */

@@ -183,20 +183,27 @@ export function meanByProcess(measured: Record<string, number>[]): Record<string
   return Object.fromEntries(Object.keys(measured[0] ?? {}).map((name) => [name, mean(measured.map((m) => m[name]!))]));
 }
 
-/** Ids of this process's direct children whose command line contains `fragment` (e.g. the Temporal dev server). */
-export function childPids(fragment: string, parent = process.pid): number[] {
+/** The ids of the processes whose parent and process group (from `/proc/<pid>/stat`) pass `test`. */
+export function pidsWhere(test: (pid: number, stat: { parent: number; group: number }) => boolean): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
     .map(Number)
     .filter((pid) => {
       try {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return ppid === parent && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(fragment);
+        const [, parent, group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return test(pid, { parent: Number(parent), group: Number(group) });
       } catch {
         return false; // exited meanwhile
       }
     });
+}
+
+/** Ids of this process's direct children whose command line contains `fragment` (e.g. the Temporal dev server). */
+export function childPids(fragment: string, parent = process.pid): number[] {
+  return pidsWhere(
+    (pid, stat) => stat.parent === parent && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(fragment),
+  );
 }
 
 /** Peak resident set size of a process, in MiB, from /proc (Linux). */
