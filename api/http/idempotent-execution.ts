@@ -32,6 +32,7 @@ import {
   saveIdempotencyRecord,
   saveIdempotencyRecordPlainly,
   type ClaimRow,
+  type IdempotencyClaim,
   type SavedResponse,
 } from '../../core/platform/idempotency-store';
 import { forRequest } from '../../core/events/request-cause';
@@ -162,13 +163,8 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     const fingerprint = fingerprintOf(ctx, route, input);
     return db.transaction(async (trx) => {
       const claim = await claimIdempotencyKey(trx, secretBox, auth.organizationId, key, HANDLER_SAVEPOINT);
-      if (!claim.locked) throw new ApiError('idempotency_in_progress');
-      const { saved, pending } = claim;
-      if (saved) {
-        if (saved.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
-        return replayed(saved);
-      }
-      if (pending && pending.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
+      const answered = savedAnswerOf(claim, fingerprint);
+      if (answered) return answered;
       // The saved response seen before `prepare` expired since: what `prepare` did was for a replay, not enough to
       // run the handler on. Not saved; the same request sent again runs in full.
       if (replay) {
@@ -203,13 +199,8 @@ export function createExecutor(options: { db: Db; errorBaseUrl: string; secretBo
     try {
       if (key !== undefined) {
         const claimed = claimOf(secretBox, auth.organizationId, key, results[0]?.rows[0] as ClaimRow | undefined);
-        if (!claimed.locked) throw new ApiError('idempotency_in_progress');
-        const { saved, pending } = claimed;
-        if (saved) {
-          if (saved.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
-          return replayed(saved);
-        }
-        if (pending && pending.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
+        const answered = savedAnswerOf(claimed, fingerprint);
+        if (answered) return answered;
       }
       let result: HandlerResult | undefined;
       try {
@@ -357,6 +348,21 @@ function serialize(result: HandlerResult, requestId: string): SavedResponse {
 function toResult(response: SavedResponse): HandlerResult {
   const { 'Content-Type': contentType, ...headers } = response.headers;
   return { status: response.status, headers, body: response.body === '' ? undefined : response.body, contentType };
+}
+
+/**
+ * What a claimed key says about this request before it runs: another request holds the key (409 in progress), the
+ * key was used for a different request (409 conflict), or the saved answer to replay; undefined when it is to run.
+ */
+function savedAnswerOf(claim: IdempotencyClaim, fingerprint: string): HandlerResult | undefined {
+  if (!claim.locked) throw new ApiError('idempotency_in_progress');
+  const { saved, pending } = claim;
+  if (saved) {
+    if (saved.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
+    return replayed(saved);
+  }
+  if (pending && pending.fingerprint !== fingerprint) throw new ApiError('idempotency_conflict');
+  return undefined;
 }
 
 function replayed(saved: SavedResponse): HandlerResult {
