@@ -8,7 +8,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from './db';
-import { queryNamedRaw } from './prepared';
+import { nativeText, runStatement, statementName, type NamedStatement } from './prepared';
 import type { SqlPart } from './sql-part';
 
 /** A page whose items are already JSON text; the HTTP layer sends it as `{"data":[…],"nextCursor":…}`. */
@@ -89,20 +89,62 @@ export function equalTo(filters: Record<string, Knex.RawBinding | undefined>, ta
  * another page exists, and aggregates the first `limit` rows' `item` JSON into one array, in one named statement.
  * The statement is written as text here, not composed with knex: compiling nested builders and then knex's pass over
  * the long text for placeholders on every request were most of what the route spent in Node besides the response
- * (`queryNamedRaw` converts each text's placeholders once).
+ * (each shape's text is written, converted and named once: `pageStatement`).
  */
 export async function fetchJsonRows<Position extends object>(
   db: Db,
   query: JsonListQuery,
 ): Promise<JsonPageRows<Position>> {
-  const { item, order, limit } = query;
+  const { limit } = query;
   const [firstName, secondName] = query.positionColumns;
-  const [first, second] = [sqlName(firstName), sqlName(secondName)];
   for (const part of query.where) {
     if (part.sql.split('?').length !== part.bindings.length + 1) throw new Error(`bindings do not match: ${part.sql}`);
   }
+  const values = [limit, limit, limit, limit, ...query.where.flatMap((part) => part.bindings), limit + 1];
+  const [row] = await runStatement<Record<string, unknown> & { data_json: string; has_more: boolean }>(
+    db,
+    pageStatement(db, query),
+    values,
+  );
+  if (!row) throw new Error('an aggregate returned no row');
+  const last = row.has_more ? ({ [firstName]: row[firstName], [secondName]: row[secondName] } as Position) : undefined;
+  return { dataJson: row.data_json, last };
+}
+
+/**
+ * Each list's page statements, by item (a constant text per list, whose hash the engine keeps) and then by the rest of
+ * the shape (short texts: the filters present, with or without a cursor). Composing the page's long text, converting
+ * its placeholders and naming it on every request were a few microseconds and a few kilobytes of garbage a page.
+ */
+const pageStatements = new Map<string, Map<string, NamedStatement>>();
+const MAX_SHAPES = 1_000;
+
+function pageStatement(db: Db, query: JsonListQuery): NamedStatement {
+  const { item, order, positionColumns } = query;
+  const shape = [query.from, query.join ?? '', ...order, ...positionColumns, ...query.where.map((part) => part.sql)];
+  const shapeKey = shape.join('\n');
+  let shapes = pageStatements.get(item);
+  if (shapes === undefined) {
+    if (pageStatements.size >= MAX_SHAPES) pageStatements.clear();
+    shapes = new Map();
+    pageStatements.set(item, shapes);
+  }
+  let statement = shapes.get(shapeKey);
+  if (statement === undefined) {
+    if (shapes.size >= MAX_SHAPES) shapes.clear();
+    const text = nativeText(db, pageSql(query));
+    statement = { name: statementName(text), text };
+    shapes.set(shapeKey, statement);
+  }
+  return statement;
+}
+
+/** The page's statement with knex's `?` placeholders (bound in the order `fetchJsonRows` gives the values). */
+function pageSql(query: JsonListQuery): string {
+  const { item, order } = query;
+  const [first, second] = query.positionColumns.map(sqlName);
   const conditions = query.where.map((part) => part.sql);
-  const sql = `select '[' || coalesce(string_agg(item, ',' order by n) filter (where n <= ?), '') || ']' as data_json,
+  return `select '[' || coalesce(string_agg(item, ',' order by n) filter (where n <= ?), '') || ']' as data_json,
       (array_agg(${first}) filter (where n = ?))[1] as ${first},
       (array_agg(${second}) filter (where n = ?))[1] as ${second},
       count(*) > ? as has_more
@@ -112,15 +154,6 @@ export async function fetchJsonRows<Position extends object>(
         where ${conditions.length ? conditions.join(' and ') : 'true'}
         order by ${order[0]} desc, ${order[1]} desc
         limit ?) as page) as numbered`;
-  const values = [limit, limit, limit, limit, ...query.where.flatMap((part) => part.bindings), limit + 1];
-  const [row] = await queryNamedRaw<Record<string, unknown> & { data_json: string; has_more: boolean }>(
-    db,
-    sql,
-    values,
-  );
-  if (!row) throw new Error('an aggregate returned no row');
-  const last = row.has_more ? ({ [firstName]: row[firstName], [secondName]: row[secondName] } as Position) : undefined;
-  return { dataJson: row.data_json, last };
 }
 
 /** A name of the code's own (a table or column), quoted; anything else is a bug, refused before it reaches SQL. */

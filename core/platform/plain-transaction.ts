@@ -12,7 +12,7 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
 import type { Db } from './db';
-import { statementName } from './prepared';
+import { nativeText, statementName } from './prepared';
 
 /** What a function writing through a plain transaction gets. */
 export interface PlainTransaction {
@@ -25,10 +25,6 @@ export interface PlainTransaction {
   /** Runs `task` once the transaction has committed; never if it rolls back. */
   onCommit(task: () => void): void;
 }
-
-/** The texts seen so far with knex's `?` placeholders, and the same with PostgreSQL's `$n`. */
-const nativeTexts = new Map<string, string>();
-const MAX_TEXTS = 1_000;
 
 export class OpenPlainTransaction implements PlainTransaction {
   private done = false;
@@ -72,12 +68,7 @@ export class OpenPlainTransaction implements PlainTransaction {
 
   async query<Row>(sql: string, bindings: readonly unknown[]): Promise<Row[]> {
     if (this.done) throw new Error('query on a finished plain transaction');
-    let text = nativeTexts.get(sql);
-    if (text === undefined) {
-      if (nativeTexts.size >= MAX_TEXTS) nativeTexts.clear();
-      text = String(this.client.positionBindings(sql));
-      nativeTexts.set(sql, text);
-    }
+    const text = nativeText(this.pool, sql);
     const result = await this.connection.query<Row & pg.QueryResultRow>({
       name: statementName(text),
       text,

@@ -53,13 +53,24 @@ export function prepared<Query extends Knex.QueryBuilder | Knex.Raw>(query: Quer
  * own connection (knex's transaction client hands out no other), in order with the transaction's other statements as
  * long as its caller awaits each.
  */
-export async function queryNamed<Row>(db: Db | Trx, text: string, values: unknown[]): Promise<Row[]> {
+export function queryNamed<Row>(db: Db | Trx, text: string, values: unknown[]): Promise<Row[]> {
+  return runStatement<Row>(db, { name: statementName(text), text }, values);
+}
+
+/** A statement's text with PostgreSQL's `$n` parameters and its name, for a caller that keeps it between queries. */
+export interface NamedStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** `queryNamed` for a statement already named: no lookup of its (long) text on each query. */
+export async function runStatement<Row>(db: Db | Trx, statement: NamedStatement, values: unknown[]): Promise<Row[]> {
   // knex refuses a query on a finished transaction; beneath it, the connection may already serve another.
   if (db.isTransaction && (db as Trx).isCompleted()) throw new Error('queryNamed on a finished transaction');
   const client = db.client as Knex.Client;
   const connection = (await client.acquireConnection()) as pg.ClientBase;
   try {
-    const result = await connection.query<Row & pg.QueryResultRow>({ name: statementName(text), text, values });
+    const result = await connection.query<Row & pg.QueryResultRow>({ ...statement, values });
     return result.rows;
   } finally {
     await client.releaseConnection(connection);
@@ -74,6 +85,10 @@ const nativeTexts = new Map<string, string>();
  * knex's own rule once per text.
  */
 export function queryNamedRaw<Row>(db: Db | Trx, sql: string, bindings: unknown[]): Promise<Row[]> {
-  const text = perText(nativeTexts, sql, () => String((db.client as Knex.Client).positionBindings(sql)));
-  return queryNamed<Row>(db, text, bindings);
+  return queryNamed<Row>(db, nativeText(db, sql), bindings);
+}
+
+/** A text with knex's `?` placeholders as PostgreSQL's `$n`, by knex's own rule, converted once per text. */
+export function nativeText(db: Db | Trx, sql: string): string {
+  return perText(nativeTexts, sql, () => String((db.client as Knex.Client).positionBindings(sql)));
 }

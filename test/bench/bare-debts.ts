@@ -14,17 +14,11 @@
  * random page of the events and debts primary keys, read from disk once the bench database held the list tenants'
  * million rows, and the ceiling measured index reads, not the inserts.
  */
-import { bareKeyChecks } from './bare-key-checks';
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type Koa from 'koa';
 import type pg from 'pg';
-import { withoutRedaction } from '../../api/http/middleware/request-log';
-import { newRequestId } from '../../core/events/request-cause';
 import { newEventId, newId } from '../../core/platform/ids';
-import { asyncStdout, createLogger } from '../../core/platform/logger';
-
-type Named = (text: string, values: unknown[]) => pg.QueryConfig;
+import type { BareWork, Named } from './bare-api-routes';
 
 interface DebtRow {
   id: string;
@@ -83,23 +77,9 @@ function debtJson(row: DebtRow): string {
   });
 }
 
-export function debtCreationCeiling(pool: pg.Pool, named: Named, redis: Redis) {
-  const keys = new Map<string, { keyId: string; organizationId: string }>();
-  const logger = withoutRedaction(createLogger({ level: 'info', name: 'bare', destination: asyncStdout() }));
+/** The route's own work, run by bare-api-routes.ts between the key checks and the log line. */
+export function debtCreationCeiling(pool: pg.Pool, named: Named): BareWork {
   const sealKey = randomBytes(32);
-
-  async function findKey(secretHash: string) {
-    const known = keys.get(secretHash);
-    if (known) return known;
-    const { rows } = await pool.query<{ id: string; organization_id: string }>(
-      named(`select id, organization_id from api_keys where secret_hash = $1`, [secretHash]),
-    );
-    if (!rows[0]) return undefined;
-    const found = { keyId: rows[0].id, organizationId: rows[0].organization_id };
-    keys.set(secretHash, found);
-    return found;
-  }
-
   function seal(body: string, associatedData: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', sealKey, iv);
@@ -153,12 +133,7 @@ export function debtCreationCeiling(pool: pg.Pool, named: Named, redis: Redis) {
     }
   }
 
-  const keyChecks = bareKeyChecks(redis, findKey);
-  return async (ctx: Koa.Context): Promise<void> => {
-    const requestId = newRequestId();
-    ctx.set('X-Request-Id', requestId);
-    const found = await keyChecks(ctx);
-    if (!found) return;
+  return async (ctx: Koa.Context, found, requestId): Promise<void> => {
     const raw = (ctx.request as { rawBody?: string }).rawBody ?? '';
     const fingerprint = createHash('sha256').update(`POST /v1/debts\n${raw}`, 'utf8').digest('hex');
     const key = ctx.get('idempotency-key');
@@ -168,6 +143,5 @@ export function debtCreationCeiling(pool: pg.Pool, named: Named, redis: Redis) {
     ctx.set('Location', location);
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = json;
-    logger.info({ requestId, method: ctx.method, path: ctx.path, status: 201 }, 'request');
   };
 }

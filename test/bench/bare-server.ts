@@ -7,22 +7,22 @@
  *   GET  /organization (Bearer key)   the same work as GET /v1/organization: hash the key, find it in memory (loaded
  *                                     once from the database), the same two-window Lua script through ioredis, the
  *                                     X-RateLimit-* and X-Request-Id headers, one pino line, the organisation's JSON
- *   GET  /<list>/node?org=<id>        the list's keyset SQL (50 + 1 rows), rows serialised in Node
- *   GET  /<list>/pg?org=<id>          the same rows, JSON built by PostgreSQL (json_agg), passed through as text
+ *   GET  /<list>/node (Bearer key)    what every /v1 request does (as for the organisation), then the list's keyset
+ *                                     SQL (50 + 1 rows) for the key's organisation, rows serialised in Node
+ *   GET  /<list>/pg (Bearer key)      the same, the page's JSON built by PostgreSQL (json_agg), passed through as text
+ *   GET  /<list>/page-only?org=<id>   the PostgreSQL-built page alone (no key, no rate limit, no log line): the lists'
+ *                                     ceiling before issue 25's same-work rule, reported for information
  *   POST /debts (Bearer key, idempotency-key)  the same work as POST /v1/debts under a key (bare-debts.ts): the key,
  *                                     the rate limit, the claim, debtor upsert, debt, event, delivery and the sealed
  *                                     saved response in one transaction, the answer, one pino line
  *   GET  /console/…                   the console pages' SQL (bare-console.ts)
  * <list> is debts, events or deliveries. Env: PORT, DATABASE_URL.
  */
-import { bareKeyChecks } from './bare-key-checks';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { withoutRedaction } from '../../api/http/middleware/request-log';
-import { newRequestId } from '../../core/events/request-cause';
-import { asyncStdout, createLogger } from '../../core/platform/logger';
+import { bareApiRoutes } from './bare-api-routes';
 import { consoleCeiling } from './bare-console';
 import { debtCreationCeiling } from './bare-debts';
 import { portalCeiling } from './bare-portal';
@@ -34,9 +34,10 @@ const DEBT_COLUMNS = `id, debtor_id, external_account_id, client_reference, orig
   plan_frequency, plan_instalment_count, plan_instalments_paid, to_char(plan_next_due_date, 'YYYY-MM-DD') as
   plan_next_due_date, metadata, created_at, updated_at`;
 
-/** Each list: its page query (org as the one parameter, LIMIT + 1 rows) and the JSON object of one row in SQL. */
+/** Each list: our route, its page query (org as the one parameter, LIMIT + 1 rows) and the JSON object of one row in SQL. */
 const LISTS = {
   debts: {
+    route: '/v1/debts',
     sql: `select ${DEBT_COLUMNS} from debts where organization_id = $1 order by created_at desc, id desc limit ${LIMIT + 1}`,
     json: `json_build_object('id', id, 'debtorId', debtor_id, 'externalAccountId', external_account_id,
       'clientReference', client_reference, 'originalPrincipal', original_principal::float8,
@@ -49,12 +50,14 @@ const LISTS = {
     order: 'created_at desc, id desc',
   },
   events: {
+    route: '/v1/events',
     sql: `select id, type, data, created_at, txid, seq from events where organization_id = $1
       and txid < pg_snapshot_xmin(pg_current_snapshot()) order by txid desc, seq desc limit ${LIMIT + 1}`,
     json: `json_build_object('id', id, 'type', type, 'createdAt', created_at, 'data', data)`,
     order: 'txid desc, seq desc',
   },
   deliveries: {
+    route: '/v1/webhooks/deliveries',
     sql: `select id, event_id, event_type, url, status, attempt_count, last_attempt_at, next_attempt_at, created_at,
       updated_at from webhook_deliveries where organization_id = $1 order by created_at desc, id desc limit ${LIMIT + 1}`,
     json: `json_build_object('id', id, 'eventId', event_id, 'eventType', event_type, 'url', url, 'status', status,
@@ -104,84 +107,40 @@ async function listInPostgres(pool: pg.Pool, list: ListName, org: string): Promi
   return rows[0]!.body;
 }
 
-interface KnownKey {
-  keyId: string;
-  organizationId: string;
-  organizationJson: string;
-}
-
-/**
- * The authenticated, rate-limited route's same work: the key hashed and found in memory (ours caches it too; a miss
- * loads it once, as ours does once a second), the same Lua script in Redis by its digest (EVALSHA, one round trip a
- * request: no auto-pipelining), the headers, one log line of the same fields without the redaction pass, as ours writes it.
- */
-function organizationCeiling(pool: pg.Pool, redis: Redis) {
-  const keys = new Map<string, KnownKey>();
-  // Ours writes its access line without the redaction pass (request-log.ts), and loads the script once (EVALSHA).
-  const logger = withoutRedaction(createLogger({ level: 'info', name: 'bare', destination: asyncStdout() }));
-  async function findKey(secretHash: string): Promise<KnownKey | undefined> {
-    const known = keys.get(secretHash);
-    if (known) return known;
-    const { rows } = await pool.query<{ id: string; organization: unknown }>(
-      named(
-        `select k.id, json_build_object('id', o.id, 'name', o.name, 'mode', o.mode, 'createdAt', o.created_at) as organization
-       from api_keys k join organizations o on o.id = k.organization_id where k.secret_hash = $1`,
-        [secretHash],
-      ),
-    );
-    if (!rows[0]) return undefined;
-    const organization = rows[0].organization as { id: string };
-    const found = {
-      keyId: rows[0].id,
-      organizationId: organization.id,
-      organizationJson: JSON.stringify(organization),
-    };
-    keys.set(secretHash, found);
-    return found;
-  }
-  const keyChecks = bareKeyChecks(redis, findKey);
-  return async (ctx: Koa.Context): Promise<void> => {
-    const startedAt = process.hrtime.bigint();
-    const requestId = newRequestId();
-    ctx.set('X-Request-Id', requestId);
-    const key = await keyChecks(ctx);
-    if (!key) return;
-    ctx.type = 'application/json';
-    ctx.body = key.organizationJson;
-    // The same line as ours (request-log.ts): the same fields, the latency measured the same way.
-    const latencyMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
-    logger.info(
-      {
-        requestId,
-        organizationId: key.organizationId,
-        method: ctx.method,
-        path: ctx.path,
-        route: '/v1/organization',
-        status: 200,
-        latencyMs: Math.round(latencyMs * 100) / 100,
-      },
-      'request',
-    );
-  };
-}
-
 function main(): void {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 10 });
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  const organization = organizationCeiling(pool, redis);
-  const debtCreation = debtCreationCeiling(pool, named, redis);
+  const apiRoute = bareApiRoutes(pool, named, redis);
+  const organization = apiRoute('/v1/organization', async (ctx, key) => {
+    ctx.type = 'application/json';
+    ctx.body = key.organizationJson;
+  });
+  const debtCreation = apiRoute('/v1/debts', debtCreationCeiling(pool, named));
+  const lists = new Map(
+    (Object.keys(LISTS) as ListName[]).flatMap((list) =>
+      (['node', 'pg'] as const).map((how) => [
+        `/${list}/${how}`,
+        apiRoute(LISTS[list].route, async (ctx, key) => {
+          ctx.type = 'application/json';
+          ctx.body = await (how === 'node' ? listInNode : listInPostgres)(pool, list, key.organizationId);
+        }),
+      ]),
+    ),
+  );
   const app = new Koa();
   app.use(koaBody({ includeUnparsed: true })); // the raw body: POST /debts fingerprints it, as ours does
   app.use(async (ctx) => {
-    const [, list, how] = ctx.path.split('/');
+    const [, list] = ctx.path.split('/');
     if (ctx.method === 'GET' && ctx.path === '/') {
       ctx.body = { ok: true };
     } else if (ctx.method === 'GET' && ctx.path === '/organization') {
       await organization(ctx);
-    } else if (ctx.method === 'GET' && list && list in LISTS && (how === 'node' || how === 'pg')) {
-      const org = String(ctx.query.org);
+    } else if (ctx.method === 'GET' && lists.has(ctx.path)) {
+      await lists.get(ctx.path)!(ctx);
+    } else if (ctx.method === 'GET' && list && list in LISTS && ctx.path.endsWith('/page-only')) {
+      // The page alone, no key, no rate limit, no log line: what the list ceilings measured before (information only).
       ctx.type = 'application/json';
-      ctx.body = await (how === 'node' ? listInNode : listInPostgres)(pool, list as ListName, org);
+      ctx.body = await listInPostgres(pool, list as ListName, String(ctx.query.org));
     } else if (ctx.method === 'POST' && ctx.path === '/debts') {
       await debtCreation(ctx);
     } else if (!(await portalCeiling(pool, named, redis, ctx))) {
