@@ -1,7 +1,7 @@
 /**
  * Builds the Koa application without listening (STYLE.md §1): tests drive it in-process or on port 0.
- * Middleware order: client address, request id and request log (one layer) → (outside `/v1`: the opt-out, console
- * and portal pages) → problem renderer and 404/405 → (outside `/v1`: Stripe's webhook) → `/v1` key and rate limit →
+ * Middleware order: client address, request id and request log (one layer) → (under `/portal`: the portal's pages,
+ * nothing else) → (outside `/v1`: the opt-out, console and portal pages) → problem renderer and 404/405 → (outside `/v1`: Stripe's webhook) → `/v1` key and rate limit →
  * router (read-only and scope checks, body parser, validation, handler). Authenticating first means an
  * unauthenticated request is refused before its body is read, and every `/v1` answer, 404 included, carries the
  * rate-limit headers; a read-only key or a missing scope is refused before the body is read too.
@@ -55,7 +55,7 @@ import { consolePages } from '../web/console/console-pages';
 import { createStripeClient, type Stripe } from '../core/payments/stripe-client';
 import { createStripeProcessor } from '../core/payments/stripe-processor';
 import { stripeWebhookIngest } from './routes/stripe-webhook';
-import { portalPages } from '../web/portal/portal-pages';
+import { isPortalPath, portalPages } from '../web/portal/portal-pages';
 import type { PaymentProcessor } from '../core/payments/processor';
 import type { StripeConfig } from '../core/platform/payment-config';
 import { createTestModeProcessor } from '../core/payments/test-mode-processor';
@@ -181,6 +181,15 @@ export function createApp(deps: AppDeps): BuiltApp {
   app.silent = true; // every error is rendered and logged by problemErrors; Koa's own stderr logging would double it
   app.use(requestFrame({ trustedProxies: config.trustedProxies, logger, metrics }));
   const mailer = deps.mailer ?? createMailer(config.mail);
+  // The debtor portal's pages (web/portal), like the console's, render their own errors as pages.
+  const portal: Middleware<ApiState> = portalPages({
+    config,
+    db: deps.db,
+    redis: deps.redis,
+    logger,
+    debtTriggers: deps.debtTriggers,
+    paymentProcessor: deps.paymentProcessor ?? defaultPaymentProcessor(deps),
+  });
   const pages: Middleware<ApiState>[] = [
     // The opt-out link of debtor emails: a page of its own, no key, no session.
     optOutPages({ config, db: deps.db, logger, stylesheetHref: loadWebAssets().stylesheetHref }),
@@ -205,15 +214,7 @@ export function createApp(deps: AppDeps): BuiltApp {
         ? { signupLimiter, resets: deps.sandboxResets, simulations: simulationReader, readSignup }
         : undefined,
     }),
-    // The debtor portal's pages (web/portal), like the console's, render their own errors as pages.
-    portalPages({
-      config,
-      db: deps.db,
-      redis: deps.redis,
-      logger,
-      debtTriggers: deps.debtTriggers,
-      paymentProcessor: deps.paymentProcessor ?? defaultPaymentProcessor(deps),
-    }),
+    portal,
   ];
   const problems = problemErrors({ logger, errorBaseUrl: config.errorBaseUrl, router });
   // Stripe's webhook ingest (docs/payments.md): signed by Stripe, not keyed; its raw body read before any parser.
@@ -238,7 +239,10 @@ export function createApp(deps: AppDeps): BuiltApp {
   const v1: Middleware<ApiState> = (ctx, next): Promise<unknown> =>
     problems(ctx, () => routed(ctx, next) as Promise<unknown>) as Promise<unknown>;
   const everythingElse = compose([...pages, problems, ...stripeIngest, routed]);
-  app.use((ctx, next): Promise<unknown> => (isV1Path(ctx.path) ? v1 : everythingElse)(ctx, next) as Promise<unknown>);
+  // Likewise a portal page is the portal's alone (a debtor's every page passes here): it answers everything under
+  // /portal, errors included, and the layers before it in `pages` pass such a path on.
+  const byPath = (path: string) => (isV1Path(path) ? v1 : isPortalPath(path) ? portal : everythingElse);
+  app.use((ctx, next): Promise<unknown> => byPath(ctx.path)(ctx, next) as Promise<unknown>);
   return { app, metrics, routes, openApiDocument };
 }
 

@@ -17,8 +17,9 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export function setPageHeaders(ctx: Context): void {
-  ctx.set('Content-Security-Policy', PAGE_CSP);
+/** The pages' security headers; `csp` for pages with a policy of their own (the portal's allows https images). */
+export function setPageHeaders(ctx: Context, csp = PAGE_CSP): void {
+  ctx.set('Content-Security-Policy', csp);
   ctx.set('Referrer-Policy', 'same-origin');
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('X-Frame-Options', 'DENY');
@@ -27,7 +28,12 @@ export function setPageHeaders(ctx: Context): void {
 
 export function sendPage(ctx: Context, page: VNode, status = 200): void {
   setPageHeaders(ctx);
+  sendHtml(ctx, `<!doctype html>${renderToString(page)}`, status);
+}
+
+/** A rendered page as the answer, for a caller whose middleware has set the pages' headers already (the portal). */
+export function sendHtml(ctx: Context, html: string, status = 200): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
-  ctx.body = `<!doctype html>${renderToString(page)}`;
+  ctx.body = html;
 }

@@ -29,9 +29,13 @@ export type BareWork = (ctx: Koa.Context, key: BareKey, requestId: string) => Pr
 
 const LIMITS = { hourly: 1_000_000_000, daily: 1_000_000_000 };
 
+/** A route's work without a key (a page): what it answers is its own. */
+export type BareUnkeyedWork = (ctx: Koa.Context, requestId: string) => Promise<void>;
+
 /**
- * Makes bare `/v1` routes: `route(name, work)` answers 401 without a known key, and otherwise runs `work` between the
- * key checks and the log line.
+ * Makes bare routes: `keyed(route, work)` answers 401 without a known key, and otherwise runs `work` between the key
+ * checks and the log line; `unkeyed(route, work)` (the portal's page, whose visit is its own work) runs it between the
+ * request id and the log line.
  */
 export function bareApiRoutes(pool: pg.Pool, named: Named, redis: Redis) {
   const keys = new Map<string, BareKey>();
@@ -73,25 +77,20 @@ export function bareApiRoutes(pool: pg.Pool, named: Named, redis: Redis) {
     ctx.set('X-RateLimit-Reset', String(Math.ceil((Date.now() + hourlyPttl) / 1000)));
   }
 
-  return (route: string, work: BareWork) =>
+  /** The request id, `work` (which answers the organisation it served, if any), then the log line. */
+  const logged =
+    (route: string, work: (ctx: Koa.Context, requestId: string) => Promise<string | undefined>) =>
     async (ctx: Koa.Context): Promise<void> => {
       const startedAt = process.hrtime.bigint();
       const requestId = newRequestId();
       ctx.set('X-Request-Id', requestId);
-      const secret = /^Bearer +(\S+)$/i.exec(ctx.get('authorization'))?.[1];
-      const key = secret === undefined ? undefined : await findKey(hashKeySecret(secret));
-      if (!key) {
-        ctx.status = 401;
-        return;
-      }
-      await chargeRateLimit(ctx, key);
-      await work(ctx, key, requestId);
+      const organizationId = await work(ctx, requestId);
       // The same line as ours (request-log.ts): the same fields, the latency measured the same way.
       const latencyMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
       logger.info(
         {
           requestId,
-          organizationId: key.organizationId,
+          organizationId,
           method: ctx.method,
           path: ctx.path,
           route,
@@ -101,4 +100,24 @@ export function bareApiRoutes(pool: pg.Pool, named: Named, redis: Redis) {
         'request',
       );
     };
+
+  return {
+    keyed: (route: string, work: BareWork) =>
+      logged(route, async (ctx, requestId) => {
+        const secret = /^Bearer +(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+        const key = secret === undefined ? undefined : await findKey(hashKeySecret(secret));
+        if (!key) {
+          ctx.status = 401;
+          return undefined;
+        }
+        await chargeRateLimit(ctx, key);
+        await work(ctx, key, requestId);
+        return key.organizationId;
+      }),
+    unkeyed: (route: string, work: BareUnkeyedWork) =>
+      logged(route, async (ctx, requestId) => {
+        await work(ctx, requestId);
+        return undefined;
+      }),
+  };
 }

@@ -1,7 +1,8 @@
 /**
  * The debtor portal debt page's bare ceiling (mounted by bare-server.ts, its own process): the page's reads, the same
  * statements ours sends (the same texts), on the plain `pg` driver as named statements, and the rows written out
- * as JSON — no Koa middleware stack, no page rendered. A soft ceiling flatters every ratio, so nothing else is done.
+ * as JSON, between the request id and the one log line every request of ours has (bare-api-routes.ts) — no Koa
+ * middleware stack, no page rendered. A soft ceiling flatters every ratio, so nothing else is done.
  *   GET /portal/debt?session=<id>&org=<id>&debt=<id>&link=<id>
  *     the session read as the portal's store reads it (GET, then PEXPIRE: core/platform/redis-sessions.ts), the link
  *     still live, then the debt's row and its page of transactions beside the organisation and the branding from the
@@ -12,12 +13,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type Koa from 'koa';
 import type pg from 'pg';
 import { CREDITOR_NAME_SQL, PORTAL_DEBT_SQL, PORTAL_TRANSACTIONS_SQL } from '../../core/portal/debt-reads';
 import { LINK_LIVE_SQL } from '../../core/portal/portal-sessions';
-
-type Named = (text: string, values: unknown[]) => pg.QueryConfig;
+import type { BareUnkeyedWork, Named } from './bare-api-routes';
 
 /**
  * Ours' statements, by the same texts (core/portal/debt-reads.ts, core/portal/portal-sessions.ts), and the branding's
@@ -64,14 +63,14 @@ async function debtPage(pool: pg.Pool, named: Named, redis: Redis | null, visit:
   return JSON.stringify({ ...debtAndMoney, organization, branding });
 }
 
-/** Answers the portal ceiling's route; false for any other path. */
-export async function portalCeiling(pool: pg.Pool, named: Named, redis: Redis, ctx: Koa.Context): Promise<boolean> {
-  if (ctx.method !== 'GET' || ctx.path !== '/portal/debt') return false;
-  const q = ctx.query as Record<string, string>;
-  const visit = { session: String(q.session), org: String(q.org), debt: String(q.debt), link: String(q.link) };
-  const body = await debtPage(pool, named, q.cache === 'off' ? null : redis, visit);
-  ctx.type = 'application/json';
-  ctx.status = body === null ? 401 : 200;
-  ctx.body = body ?? '{}';
-  return true;
+/** The portal ceiling's page (GET /portal/debt), run by bare-api-routes.ts between the request id and the log line. */
+export function portalCeiling(pool: pg.Pool, named: Named, redis: Redis): BareUnkeyedWork {
+  return async (ctx) => {
+    const q = ctx.query as Record<string, string>;
+    const visit = { session: String(q.session), org: String(q.org), debt: String(q.debt), link: String(q.link) };
+    const body = await debtPage(pool, named, q.cache === 'off' ? null : redis, visit);
+    ctx.type = 'application/json';
+    ctx.status = body === null ? 401 : 200;
+    ctx.body = body ?? '{}';
+  };
 }

@@ -15,6 +15,8 @@
  *   POST /debts (Bearer key, idempotency-key)  the same work as POST /v1/debts under a key (bare-debts.ts): the key,
  *                                     the rate limit, the claim, debtor upsert, debt, event, delivery and the sealed
  *                                     saved response in one transaction, the answer, one pino line
+ *   GET  /portal/debt?session=…       the debtor portal's debt page's reads (bare-portal.ts), with the request id and
+ *                                     the log line
  *   GET  /console/…                   the console pages' SQL (bare-console.ts)
  * <list> is debts, events or deliveries. Env: PORT, DATABASE_URL.
  */
@@ -110,17 +112,18 @@ async function listInPostgres(pool: pg.Pool, list: ListName, org: string): Promi
 function main(): void {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 10 });
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  const apiRoute = bareApiRoutes(pool, named, redis);
-  const organization = apiRoute('/v1/organization', async (ctx, key) => {
+  const { keyed, unkeyed } = bareApiRoutes(pool, named, redis);
+  const organization = keyed('/v1/organization', async (ctx, key) => {
     ctx.type = 'application/json';
     ctx.body = key.organizationJson;
   });
-  const debtCreation = apiRoute('/v1/debts', debtCreationCeiling(pool, named));
+  const debtCreation = keyed('/v1/debts', debtCreationCeiling(pool, named));
+  const portalPage = unkeyed('/portal/debt', portalCeiling(pool, named, redis));
   const lists = new Map(
     (Object.keys(LISTS) as ListName[]).flatMap((list) =>
       (['node', 'pg'] as const).map((how) => [
         `/${list}/${how}`,
-        apiRoute(LISTS[list].route, async (ctx, key) => {
+        keyed(LISTS[list].route, async (ctx, key) => {
           ctx.type = 'application/json';
           ctx.body = await (how === 'node' ? listInNode : listInPostgres)(pool, list, key.organizationId);
         }),
@@ -143,7 +146,9 @@ function main(): void {
       ctx.body = await listInPostgres(pool, list as ListName, String(ctx.query.org));
     } else if (ctx.method === 'POST' && ctx.path === '/debts') {
       await debtCreation(ctx);
-    } else if (!(await portalCeiling(pool, named, redis, ctx))) {
+    } else if (ctx.method === 'GET' && ctx.path === '/portal/debt') {
+      await portalPage(ctx);
+    } else {
       await consoleCeiling(pool, named, ctx);
     }
   });

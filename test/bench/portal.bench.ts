@@ -39,7 +39,7 @@ export async function benchPortal(ctx: BenchContext): Promise<void> {
   }
 }
 
-function barePath(signed: PortalDebt, cache: 'on' | 'off'): string {
+export function barePortalPath(signed: PortalDebt, cache: 'on' | 'off'): string {
   const { organizationId, debtId, linkId } = signed.visit;
   return `/portal/debt?session=${signed.sessionId}&org=${organizationId}&debt=${debtId}&link=${linkId}&cache=${cache}`;
 }
@@ -74,7 +74,7 @@ async function ours(api: ApiProcess, signed: PortalDebt, label: string): Promise
 }
 
 async function bare(ctx: BenchContext, signed: PortalDebt, cache: 'on' | 'off', label: string): Promise<Load> {
-  const url = `${ctx.bare.baseUrl}${barePath(signed, cache)}`;
+  const url = `${ctx.bare.baseUrl}${barePortalPath(signed, cache)}`;
   const res = await fetch(url);
   if (res.status !== 200) throw new Error(`the bare portal route answered ${res.status}`);
   return (seconds) =>

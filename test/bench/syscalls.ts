@@ -2,7 +2,7 @@
  * Diagnostic, not a benchmark: the system calls per request of ours and of the bare ceiling for one route, counted
  * with `strace -c -f` on each process while a fixed number of requests runs. A round trip to PostgreSQL or Redis is
  * a write and a read, so this shows whether ours talks to its dependencies more often than the same work needs.
- *   APP_ENV=test npx tsx test/bench/syscalls.ts [organization|debts|events|deliveries]
+ *   APP_ENV=test npx tsx test/bench/syscalls.ts [organization|debts|events|deliveries|portal]
  * (the lists on the bench database's events tenant of 100,000 rows, seeded by `npm run bench`)
  */
 import { spawn } from 'node:child_process';
@@ -10,6 +10,8 @@ import autocannon from 'autocannon';
 import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
 import { creating } from './debts.bench';
+import { barePortalPath } from './portal.bench';
+import { seedPortalDebt, signInToPortal } from './seed-portal';
 import { listTenant } from './seed-lists';
 import { COMPILED_API, benchTenant, buildCompiled, startApiProcess, startBenchProcess } from './support';
 
@@ -44,20 +46,31 @@ async function main(): Promise<void> {
   const env = { API_MODE: 'production', DATABASE_URL: databaseUrl, REDIS_URL: testEnv.redisUrl };
   const api = await startApiProcess(env, [], COMPILED_API);
   const bare = await startBenchProcess('test/bench/bare-server.ts', env);
+  const portal =
+    route === 'portal'
+      ? await signInToPortal(await seedPortalDebt(db), { databaseUrl, redisUrl: testEnv.redisUrl })
+      : undefined;
   const run = (url: string, headers: Record<string, string>) => () =>
-    route === 'debts'
+    portal
       ? autocannon({
-          url: `${url}/${api.baseUrl === url ? 'v1/debts' : 'debts'}`,
+          url: api.baseUrl === url ? `${url}/portal/debt` : `${url}${barePortalPath(portal, 'on')}`,
           amount: REQUESTS,
           connections: 20,
-          requests: creating(headers),
+          headers: { cookie: portal.cookie },
         })
-      : autocannon({
-          url: `${url}/${PATHS[route]![api.baseUrl === url ? 0 : 1]}`,
-          amount: REQUESTS,
-          connections: 20,
-          headers,
-        });
+      : route === 'debts'
+        ? autocannon({
+            url: `${url}/${api.baseUrl === url ? 'v1/debts' : 'debts'}`,
+            amount: REQUESTS,
+            connections: 20,
+            requests: creating(headers),
+          })
+        : autocannon({
+            url: `${url}/${PATHS[route]![api.baseUrl === url ? 0 : 1]}`,
+            amount: REQUESTS,
+            connections: 20,
+            headers,
+          });
   try {
     const auth = { authorization: tenant.authorization };
     await run(api.baseUrl, auth)(); // warm-up
@@ -67,6 +80,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all([api.stop(), bare.stop()]);
     if (!isList) await db('organizations').where({ id: tenant.organizationId }).delete(); // the list tenant is kept
+    if (portal) await db('organizations').where({ id: portal.visit.organizationId }).delete();
     await db.destroy();
   }
 }

@@ -18,9 +18,9 @@ import { withinCommandTimeout, type Redis } from '../../core/platform/redis';
 import { readCreditorName } from '../../core/portal/debt-reads';
 import { isPortalLinkLive, type PortalSession, type PortalSessionStore } from '../../core/portal/portal-sessions';
 import { portalTheme } from '../../core/portal/theme';
-import { sendPage } from '../page';
+import { sendHtml } from '../page';
 import { checkCsrfToken, checkSameOrigin, readForm, type FormBody } from '../console/http';
-import { PortalLayout, type PortalFrame } from './portal-layout';
+import { renderPortalPage, type PortalFrame } from './portal-layout';
 
 export interface PortalDeps {
   config: Config;
@@ -145,19 +145,14 @@ export function createPortalContext(
       return { creditorName: null, branding: EMPTY_BRANDING, collector: config.portal.collector };
     },
     page(ctx, frame, title, body, status = 200, csp = PORTAL_CSP) {
-      sendPage(
+      const { stylesheetHref } = parts;
+      sendHtml(
         ctx,
-        <PortalLayout
-          title={title}
-          stylesheetHref={parts.stylesheetHref}
-          themeHref={themeHref(frame.branding)}
-          frame={frame}
-        >
-          {body}
-        </PortalLayout>,
+        renderPortalPage({ title, stylesheetHref, themeHref: themeHref(frame.branding), frame }, body),
         status,
       );
-      ctx.set('Content-Security-Policy', csp);
+      // The pages' headers are the portal middleware's, set once for every answer under /portal (portal-pages.tsx).
+      if (csp !== PORTAL_CSP) ctx.set('Content-Security-Policy', csp);
     },
     async anonymousForm(ctx) {
       checkSameOrigin(ctx, config.publicBaseUrl);

@@ -4,7 +4,8 @@
  * collector with the collector's contact details. Before the second factor the frame is the collector's alone: no
  * creditor name or branding is shown to someone who has only the link.
  */
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, VNode } from 'preact';
+import { renderToString } from 'preact-render-to-string';
 import type { Branding } from '../../core/branding/branding';
 import type { PortalConfig } from '../../core/platform/portal-config';
 import { CsrfField } from '../layout';
@@ -85,4 +86,75 @@ function PortalFooter({ frame }: { frame: PortalFrame }) {
       {creditorName && branding.statementFooter && <p class="portal-statement">{branding.statementFooter}</p>}
     </footer>
   );
+}
+
+/**
+ * A portal page's HTML, `<!doctype html>` included: the same text as rendering `PortalLayout` around `body`, with the
+ * layout rendered once per frame (an organisation's branding and name, and whether a visit is verified) and kept as
+ * text around the three things that change from page to page — the title, the visit's CSRF token and the body. The
+ * layout was a third of each page's rendering; test/unit/portal-layout-shell.test.tsx holds the two renderings equal.
+ */
+export function renderPortalPage(props: Omit<PortalLayoutProps, 'children'>, body: VNode): string {
+  const shell = shellOf(props);
+  const values: Record<Slot, string> = {
+    title: escapedText(props.title),
+    csrf: props.frame.csrfToken === undefined ? '' : escapedText(props.frame.csrfToken),
+    body: renderToString(body),
+  };
+  let html = shell.texts[0]!;
+  for (let i = 0; i < shell.slots.length; i++) html += values[shell.slots[i]!] + shell.texts[i + 1]!;
+  return html;
+}
+
+type Slot = 'title' | 'csrf' | 'body';
+/** Stand-ins the renderer passes through unescaped (no `"`, `&` or `<`), and no page text can contain. */
+const MARK = '\u0001';
+const SLOTS = new RegExp(`${MARK}(title|csrf|body)${MARK}`);
+
+interface Shell {
+  /** The layout's text between the slots: one more than the slots. */
+  texts: string[];
+  slots: Slot[];
+}
+
+const shells = new Map<string, Shell>();
+const MAX_SHELLS = 1_000;
+
+function shellOf({ stylesheetHref, themeHref, frame }: Omit<PortalLayoutProps, 'children'>): Shell {
+  const verified = frame.csrfToken !== undefined;
+  const key = JSON.stringify([
+    stylesheetHref,
+    themeHref,
+    frame.creditorName,
+    frame.branding,
+    frame.collector,
+    verified,
+  ]);
+  let shell = shells.get(key);
+  if (shell === undefined) {
+    const marked = (slot: Slot) => `${MARK}${slot}${MARK}`;
+    const html = `<!doctype html>${renderToString(
+      <PortalLayout
+        title={marked('title')}
+        stylesheetHref={stylesheetHref}
+        themeHref={themeHref}
+        frame={{ ...frame, csrfToken: verified ? marked('csrf') : undefined }}
+      >
+        {marked('body')}
+      </PortalLayout>,
+    )}`;
+    const pieces = html.split(SLOTS); // text, slot, text, slot, …, text
+    shell = {
+      texts: pieces.filter((_, i) => i % 2 === 0),
+      slots: pieces.filter((_, i) => i % 2 === 1) as Slot[],
+    };
+    if (shells.size >= MAX_SHELLS) shells.clear();
+    shells.set(key, shell);
+  }
+  return shell;
+}
+
+/** Text as the renderer escapes it, by the renderer itself. */
+function escapedText(text: string): string {
+  return renderToString(<>{text}</>);
 }

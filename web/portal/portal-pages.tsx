@@ -24,8 +24,16 @@ export type { PortalDeps };
 
 export const PORTAL_PREFIX = '/portal';
 
+const ASSETS = `${PORTAL_PREFIX}/assets/`;
+
+export function isPortalPath(path: string): boolean {
+  return path === PORTAL_PREFIX || path.startsWith(`${PORTAL_PREFIX}/`);
+}
+/** The end of the portal's chain: nothing answered, which the middleware turns into its 404 page. */
+const notFound = () => Promise.resolve();
+
 export function portalPages(deps: PortalDeps): Middleware {
-  const assets = loadWebAssets('portal.css', `${PORTAL_PREFIX}/assets/`);
+  const assets = loadWebAssets('portal.css', ASSETS);
   const sessions = createPortalSessionStore({
     redis: deps.redis,
     settings: {
@@ -46,20 +54,21 @@ export function portalPages(deps: PortalDeps): Middleware {
   const allowed = router.allowedMethods({ throw: true });
 
   return async (ctx, next) => {
-    if (ctx.path !== PORTAL_PREFIX && !ctx.path.startsWith(`${PORTAL_PREFIX}/`)) {
+    if (!isPortalPath(ctx.path)) {
       await next();
       return;
     }
-    setPageHeaders(ctx);
-    ctx.set('Content-Security-Policy', PORTAL_CSP);
+    setPageHeaders(ctx, PORTAL_CSP);
     try {
-      await assets.serve(ctx, async () => {
-        await stripeScript.serve(ctx, async () => {
-          await routes(ctx as never, async () => {
-            await allowed(ctx as never, async () => {});
-          });
+      if (ctx.path.startsWith(ASSETS)) {
+        await assets.serve(ctx, async () => {
+          await stripeScript.serve(ctx, notFound);
         });
-      });
+      } else {
+        await routes(ctx as never, async () => {
+          await allowed(ctx as never, notFound);
+        });
+      }
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('not_found', 'There is no such page.');
     } catch (error) {
       await renderError(c, ctx, error);
