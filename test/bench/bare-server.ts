@@ -18,12 +18,15 @@
  *   GET  /portal/debt?session=…       the debtor portal's debt page's reads (bare-portal.ts), with the request id and
  *                                     the log line
  *   GET  /console/…                   the console pages' SQL (bare-console.ts)
- * <list> is debts, events or deliveries. Env: PORT, DATABASE_URL.
+ *   POST /documents?org=<id>          an upload's raw body streamed into the document store (rawUploadCeiling)
+ * <list> is debts, events or deliveries. Env: PORT, DATABASE_URL, REDIS_URL, DOCUMENT_DIR (the uploads' store).
  */
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { MAX_DOCUMENT_BYTES } from '../../core/documents/documents';
+import { LocalDocumentStore } from '../../core/documents/local-store';
 import { bareApiRoutes } from './bare-api-routes';
 import { consoleCeiling } from './bare-console';
 import { debtCreationCeiling } from './bare-debts';
@@ -109,6 +112,20 @@ async function listInPostgres(pool: pg.Pool, list: ListName, org: string): Promi
   return rows[0]!.body;
 }
 
+/**
+ * POST /documents?org=<id>: the request's body, as it arrives, into the same store ours writes to (count, SHA-256,
+ * temporary file, rename) — no key, no multipart parsing, no type check, no database. What HTTP's own transfer costs
+ * an upload, for the documents bench to report beside the direct writer (information, no target).
+ */
+function rawUploadCeiling(store: LocalDocumentStore): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.method !== 'POST' || ctx.path !== '/documents') return next();
+    const stored = await store.put(String(ctx.query.org), ctx.req, MAX_DOCUMENT_BYTES + 64 * 1024);
+    ctx.status = 201;
+    ctx.body = { size: stored.size, sha256: stored.sha256 };
+  };
+}
+
 function main(): void {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 10 });
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -131,6 +148,8 @@ function main(): void {
     ),
   );
   const app = new Koa();
+  // Before the body parser: the upload's body is streamed, never parsed.
+  if (process.env.DOCUMENT_DIR) app.use(rawUploadCeiling(new LocalDocumentStore(process.env.DOCUMENT_DIR)));
   app.use(koaBody({ includeUnparsed: true })); // the raw body: POST /debts fingerprints it, as ours does
   app.use(async (ctx) => {
     const [, list] = ctx.path.split('/');

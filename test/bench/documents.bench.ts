@@ -4,7 +4,9 @@
  * same bytes to the same store directly (`LocalDocumentStore.put` from this process). Target: ≥ 0.7×. Fair by
  * construction: the same files and number in flight on each side, the request bodies and the direct side's 64 KiB
  * pieces built beforehand, and both sides run the same store code (count, SHA-256, temporary file, rename). A debt
- * holds 50 documents, so each uploader raises a fresh debt every 50 uploads.
+ * holds 50 documents, so each uploader raises a fresh debt every 50 uploads. Reported beside it, without a target: ours
+ * against a bare HTTP route of the bare process streaming the same request bodies raw into the same store (no key,
+ * multipart parser, type check or row), which shows what HTTP's own transfer costs any API on this machine.
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
@@ -108,6 +110,8 @@ export interface DocumentUploader {
   upload: (worker: number, n: number) => Promise<void>;
   /** The same files, in the 64 KiB pieces a socket delivers a request body in. */
   chunks: Buffer[][];
+  /** Sends the same request body (the `n`th) to the bare process's raw upload route (bare-server.ts). */
+  uploadRaw: (bareUrl: string, organizationId: string) => (worker: number, n: number) => Promise<void>;
   close: () => void;
 }
 
@@ -174,7 +178,11 @@ export function documentUploader(baseUrl: string, tenant: BenchTenant, fileBytes
     const status = await post(`${baseUrl}/v1/debts/${debt.id}/documents`, bodies[n % bodies.length]!);
     if (status !== 201) throw new Error(`upload answered ${status}`);
   };
-  return { upload, chunks, close: () => agent.destroy() };
+  const uploadRaw = (bareUrl: string, organizationId: string) => async (_worker: number, n: number) => {
+    const status = await post(`${bareUrl}/documents?org=${organizationId}`, bodies[n % bodies.length]!);
+    if (status !== 201) throw new Error(`the bare upload answered ${status}`);
+  };
+  return { upload, chunks, uploadRaw, close: () => agent.destroy() };
 }
 
 /** Uploads from `IN_FLIGHT` loops for `seconds` (the profile's load); returns how many succeeded. */
@@ -183,12 +191,13 @@ export async function uploadFor(uploader: DocumentUploader, seconds: number): Pr
 }
 
 export async function benchDocumentUploads(ctx: BenchContext, storeDirectory: string): Promise<void> {
-  const { api, db, duration, warmUp } = ctx;
+  const { api, bare, db, duration, warmUp } = ctx;
   const tenant = await benchTenant(db, 'Bench documents');
   const store = new LocalDocumentStore(storeDirectory);
   const uploader = documentUploader(api.baseUrl, tenant);
   const { chunks } = uploader;
   const viaApi = uploader.upload;
+  const rawHttp = uploader.uploadRaw(bare.baseUrl, tenant.organizationId);
   const direct = async (_worker: number, n: number) => {
     await store.put(tenant.organizationId, Readable.from(chunks[n % chunks.length]!), MAX_DOCUMENT_BYTES);
   };
@@ -196,11 +205,16 @@ export async function benchDocumentUploads(ctx: BenchContext, storeDirectory: st
     console.log(`\n${SCENARIO} (${IN_FLIGHT} in flight)`);
     await timed('warm-up', warmUp, viaApi);
     await timed('direct warm-up', warmUp, direct);
+    await timed('bare HTTP warm-up', warmUp, rawHttp);
     const ours: Slice[] = [];
     const ceiling: Slice[] = [];
+    const transport: Slice[] = [];
     for (let i = 0; i < SLICES; i += 1) {
       ours.push(await timed('ours', duration / SLICES, viaApi, { api: () => [api.pid], ...sharedProcesses() }));
       ceiling.push(await timed('direct', duration / SLICES, direct, sharedProcesses()));
+      transport.push(
+        await timed('bare HTTP', duration / SLICES, rawHttp, { bare: () => [bare.pid], ...sharedProcesses() }),
+      );
     }
     compare(
       ctx.report,
@@ -208,6 +222,16 @@ export async function benchDocumentUploads(ctx: BenchContext, storeDirectory: st
       figureOf('ours: multipart upload through the API, stored and recorded', ours),
       figureOf('direct: the same bytes written to the same store', ceiling),
       0.7,
+    );
+    // What HTTP's own transfer leaves of the direct writer's rate, for reading the ratio above (no target).
+    compare(
+      ctx.report,
+      SCENARIO,
+      figureOf('ours: multipart upload through the API, stored and recorded', ours),
+      figureOf(
+        'bare HTTP: the same request bodies streamed raw into the same store (no key, parser or row)',
+        transport,
+      ),
     );
   } finally {
     uploader.close();

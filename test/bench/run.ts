@@ -45,7 +45,12 @@ async function httpScenarios(ctx: Omit<BenchContext, 'api' | 'bare'>): Promise<v
   const documentDir = mkdtempSync(path.join(os.tmpdir(), 'bench-documents-'));
   const env = { API_MODE: 'production', DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DOCUMENT_DIR: documentDir };
   const api = await startApiProcess(env, [], COMPILED_API);
-  const bare = await startBenchProcess('test/bench/bare-server.ts', { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl });
+  const documentStoreDir = path.join(documentDir, 'production'); // the mode's directory, as config.ts appends it
+  const bare = await startBenchProcess('test/bench/bare-server.ts', {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    DOCUMENT_DIR: documentStoreDir, // the bare upload route writes to the same store
+  });
   const full = { ...ctx, api, bare };
   try {
     console.log(`API pid ${api.pid} at ${api.baseUrl}, bare pid ${bare.pid} at ${bare.baseUrl}`);
@@ -54,7 +59,6 @@ async function httpScenarios(ctx: Omit<BenchContext, 'api' | 'bare'>): Promise<v
     if (only.has('console')) await attempt(ctx.report, 'console', () => benchConsole(full));
     if (only.has('portal')) await attempt(ctx.report, 'portal', () => benchPortal(full));
     if (only.has('debts')) await attempt(ctx.report, 'debts', () => benchDebtCreation(full));
-    const documentStoreDir = path.join(documentDir, 'production'); // the mode's directory, as config.ts appends it
     if (only.has('documents'))
       await attempt(ctx.report, 'documents', () => benchDocumentUploads(full, documentStoreDir));
     recordMemory(ctx.report, 'api process (1 process)', api.pid, peakMemoryMiB(api.pid));

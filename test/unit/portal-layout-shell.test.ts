@@ -7,7 +7,7 @@ import { PortalLayout, renderPortalPage, type PortalFrame } from '../../web/port
 /** The layout rendered whole, as every portal page was before its shell was kept (portal-layout.tsx). */
 function renderedWhole(title: string, frame: PortalFrame, body: string): string {
   const props = { title, stylesheetHref: '/portal/assets/site.abc.css', themeHref: '/portal/theme.css?p=1&s=2', frame };
-  return `<!doctype html>${renderToString(h(PortalLayout, props, h('p', null, body)))}`;
+  return `<!doctype html>${renderToString(h(PortalLayout, { ...props, children: h('p', null, body) }))}`;
 }
 
 function renderedFromShell(title: string, frame: PortalFrame, body: string): string {
