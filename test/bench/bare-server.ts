@@ -119,7 +119,10 @@ async function listInPostgres(pool: pg.Pool, list: ListName, org: string): Promi
  */
 function rawUploadCeiling(store: LocalDocumentStore): Koa.Middleware {
   return async (ctx, next) => {
-    if (ctx.method !== 'POST' || ctx.path !== '/documents') return next();
+    if (ctx.method !== 'POST' || ctx.path !== '/documents') {
+      await next();
+      return;
+    }
     const stored = await store.put(String(ctx.query.org), ctx.req, MAX_DOCUMENT_BYTES + 64 * 1024);
     ctx.status = 201;
     ctx.body = { size: stored.size, sha256: stored.sha256 };
