@@ -10,12 +10,11 @@ import type Koa from 'koa';
 import type pg from 'pg';
 import { NON_TERMINAL_STATUSES } from '../../core/debts/debt-status';
 import { jsonObject, jsonTime, jsonValue } from '../../core/platform/json-page';
+import type { Named } from './bare-api-routes';
 
 const PAGE = 50;
 const FAILED_LIST_LIMIT = 20;
 const FAILED_WINDOW_MS = 7 * 86_400_000;
-
-type Named = (text: string, values: unknown[]) => pg.QueryConfig;
 
 /** The delivery as the Deliveries page lists it (core/webhooks/deliveries.ts writes the same expression). */
 const DELIVERY_ITEM = jsonObject([
