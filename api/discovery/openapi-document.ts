@@ -5,7 +5,7 @@
 import { ERROR_CATALOGUE, type ErrorCode } from '../../core/platform/errors';
 import type { Config } from '../../core/platform/config';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../core/platform/idempotency-store';
-import { IDEMPOTENCY_KEY_PATTERN } from '../http/idempotent-execution';
+import { IDEMPOTENCY_KEY_PATTERN } from '../http/idempotency-answers';
 import type { JsonSchema, ResponseSpec, RouteDefinition } from '../http/route-definition';
 import { documentedSchema } from './documented-schema';
 import { EVENT_TYPES } from '../../core/events/outbox';

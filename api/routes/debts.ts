@@ -8,7 +8,7 @@ import type { DebtTriggers } from '../../core/lifecycle/triggers';
 import { getDebt, listDebts } from '../../core/debts/debts';
 import { errors } from '../../core/platform/errors';
 import { numberSourceText } from '../../core/debts/json-numbers';
-import { withPlainPath } from '../http/idempotent-execution';
+import { withPlainPath } from '../http/plain-execution';
 import { rawBody } from '../http/middleware/json-body';
 import {
   defineApiRoute,
