@@ -1,11 +1,10 @@
 /**
- * Debts and debtors, read-only: the lists with the API's filters as URL query parameters (a GET form, so a filtered
- * list is a link) and cursor pages; a debt's page (its fields, metadata, dispute, plan, transactions, documents and a
- * timeline of its events) with the recall's confirmation; a debtor's page with their debts.
+ * Debts, read-only: the list with the API's filters as URL query parameters (a GET form, so a filtered list is a
+ * link) and cursor pages; a debt's page (its fields, metadata, dispute, plan, transactions, documents and a timeline
+ * of its events) with the recall's confirmation. Debtors are debtors-pages.tsx; the parts both use, record-parts.tsx.
  */
-import { Fragment, type ComponentChildren } from 'preact';
+import type { ComponentChildren } from 'preact';
 import { DEBT_STATUSES, TERMINAL_STATUSES } from '../../core/debts/debt-status';
-import { minorUnits } from '../../core/debts/currencies';
 import type { Debtor } from '../../core/debts/debtors';
 import type { Debt } from '../../core/debts/debts';
 import type { Transaction } from '../../core/debts/transactions';
@@ -16,72 +15,8 @@ import type { DebtorCircumstance } from '../../core/portal/circumstances';
 import { DebtCircumstances } from './debt-circumstances';
 import { documentHref } from './document-routes';
 import { PortalLinkSection, type PortalLinkSectionProps } from './portal-link-section';
-
-/** `2026-12-03T09:15:00.000Z` as `2026-12-03 09:15 UTC`. */
-export function when(iso: string | null | undefined): string {
-  return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '–';
-}
-
-/** One formatter per number of minor-unit digits: `toLocaleString` would build a new one on every call. */
-const amountFormats = new Map<number, Intl.NumberFormat>();
-
-/** `1250.5` AUD as `1,250.50 AUD`: the currency's own minor-unit digits. */
-export function money(amount: number, currency: string): string {
-  const digits = minorUnits(currency);
-  let format = amountFormats.get(digits);
-  if (!format) {
-    format = new Intl.NumberFormat('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-    amountFormats.set(digits, format);
-  }
-  return `${format.format(amount)} ${currency}`;
-}
-
-/** The list's link with `changes` applied to its current query (a cursor dropped when the filters change). */
-export function listHref(path: string, query: Record<string, string>, changes: Record<string, string | undefined>) {
-  const next = new URLSearchParams();
-  for (const [k, v] of Object.entries({ ...query, ...changes })) if (v) next.set(k, v);
-  const text = next.toString();
-  return text ? `${path}?${text}` : path;
-}
-
-function Problem({ detail }: { detail?: string }) {
-  return detail ? (
-    <p class="banner" role="alert">
-      {detail}
-    </p>
-  ) : null;
-}
-
-function Pager(props: { path: string; query: Record<string, string>; nextCursor: string | null; what: string }) {
-  const { path, query, nextCursor } = props;
-  if (!nextCursor && !query.cursor) return null;
-  return (
-    <nav class="pager" aria-label={`Pages of ${props.what}`}>
-      {query.cursor && <a href={listHref(path, query, { cursor: undefined })}>First page</a>}
-      {nextCursor && <a href={listHref(path, query, { cursor: nextCursor })}>Next page</a>}
-    </nav>
-  );
-}
-
-function TextFilter(props: { name: string; label: string; value: string; hint?: string }) {
-  return (
-    <div>
-      <label for={`f-${props.name}`}>{props.label}</label>
-      <input
-        id={`f-${props.name}`}
-        name={props.name}
-        type="text"
-        value={props.value}
-        aria-describedby={props.hint ? `f-${props.name}-hint` : undefined}
-      />
-      {props.hint && (
-        <span class="hint" id={`f-${props.name}-hint`}>
-          {props.hint}
-        </span>
-      )}
-    </div>
-  );
-}
+import { money } from '../money-format';
+import { DebtTable, Fields, MetadataTable, Pager, Problem, TextFilter, when } from './record-parts';
 
 export interface DebtsListProps {
   debts: Debt[];
@@ -132,77 +67,6 @@ export function DebtsBody(props: DebtsListProps) {
         <Pager path="/console/debts" query={q} nextCursor={props.nextCursor} what="debts" />
       </section>
     </>
-  );
-}
-
-function DebtTable({ debts }: { debts: Debt[] }) {
-  return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label="Debts table">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">External account</th>
-            <th scope="col">Client reference</th>
-            <th scope="col">Status</th>
-            <th scope="col">Outstanding</th>
-            <th scope="col">Original</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {debts.map((d) => (
-            <tr key={d.id}>
-              <td class="nowrap">
-                <a href={`/console/debts/${d.id}`}>{d.externalAccountId}</a>
-              </td>
-              <td>{d.clientReference ?? '–'}</td>
-              <td>{d.status}</td>
-              <td class="nowrap">{money(d.outstandingPrincipal, d.currency)}</td>
-              <td class="nowrap">{money(d.originalPrincipal, d.currency)}</td>
-              <td class="nowrap">{when(d.createdAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-function Fields({ rows }: { rows: [string, ComponentChildren][] }) {
-  return (
-    <dl class="fields">
-      {rows.map(([term, value]) => (
-        <Fragment key={term}>
-          <dt>{term}</dt>
-          <dd>{value}</dd>
-        </Fragment>
-      ))}
-    </dl>
-  );
-}
-
-function MetadataTable({ metadata }: { metadata: Record<string, string> }) {
-  const entries = Object.entries(metadata);
-  if (entries.length === 0) return <p>None.</p>;
-  return (
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Key</th>
-          <th scope="col">Value</th>
-        </tr>
-      </thead>
-      <tbody>
-        {entries.map(([k, v]) => (
-          <tr key={k}>
-            <td>
-              <code>{k}</code>
-            </td>
-            <td>{v}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }
 
@@ -441,105 +305,5 @@ export function RecallConfirmBody({ debt, csrfToken }: { debt: Debt; csrfToken: 
         <a href={`/console/debts/${debt.id}`}>Cancel</a>
       </form>
     </section>
-  );
-}
-
-export interface DebtorsListProps {
-  debtors: Debtor[];
-  nextCursor: string | null;
-  query: Record<string, string>;
-  problem?: string;
-}
-
-export function DebtorsBody(props: DebtorsListProps) {
-  const q = props.query;
-  return (
-    <>
-      <section class="card" aria-labelledby="filters">
-        <h2 id="filters">Filters</h2>
-        <form method="get" action="/console/debtors">
-          <div class="filters">
-            <TextFilter name="referenceId" label="Reference id" value={q.referenceId ?? ''} />
-            <TextFilter name="email" label="Email" value={q.email ?? ''} />
-          </div>
-          <div class="actions">
-            <button type="submit">Apply filters</button>
-            <a href="/console/debtors">Clear filters</a>
-          </div>
-        </form>
-      </section>
-      <section class="card" aria-labelledby="list">
-        <h2 id="list">Debtors, newest first</h2>
-        <Problem detail={props.problem} />
-        {props.debtors.length === 0 ? (
-          <p>No debtors match.</p>
-        ) : (
-          <div class="table-wrap" tabIndex={0} role="region" aria-label="Debtors table">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Reference id</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Phone</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.debtors.map((d) => (
-                  <tr key={d.id}>
-                    <td>
-                      <a href={`/console/debtors/${d.id}`}>{d.referenceId}</a>
-                    </td>
-                    <td>
-                      {d.firstName} {d.lastName}
-                    </td>
-                    <td>{d.email ?? '–'}</td>
-                    <td>{d.phone ?? '–'}</td>
-                    <td>{when(d.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-        <Pager path="/console/debtors" query={q} nextCursor={props.nextCursor} what="debtors" />
-      </section>
-    </>
-  );
-}
-
-export function DebtorBody({ debtor, debts, more }: { debtor: Debtor; debts: Debt[]; more: boolean }) {
-  return (
-    <>
-      <section class="card" aria-labelledby="debtor">
-        <h2 id="debtor">
-          {debtor.firstName} {debtor.lastName}
-        </h2>
-        <Fields
-          rows={[
-            ['Debtor id', <code>{debtor.id}</code>],
-            ['Reference id', debtor.referenceId],
-            ['Email', debtor.email ?? '–'],
-            ['Phone', debtor.phone ?? '–'],
-            ['Created', when(debtor.createdAt)],
-            ['Updated', when(debtor.updatedAt)],
-          ]}
-        />
-      </section>
-      <section class="card" aria-labelledby="metadata">
-        <h2 id="metadata">Metadata</h2>
-        <MetadataTable metadata={debtor.metadata} />
-      </section>
-      <section class="card" aria-labelledby="debts">
-        <h2 id="debts">Debts</h2>
-        {debts.length === 0 ? <p>None.</p> : <DebtTable debts={debts} />}
-        {more && (
-          <p>
-            <a href={`/console/debts?debtorId=${debtor.id}`}>All of this debtor’s debts</a>
-          </p>
-        )}
-      </section>
-    </>
   );
 }

@@ -17,15 +17,8 @@ import { listDebtEvents, recallConsoleDebt } from '../../core/staff/console-debt
 import { listCircumstances } from '../../core/portal/circumstances';
 import { canRecallDebts, requireRecall } from '../../core/staff/roles';
 import type { ConsoleContext } from './console-context';
-import {
-  DebtBody,
-  DebtorBody,
-  DebtorsBody,
-  DebtsBody,
-  RecallConfirmBody,
-  type DebtorsListProps,
-  type DebtsListProps,
-} from './debts-pages';
+import { DebtBody, DebtsBody, RecallConfirmBody, type DebtsListProps } from './debts-pages';
+import { DebtorBody, DebtorsBody, type DebtorsListProps } from './debtors-pages';
 import { actorOf, signedIn } from './signed-in';
 import { simulationPanel, simulationRoutes, type ShowDebt } from './simulation-routes';
 import { portalLinkSectionProps } from './portal-link-routes';

@@ -1,5 +1,5 @@
 /** How the portal writes money and dates for a debtor: `1,250.50 AUD`, `3 December 2026`. */
-import { money } from '../console/debts-pages';
+import { money } from '../money-format';
 
 /**
  * Each text written once and then remembered: a page writes a date and an amount per instalment and per transaction,
