@@ -1,10 +1,11 @@
 /**
  * Builds the Koa application without listening (STYLE.md §1): tests drive it in-process or on port 0.
  * Middleware order: client address, request id and request log (one layer) → (under `/portal`: the portal's pages,
- * nothing else) → (outside `/v1`: the opt-out, console and portal pages) → problem renderer and 404/405 → (outside `/v1`: Stripe's webhook) → `/v1` key and rate limit →
- * router (read-only and scope checks, body parser, validation, handler). Authenticating first means an
- * unauthenticated request is refused before its body is read, and every `/v1` answer, 404 included, carries the
- * rate-limit headers; a read-only key or a missing scope is refused before the body is read too.
+ * nothing else) → (outside `/v1`: the opt-out and console pages) → problem renderer and 404/405 → (outside `/v1`:
+ * Stripe's webhook) → `/v1` key and rate limit → router (read-only and scope checks, body parser, validation,
+ * handler). Authenticating first means an unauthenticated request is refused before its body is read, and every `/v1`
+ * answer, 404 included, carries the rate-limit headers; a read-only key or a missing scope is refused before the body
+ * is read too.
  */
 import path from 'node:path';
 import Koa, { type Middleware } from 'koa';
@@ -214,7 +215,6 @@ export function createApp(deps: AppDeps): BuiltApp {
         ? { signupLimiter, resets: deps.sandboxResets, simulations: simulationReader, readSignup }
         : undefined,
     }),
-    portal,
   ];
   const problems = problemErrors({ logger, errorBaseUrl: config.errorBaseUrl, router });
   // Stripe's webhook ingest (docs/payments.md): signed by Stripe, not keyed; its raw body read before any parser.
@@ -240,7 +240,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     problems(ctx, () => routed(ctx, next) as Promise<unknown>) as Promise<unknown>;
   const everythingElse = compose([...pages, problems, ...stripeIngest, routed]);
   // Likewise a portal page is the portal's alone (a debtor's every page passes here): it answers everything under
-  // /portal, errors included, and the layers before it in `pages` pass such a path on.
+  // /portal, errors included, and nothing else, so it is not one of `pages`.
   const byPath = (path: string) => (isV1Path(path) ? v1 : isPortalPath(path) ? portal : everythingElse);
   app.use((ctx, next): Promise<unknown> => byPath(ctx.path)(ctx, next) as Promise<unknown>);
   return { app, metrics, routes, openApiDocument };

@@ -46,7 +46,10 @@ export function routeGroupOf(path: string): string {
 
 export function buildRouter(routes: RouteDefinition[], execute: Executor, guards: RouteGuard[] = []): ApiRouter {
   const groups = new Map<string, Router<ApiState>>();
-  const handlers = new Map<RouteDefinition, Middleware>();
+  // The routes without path parameters by method and exact path (`GET /v1/organization`): a map lookup instead of
+  // matching the group's patterns, on most of the busiest routes. Only where koa-router picks the same route anyway:
+  // when no route declared before it matches its path too (found as it is declared: later ones cannot come first).
+  const fixed = new Map<string, Middleware>();
   const seen = new Set<string>();
   for (const route of routes) {
     const key = `${route.method} ${route.path}`;
@@ -59,10 +62,15 @@ export function buildRouter(routes: RouteDefinition[], execute: Executor, guards
     if (!groups.has(group)) groups.set(group, new Router<ApiState>({ strict: true, sensitive: true }));
     const checks = guards.map((guard) => guard(route)).filter((c): c is RouteCheck => c !== undefined);
     const middleware = runRoute(route, checks, execute);
-    handlers.set(route, middleware);
-    groups.get(group)![route.method](route.operationId, toKoaPath(route.path), middleware);
+    const router = groups.get(group)!;
+    const path = toKoaPath(route.path);
+    router[route.method](route.operationId, path, middleware);
+    if (!route.path.includes('{')) {
+      const method = route.method.toUpperCase();
+      const first = router.match(path, method).pathAndMethod.find((layer) => layer.methods.length > 0);
+      if (first?.name === route.operationId) fixed.set(`${method} ${path}`, middleware);
+    }
   }
-  const fixed = fixedPathRoutes(handlers, groups);
   return {
     // koa-router matches (in the request's group) and decodes the path's parameters; the route's middleware is then
     // called directly: its per-request dispatch (a chain composed for each request) costs more than the match here.
@@ -89,29 +97,6 @@ export function buildRouter(routes: RouteDefinition[], execute: Executor, guards
       return [...new Set(router.match(path, 'GET').path.flatMap((layer) => layer.methods))];
     },
   };
-}
-
-/**
- * The routes without path parameters by method and exact path (`GET /v1/organization`): a map lookup instead of
- * matching the group's patterns, on most of the busiest routes. Only where koa-router would pick the same route
- * anyway (no route declared before it matches its path too), so the answer never depends on which lookup found it.
- */
-function fixedPathRoutes(
-  handlers: Map<RouteDefinition, Middleware>,
-  groups: Map<string, Router<ApiState>>,
-): Map<string, Middleware> {
-  const fixed = new Map<string, Middleware>();
-  for (const [route, handler] of handlers) {
-    if (route.path.includes('{')) continue;
-    const method = route.method.toUpperCase();
-    const path = toKoaPath(route.path);
-    const first = groups
-      .get(routeGroupOf(route.path))!
-      .match(path, method)
-      .pathAndMethod.find((layer) => layer.methods.length > 0);
-    if (first?.name === route.operationId) fixed.set(`${method} ${path}`, handler);
-  }
-  return fixed;
 }
 
 /** RFC 9745 `Deprecation` (a structured-field date), RFC 8594 `Sunset` (an HTTP date), and the migration guide. */
