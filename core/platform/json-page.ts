@@ -7,6 +7,7 @@
  * `JSON.stringify({ data, nextCursor })` wrote before. test/integration/json-page.test.ts compares the two.
  */
 import type { Knex } from 'knex';
+import { cachedIn } from './bounded-cache';
 import type { Db } from './db';
 import { nativeText, runStatement, statementName, type NamedStatement } from './prepared';
 import type { SqlPart } from './sql-part';
@@ -117,26 +118,15 @@ export async function fetchJsonRows<Position extends object>(
  * its placeholders and naming it on every request were a few microseconds and a few kilobytes of garbage a page.
  */
 const pageStatements = new Map<string, Map<string, NamedStatement>>();
-const MAX_SHAPES = 1_000;
 
 function pageStatement(db: Db, query: JsonListQuery): NamedStatement {
   const { item, order, positionColumns } = query;
   const shape = [query.from, query.join ?? '', ...order, ...positionColumns, ...query.where.map((part) => part.sql)];
-  const shapeKey = shape.join('\n');
-  let shapes = pageStatements.get(item);
-  if (shapes === undefined) {
-    if (pageStatements.size >= MAX_SHAPES) pageStatements.clear();
-    shapes = new Map();
-    pageStatements.set(item, shapes);
-  }
-  let statement = shapes.get(shapeKey);
-  if (statement === undefined) {
-    if (shapes.size >= MAX_SHAPES) shapes.clear();
+  const shapes = cachedIn(pageStatements, item, () => new Map<string, NamedStatement>());
+  return cachedIn(shapes, shape.join('\n'), () => {
     const text = nativeText(db, pageSql(query));
-    statement = { name: statementName(text), text };
-    shapes.set(shapeKey, statement);
-  }
-  return statement;
+    return { name: statementName(text), text };
+  });
 }
 
 /** The page's statement with knex's `?` placeholders (bound in the order `fetchJsonRows` gives the values). */

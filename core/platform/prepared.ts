@@ -12,27 +12,14 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type pg from 'pg';
+import { cachedIn } from './bounded-cache';
 import type { Db, Trx } from './db';
-
-/** Texts kept per cache below; bounded, in case a caller passes a query of unbounded shapes after all. */
-const MAX_TEXTS = 1_000;
-
-/** `cache`'s value for `sql`, made by `make` the first time (the cache is emptied when full). */
-function perText(cache: Map<string, string>, sql: string, make: () => string): string {
-  let value = cache.get(sql);
-  if (value === undefined) {
-    if (cache.size >= MAX_TEXTS) cache.clear();
-    value = make();
-    cache.set(sql, value);
-  }
-  return value;
-}
 
 /** The texts seen so far and their names. */
 const names = new Map<string, string>();
 
 export function statementName(sql: string): string {
-  return perText(names, sql, () => `q_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`);
+  return cachedIn(names, sql, () => `q_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`);
 }
 
 /**
@@ -90,5 +77,5 @@ export function queryNamedRaw<Row>(db: Db | Trx, sql: string, bindings: unknown[
 
 /** A text with knex's `?` placeholders as PostgreSQL's `$n`, by knex's own rule, converted once per text. */
 export function nativeText(db: Db | Trx, sql: string): string {
-  return perText(nativeTexts, sql, () => String((db.client as Knex.Client).positionBindings(sql)));
+  return cachedIn(nativeTexts, sql, () => String((db.client as Knex.Client).positionBindings(sql)));
 }

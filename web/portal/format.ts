@@ -1,4 +1,5 @@
 /** How the portal writes money and dates for a debtor: `1,250.50 AUD`, `3 December 2026`. */
+import { cachedIn } from '../../core/platform/bounded-cache';
 import { money } from '../money-format';
 
 /**
@@ -8,15 +9,7 @@ import { money } from '../money-format';
  */
 function remembered(format: (key: string) => string, max = 10_000): (key: string) => string {
   const texts = new Map<string, string>();
-  return (key) => {
-    let text = texts.get(key);
-    if (text === undefined) {
-      if (texts.size >= max) texts.clear();
-      text = format(key);
-      texts.set(key, text);
-    }
-    return text;
-  };
+  return (key) => cachedIn(texts, key, () => format(key), max);
 }
 
 const moneyTexts = remembered((key) => {

@@ -10,6 +10,7 @@ import { EMPTY_BRANDING } from '../../core/branding/branding';
 import { getPortalBranding } from '../../core/branding/portal-cache';
 import type { DebtTriggers } from '../../core/lifecycle/triggers';
 import type { PaymentProcessor } from '../../core/payments/processor';
+import { cachedIn } from '../../core/platform/bounded-cache';
 import type { Config } from '../../core/platform/config';
 import type { Db } from '../../core/platform/db';
 import { ApiError } from '../../core/platform/errors';
@@ -81,18 +82,13 @@ export function portalCookieNames(secure: boolean): PortalCookieNames {
 
 /** Hrefs by the colours they come from: the contrast checks were a few µs of every page. Bounded like a cache. */
 const themeHrefs = new Map<string, string>();
-const MAX_THEME_HREFS = 1_000;
 
 export function themeHref(branding: Pick<Branding, 'primaryColor' | 'secondaryColor'>): string {
   const colours = `${branding.primaryColor ?? ''} ${branding.secondaryColor ?? ''}`;
-  let href = themeHrefs.get(colours);
-  if (href === undefined) {
+  return cachedIn(themeHrefs, colours, () => {
     const theme = portalTheme(branding);
-    href = `/portal/theme.css?p=${theme.primary.slice(1)}&s=${theme.secondary.slice(1)}`;
-    if (themeHrefs.size >= MAX_THEME_HREFS) themeHrefs.clear();
-    themeHrefs.set(colours, href);
-  }
-  return href;
+    return `/portal/theme.css?p=${theme.primary.slice(1)}&s=${theme.secondary.slice(1)}`;
+  });
 }
 
 export function createPortalContext(

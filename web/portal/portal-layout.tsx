@@ -7,6 +7,7 @@
 import type { ComponentChildren, VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { Branding } from '../../core/branding/branding';
+import { cachedIn } from '../../core/platform/bounded-cache';
 import type { PortalConfig } from '../../core/platform/portal-config';
 import { CsrfField } from '../layout';
 
@@ -92,7 +93,7 @@ function PortalFooter({ frame }: { frame: PortalFrame }) {
  * A portal page's HTML, `<!doctype html>` included: the same text as rendering `PortalLayout` around `body`, with the
  * layout rendered once per frame (an organisation's branding and name, and whether a visit is verified) and kept as
  * text around the three things that change from page to page — the title, the visit's CSRF token and the body. The
- * layout was a third of each page's rendering; test/unit/portal-layout-shell.test.tsx holds the two renderings equal.
+ * layout was a third of each page's rendering; test/unit/portal-layout-shell.test.ts holds the two renderings equal.
  */
 export function renderPortalPage(props: Omit<PortalLayoutProps, 'children'>, body: VNode): string {
   const shell = shellOf(props);
@@ -118,7 +119,6 @@ interface Shell {
 }
 
 const shells = new Map<string, Shell>();
-const MAX_SHELLS = 1_000;
 
 function shellOf({ stylesheetHref, themeHref, frame }: Omit<PortalLayoutProps, 'children'>): Shell {
   const verified = frame.csrfToken !== undefined;
@@ -130,8 +130,7 @@ function shellOf({ stylesheetHref, themeHref, frame }: Omit<PortalLayoutProps, '
     frame.collector,
     verified,
   ]);
-  let shell = shells.get(key);
-  if (shell === undefined) {
+  return cachedIn(shells, key, () => {
     const marked = (slot: Slot) => `${MARK}${slot}${MARK}`;
     const html = `<!doctype html>${renderToString(
       <PortalLayout
@@ -144,14 +143,11 @@ function shellOf({ stylesheetHref, themeHref, frame }: Omit<PortalLayoutProps, '
       </PortalLayout>,
     )}`;
     const pieces = html.split(SLOTS); // text, slot, text, slot, …, text
-    shell = {
+    return {
       texts: pieces.filter((_, i) => i % 2 === 0),
       slots: pieces.filter((_, i) => i % 2 === 1) as Slot[],
     };
-    if (shells.size >= MAX_SHELLS) shells.clear();
-    shells.set(key, shell);
-  }
-  return shell;
+  });
 }
 
 /** Text as the renderer escapes it, by the renderer itself. */
