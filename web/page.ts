@@ -1,8 +1,10 @@
 /**
- * Rendering a page: preact-render-to-string (text and attributes escaped by default) inside the one layout, with the
- * pages' security headers: a strict Content-Security-Policy (no script at all, inline or not; styles from this
- * origin only; forms post only here; no framing), Referrer-Policy same-origin (a sign-in link's token never leaves
- * in a Referer to another site; same-origin form posts keep their Origin, which no-referrer turns into "null"), and no caching of pages that show account data.
+ * Rendering a page: preact-render-to-string (text and attributes escaped by default) inside the one layout; and the
+ * pages' security headers, set once per request by each family of pages' middleware (console, portal, email opt-out)
+ * for every answer it gives, error pages included: a strict Content-Security-Policy (no script at all, inline or not;
+ * styles from this origin only; forms post only here; no framing), Referrer-Policy same-origin (a sign-in link's
+ * token never leaves in a Referer to another site; same-origin form posts keep their Origin, which no-referrer turns
+ * into "null"), and no caching of pages that show account data.
  */
 import type { Context } from 'koa';
 import type { VNode } from 'preact';
@@ -26,12 +28,12 @@ export function setPageHeaders(ctx: Context, csp = PAGE_CSP): void {
   ctx.set('Cache-Control', 'no-store');
 }
 
+/** The page as the answer; its headers are its middleware's (`setPageHeaders`). */
 export function sendPage(ctx: Context, page: VNode, status = 200): void {
-  setPageHeaders(ctx);
   sendHtml(ctx, `<!doctype html>${renderToString(page)}`, status);
 }
 
-/** A rendered page as the answer, for a caller whose middleware has set the pages' headers already (the portal). */
+/** A page's HTML, rendered already (the portal's, around its kept layout: portal-layout.tsx), as the answer. */
 export function sendHtml(ctx: Context, html: string, status = 200): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';

@@ -16,7 +16,7 @@ import { h, type VNode } from 'preact';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../core/platform/project-root';
 import { loadWebAssets } from '../../web/assets';
-import { sendPage } from '../../web/page';
+import { sendPage, setPageHeaders } from '../../web/page';
 import { loadStripeConfirmationAsset } from '../../web/portal/stripe-confirmation-script';
 import { STRIPE_JS_URL, StripeConfirmation, stripePageCsp } from '../../web/portal/stripe-confirmation';
 import { withBrowser } from '../support/browser';
@@ -70,6 +70,7 @@ describe('The Stripe card form component in Chromium', function () {
     app.use(css.serve);
     app.use(script.serve);
     app.use((ctx) => {
+      setPageHeaders(ctx, stripePageCsp()); // as the portal sets them for its card page
       sendPage(
         ctx,
         h(
@@ -102,7 +103,6 @@ describe('The Stripe card form component in Chromium', function () {
           ),
         ) as unknown as VNode,
       );
-      ctx.set('Content-Security-Policy', stripePageCsp());
     });
     server = await new Promise((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));

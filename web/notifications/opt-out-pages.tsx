@@ -15,7 +15,7 @@ import type { Logger } from '../../core/platform/logger';
 import { OPT_OUT_PATH, optOutByToken, resolveOptOutToken } from '../../core/notifications/opt-out-links';
 import { checkCsrfToken, checkSameOrigin, preSessionToken, readForm } from '../console/http';
 import { CsrfField } from '../layout';
-import { sendPage } from '../page';
+import { sendPage, setPageHeaders } from '../page';
 
 export interface OptOutPagesDeps {
   config: Config;
@@ -53,6 +53,7 @@ export function optOutPages(deps: OptOutPagesDeps): Middleware {
       await next();
       return;
     }
+    setPageHeaders(ctx);
     const token = ctx.path.slice(OPT_OUT_PATH.length);
     try {
       if (ctx.method === 'GET' || ctx.method === 'HEAD') {

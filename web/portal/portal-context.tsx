@@ -147,7 +147,7 @@ export function createPortalContext(
         renderPortalPage({ title, stylesheetHref, themeHref: themeHref(frame.branding), frame }, body),
         status,
       );
-      // The pages' headers are the portal middleware's, set once for every answer under /portal (portal-pages.tsx).
+      // The pages' headers are the portal middleware's (portal-pages.tsx); a page may widen the policy.
       if (csp !== PORTAL_CSP) ctx.set('Content-Security-Policy', csp);
     },
     async anonymousForm(ctx) {

@@ -1,9 +1,10 @@
 /**
- * Every answer under /portal carries the pages' security headers with the portal's own policy, set once by the
- * portal's middleware for pages, error pages and refusals alike (web/portal/portal-pages.tsx), and a portal path is
- * the portal's alone (api/app.ts sends it there directly).
+ * Every page carries the pages' security headers, set once per request by its family's middleware for pages, error
+ * pages and refusals alike (web/page.ts): under /portal with the portal's own policy (web/portal/portal-pages.tsx; a
+ * portal path is the portal's alone, api/app.ts), the console's and the email opt-out's with the default policy.
  */
 import { expect } from 'chai';
+import { PAGE_CSP } from '../../web/page';
 import { PORTAL_CSP } from '../../web/portal/portal-context';
 import { seedPortalDebt, signInToPortal, type PortalDebt } from '../bench/seed-portal';
 import { testEnv } from '../support/env';
@@ -66,4 +67,28 @@ describe('portal pages: security headers on every answer', () => {
       /<form method="post" action="\/portal\/sign-out"[^>]*><input type="hidden" name="_csrf" value="[A-Za-z0-9_-]{43}"/,
     );
   });
+});
+
+describe('console and email opt-out pages: security headers on every answer', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  const cases: [string, string, number][] = [
+    ['the console’s sign-in page', '/console/sign-in', 200],
+    ['a console page that does not exist', '/console/nowhere', 404],
+    ['an opt-out link that does not work', '/notifications/opt-out/not-a-token', 404],
+  ];
+  for (const [name, path, status] of cases) {
+    it(`${name}: ${status}, an HTML page with the pages' headers`, async () => {
+      const res = await fetch(`${server.baseUrl}${path}`, { redirect: 'manual' });
+      const html = await res.text();
+      expect(res.status).to.equal(status);
+      expect(res.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+      expect(html.startsWith('<!doctype html><html lang="en">')).to.equal(true);
+      expect(pageHeadersOf(res)).to.deep.equal({ ...PAGE_HEADERS, 'content-security-policy': PAGE_CSP });
+    });
+  }
 });
