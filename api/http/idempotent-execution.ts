@@ -33,8 +33,8 @@ import {
   serialize,
   toResult,
 } from './idempotency-answers';
-import { plainPathOf, runPlainly, type ValidatedRequest } from './plain-execution';
-import type { ApiContext, HandlerResult, RequestInput, RouteDefinition } from './route-definition';
+import { plainPathOf, runPlainly } from './plain-execution';
+import type { ApiContext, HandlerResult, RequestInput, RouteDefinition, ValidatedRequest } from './route-definition';
 import { runDrivingWorkflow } from './workflow-execution';
 
 export type Executor = (ctx: ApiContext, route: RouteDefinition, input: ValidatedRequest) => Promise<HandlerResult>;

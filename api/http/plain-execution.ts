@@ -17,9 +17,7 @@ import {
 import { OpenPlainTransaction, type PlainTransaction } from '../../core/platform/plain-transaction';
 import type { SecretBox } from '../../core/platform/secret-box';
 import { fingerprintOf, isSavedOutcome, savedAnswerOf, serialize, toResult } from './idempotency-answers';
-import type { ApiContext, HandlerResult, RequestInput, RouteDefinition } from './route-definition';
-
-export type ValidatedRequest = Omit<RequestInput, 'auth' | 'afterCommit' | 'prepared'>;
+import type { ApiContext, HandlerResult, RequestInput, RouteDefinition, ValidatedRequest } from './route-definition';
 
 /**
  * The usual case of a route on a plain transaction: the success the route's handler would answer, or undefined when

@@ -70,6 +70,9 @@ export interface RequestInput<TBody = unknown, TQuery = Record<string, unknown>,
   prepared?: unknown;
 }
 
+/** A request as validation leaves it, before the executor adds the caller, the after-commit hook and `prepare`'s. */
+export type ValidatedRequest = Omit<RequestInput, 'auth' | 'afterCommit' | 'prepared'>;
+
 /** The input of a read (GET): `db` is the pool. */
 export interface RouteInput<
   TBody = unknown,
