@@ -1,7 +1,8 @@
 /** The debtors list (filters as a GET form, cursor pages) and a debtor's page with their debts, read-only. */
 import type { Debt } from '../../core/debts/debts';
 import type { Debtor } from '../../core/debts/debtors';
-import { DebtTable, Fields, MetadataTable, Pager, Problem, TextFilter, when } from './record-parts';
+import { DebtTable, Fields, MetadataTable, Pager, Problem, TextFilter } from './record-parts';
+import { whenToMinute } from './format';
 
 export interface DebtorsListProps {
   debtors: Debtor[];
@@ -55,7 +56,7 @@ export function DebtorsBody(props: DebtorsListProps) {
                     </td>
                     <td>{d.email ?? '–'}</td>
                     <td>{d.phone ?? '–'}</td>
-                    <td>{when(d.createdAt)}</td>
+                    <td>{whenToMinute(d.createdAt)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -81,8 +82,8 @@ export function DebtorBody({ debtor, debts, more }: { debtor: Debtor; debts: Deb
             ['Reference id', debtor.referenceId],
             ['Email', debtor.email ?? '–'],
             ['Phone', debtor.phone ?? '–'],
-            ['Created', when(debtor.createdAt)],
-            ['Updated', when(debtor.updatedAt)],
+            ['Created', whenToMinute(debtor.createdAt)],
+            ['Updated', whenToMinute(debtor.updatedAt)],
           ]}
         />
       </section>

@@ -16,7 +16,8 @@ import { DebtCircumstances } from './debt-circumstances';
 import { documentHref } from './document-routes';
 import { PortalLinkSection, type PortalLinkSectionProps } from './portal-link-section';
 import { money } from '../money-format';
-import { DebtTable, Fields, MetadataTable, Pager, Problem, TextFilter, when } from './record-parts';
+import { DebtTable, Fields, MetadataTable, Pager, Problem, TextFilter } from './record-parts';
+import { whenToMinute } from './format';
 
 export interface DebtsListProps {
   debts: Debt[];
@@ -119,9 +120,9 @@ export function DebtBody(props: DebtPageProps) {
             ['Outstanding principal', money(debt.outstandingPrincipal, debt.currency)],
             ['Dispute reason', debt.disputeReason ?? '–'],
             ['Dispute outcome', debt.disputeOutcome ?? '–'],
-            ['Dispute resolved', when(debt.disputeResolvedAt)],
-            ['Created', when(debt.createdAt)],
-            ['Updated', when(debt.updatedAt)],
+            ['Dispute resolved', whenToMinute(debt.disputeResolvedAt)],
+            ['Created', whenToMinute(debt.createdAt)],
+            ['Updated', whenToMinute(debt.updatedAt)],
           ]}
         />
         {props.canRecall && open && (
@@ -183,7 +184,7 @@ function Transactions({ transactions, more }: { transactions: Transaction[]; mor
             <tbody>
               {transactions.map((t) => (
                 <tr key={t.id}>
-                  <td>{when(t.createdAt)}</td>
+                  <td>{whenToMinute(t.createdAt)}</td>
                   <td>{t.type}</td>
                   <td>{t.direction}</td>
                   <td>{t.status}</td>
@@ -227,7 +228,7 @@ function Documents({ documents }: { documents: DebtDocument[] }) {
                   <td>{d.kind}</td>
                   <td>{d.description ?? '–'}</td>
                   <td>{`${Math.ceil(d.size / 1024)} KiB`}</td>
-                  <td>{when(d.createdAt)}</td>
+                  <td>{whenToMinute(d.createdAt)}</td>
                 </tr>
               ))}
             </tbody>
@@ -271,7 +272,7 @@ function Timeline({ events }: { events: DebtEvent[] }) {
         <ol class="timeline">
           {events.map((e) => (
             <li key={e.id}>
-              <strong>{e.type}</strong> <span class="muted">{when(e.createdAt)}</span>
+              <strong>{e.type}</strong> <span class="muted">{whenToMinute(e.createdAt)}</span>
               <br />
               {eventSummary(e)}
               <details>

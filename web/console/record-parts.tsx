@@ -1,15 +1,11 @@
 /**
- * What the console's record pages (debts-pages.tsx, debtors-pages.tsx) share: times to the minute, a list's links,
- * filters and pager, the problem banner, the debts table, a record's fields and its metadata.
+ * What the console's record pages (debts-pages.tsx, debtors-pages.tsx) share: a list's links, filters and pager, the
+ * problem banner, the debts table, a record's fields and its metadata.
  */
 import { Fragment, type ComponentChildren } from 'preact';
 import type { Debt } from '../../core/debts/debts';
 import { money } from '../money-format';
-
-/** `2026-12-03T09:15:00.000Z` as `2026-12-03 09:15 UTC`. */
-export function when(iso: string | null | undefined): string {
-  return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '–';
-}
+import { whenToMinute } from './format';
 
 /** The list's link with `changes` applied to its current query (a cursor dropped when the filters change). */
 export function listHref(path: string, query: Record<string, string>, changes: Record<string, string | undefined>) {
@@ -82,7 +78,7 @@ export function DebtTable({ debts }: { debts: Debt[] }) {
               <td>{d.status}</td>
               <td class="nowrap">{money(d.outstandingPrincipal, d.currency)}</td>
               <td class="nowrap">{money(d.originalPrincipal, d.currency)}</td>
-              <td class="nowrap">{when(d.createdAt)}</td>
+              <td class="nowrap">{whenToMinute(d.createdAt)}</td>
             </tr>
           ))}
         </tbody>
