@@ -3,8 +3,12 @@
 # list tenants of up to 1,000,000 rows are kept there between runs), then run every benchmark scenario.
 # BENCH_QUICK=1 runs on the test database instead, with small data.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-bash scripts/bootstrap.sh
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here/.."
+# shellcheck source=lib/common.sh
+source "$here/lib/common.sh"
+bash scripts/bootstrap.sh --with-tests
+require_project_node
 # The processes under test use the public development webhook key, as the tests do: nothing here is production.
 export APP_ENV="${APP_ENV:-test}"
 if [[ "${BENCH_QUICK:-}" != 1 ]]; then

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# Idempotent set-up of everything the project runs on: Node deps, PostgreSQL, Redis, the Temporal binaries, the
-# S3-compatible test server, the databases and their migrations. A re-run only checks, so it takes seconds.
+# Idempotent set-up. Without arguments, what running the stack needs (`npm start`): Node.js 24 and the npm
+# dependencies, PostgreSQL, Redis, the Temporal CLI (dev server), the databases and their migrations. With
+# --with-tests (`npm test`, the bench, fuzzing, chaos) also what only the tests use: Chromium, the time-skipping test
+# server, Schemathesis, the S3-compatible server and the tests' own PostgreSQL cluster. A re-run only checks.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here/.."
 # shellcheck source=lib/common.sh
 source "$here/lib/common.sh"
-# shellcheck source=lib/node.sh
-source "$here/lib/node.sh"
 # shellcheck source=lib/apt.sh
 source "$here/lib/apt.sh"
 # shellcheck source=lib/postgres.sh
@@ -56,18 +56,32 @@ run_migrations() {
   done
 }
 
+with_tests=false
+case ${1:-} in
+--with-tests) with_tests=true ;;
+'') ;;
+*) die "usage: bootstrap.sh [--with-tests]" ;;
+esac
+
 started=$SECONDS
 ensure_node
 ensure_npm_deps
-ensure_apt_packages postgresql redis-server chromium python3-venv
-ensure_temporal_binaries
-ensure_schemathesis
-ensure_s3_server
+if $with_tests; then
+  ensure_apt_packages postgresql redis-server python3-venv chromium
+  ensure_temporal_binaries --with-test-server
+  ensure_schemathesis
+  ensure_s3_server
+else
+  ensure_apt_packages postgresql redis-server python3-venv
+  ensure_temporal_binaries
+fi
 ensure_postgres
 ensure_redis
 ensure_pg_role_and_databases
-ensure_postgres_tests
-ensure_pg_tests_role_and_databases
 run_migrations "$PG_PORT" "${PG_DATABASES[@]}"
-run_migrations "$PG_TESTS_PORT" "${PG_TESTS_DATABASES[@]}"
+if $with_tests; then
+  ensure_postgres_tests
+  ensure_pg_tests_role_and_databases
+  run_migrations "$PG_TESTS_PORT" "${PG_TESTS_DATABASES[@]}"
+fi
 step "bootstrap done in $((SECONDS - started))s (cache: $CACHE_DIR)"

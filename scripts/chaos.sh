@@ -9,7 +9,8 @@ cd "$here/.."
 # shellcheck source=lib/common.sh
 source "$here/lib/common.sh"
 
-bash scripts/bootstrap.sh # the PostgreSQL and Redis binaries, the Temporal CLI
+bash scripts/bootstrap.sh --with-tests # the PostgreSQL and Redis binaries, the Temporal CLI
+require_project_node
 export TEMPORAL_CLI_PATH="$CACHE_DIR/bin/temporal"
 export APP_ENV=test # the public development webhook key is allowed
 step "chaos: ${CHAOS_ROUNDS:-5} rounds"

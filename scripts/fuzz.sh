@@ -17,8 +17,9 @@ if [[ ${1:-} == --install-only ]]; then
   exit 0
 fi
 
-bash scripts/bootstrap.sh # services, migrations, the Temporal binaries and Schemathesis
+bash scripts/bootstrap.sh --with-tests # services, migrations, the Temporal binaries and Schemathesis
 
+require_project_node
 export TEST_DATABASE_URL=${TEST_DATABASE_URL:-postgres://client_api:client_api@127.0.0.1:5433/client_api_test}
 export TEST_REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379/15}
 export TEMPORAL_CLI_PATH="$CACHE_DIR/bin/temporal"

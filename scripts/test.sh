@@ -3,10 +3,14 @@
 # Extra arguments go to mocha, e.g. `npm test -- --grep healthz`.
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-cache="${CLIENT_API_CACHE:-$HOME/.cache/client-public-api}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here/.."
+# shellcheck source=lib/common.sh
+source "$here/lib/common.sh"
+cache=$CACHE_DIR
 
-bash scripts/bootstrap.sh
+bash scripts/bootstrap.sh --with-tests
+require_project_node
 
 echo '==> npm run typecheck'
 npm run --silent typecheck

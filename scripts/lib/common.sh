@@ -42,3 +42,8 @@ wait_for() {
 # Services this bootstrap run started, one per line, so `npm start` stops only those on exit.
 STARTED_FILE="${CLIENT_API_STARTED_FILE:-$RUN_DIR/bootstrap-started}"
 record_started() { printf '%s\n' "$*" >>"$STARTED_FILE"; }
+
+# The project's Node.js (use_project_node, require_project_node, ensure_node): every script that sources this file
+# can put it first on PATH.
+# shellcheck source=node.sh
+source "$(dirname "${BASH_SOURCE[0]}")/node.sh"

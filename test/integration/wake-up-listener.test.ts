@@ -30,11 +30,16 @@ describe('relay wake-up listener (LISTEN connection)', function () {
   let listener: WakeUpListener | undefined;
 
   before(() => {
-    net.Socket.prototype.setKeepAlive = function (enable?: boolean, initialDelay?: number) {
-      if (this.remotePort === databasePort)
-        keepAlives.push({ enabled: enable === true, initialDelay: initialDelay ?? 0 });
-      return originalSetKeepAlive.call(this, enable, initialDelay);
-    };
+    // Node 24 also accepts an options object; pg calls the (enable, initialDelay) form, the one recorded here.
+    net.Socket.prototype.setKeepAlive = function (this: net.Socket, ...args: unknown[]) {
+      const [enable, initialDelay] = args;
+      if (this.remotePort === databasePort && typeof enable !== 'object')
+        keepAlives.push({
+          enabled: enable === true,
+          initialDelay: typeof initialDelay === 'number' ? initialDelay : 0,
+        });
+      return Reflect.apply(originalSetKeepAlive, this, args) as net.Socket;
+    } as typeof originalSetKeepAlive;
   });
   after(async () => {
     net.Socket.prototype.setKeepAlive = originalSetKeepAlive;
