@@ -1,7 +1,7 @@
 # One image for every app process of docker-compose.yml (both APIs, the three workers, the migrate jobs); each
 # service picks its compiled entry point with `command` (`node dist/...`). TypeScript is compiled in the build stage;
 # the runtime stage has production dependencies only (no tsx, no TypeScript).
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -16,7 +16,7 @@ COPY scripts ./scripts
 COPY web ./web
 RUN npx tsc -p tsconfig.build.json
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 

@@ -12,7 +12,7 @@ require_project_node
 # The processes under test use the public development webhook key, as the tests do: nothing here is production.
 export APP_ENV="${APP_ENV:-test}"
 if [[ "${BENCH_QUICK:-}" != 1 ]]; then
-  export BENCH_DATABASE_URL=${BENCH_DATABASE_URL:-postgres://client_api:client_api@127.0.0.1:5432/client_api_bench}
+  export BENCH_DATABASE_URL=${BENCH_DATABASE_URL:-postgres://client_api:client_api@127.0.0.1:5433/client_api_bench}
   server_url="${BENCH_DATABASE_URL%/*}/postgres"
   name="${BENCH_DATABASE_URL##*/}"
   if [[ -z "$(psql "$server_url" -Atc "select 1 from pg_database where datname = '$name'")" ]]; then

@@ -3,7 +3,7 @@
 # Idempotent set-up. Without arguments, what running the stack needs (`npm start`): Node.js 24 and the npm
 # dependencies, PostgreSQL, Redis, the Temporal CLI (dev server), the databases and their migrations. With
 # --with-tests (`npm test`, the bench, fuzzing, chaos) also what only the tests use: Chromium, the time-skipping test
-# server, Schemathesis, the S3-compatible server and the tests' own PostgreSQL cluster. A re-run only checks.
+# server, Schemathesis, the S3-compatible server and the tests' own PostgreSQL cluster and Redis server. A re-run only checks.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -64,15 +64,27 @@ case ${1:-} in
 esac
 
 started=$SECONDS
+# The Debian packages install in the background while Node.js, the npm dependencies and the compiled build are set
+# up: on a fresh machine these are the longest steps, and they use different registries. The packages' output is
+# printed when they are done.
+packages=(postgresql redis-server python3-venv)
+$with_tests && packages+=(chromium)
+apt_log="$RUN_DIR/bootstrap-apt.log"
+ensure_apt_packages "${packages[@]}" >"$apt_log" 2>&1 9>&- &
+apt_pid=$!
 ensure_node
 ensure_npm_deps
+step "compiled build (tsc -p tsconfig.build.json, incremental)"
+node_modules/.bin/tsc -p tsconfig.build.json
+apt_status=0
+wait "$apt_pid" || apt_status=$?
+cat "$apt_log"
+((apt_status == 0)) || die "the Debian packages could not be installed (above)"
 if $with_tests; then
-  ensure_apt_packages postgresql redis-server python3-venv chromium
   ensure_temporal_binaries --with-test-server
   ensure_schemathesis
   ensure_s3_server
 else
-  ensure_apt_packages postgresql redis-server python3-venv
   ensure_temporal_binaries
 fi
 ensure_postgres
@@ -81,6 +93,7 @@ ensure_pg_role_and_databases
 run_migrations "$PG_PORT" "${PG_DATABASES[@]}"
 if $with_tests; then
   ensure_postgres_tests
+  ensure_redis_tests
   ensure_pg_tests_role_and_databases
   run_migrations "$PG_TESTS_PORT" "${PG_TESTS_DATABASES[@]}"
 fi

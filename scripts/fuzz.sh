@@ -20,8 +20,6 @@ fi
 bash scripts/bootstrap.sh --with-tests # services, migrations, the Temporal binaries and Schemathesis
 
 require_project_node
-export TEST_DATABASE_URL=${TEST_DATABASE_URL:-postgres://client_api:client_api@127.0.0.1:5433/client_api_test}
-export TEST_REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379/15}
 export TEMPORAL_CLI_PATH="$CACHE_DIR/bin/temporal"
 step "fuzzing for ${FUZZ_SECONDS:-600}s, seed ${FUZZ_SEED:-1}"
 exec npx tsx test/fuzz/long-run.ts

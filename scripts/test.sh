@@ -17,16 +17,38 @@ npm run --silent typecheck
 echo '==> npm run lint'
 npm run --silent lint
 
-# Overridable so that two checkouts can run their suites side by side on their own database and Redis index. By
-# default the tests' own PostgreSQL server (cluster `tests` on 5433, scripts/lib/postgres.sh): the outbox horizon is
-# per server, so `npm start`'s databases on 5432 cannot hold the tests' consumers back.
-export TEST_DATABASE_URL=${TEST_DATABASE_URL:-postgres://client_api:client_api@127.0.0.1:5433/client_api_test}
-export TEST_REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379/15}
+# The tests' own servers (scripts/lib/postgres.sh, redis.sh), never the development stack's: the PostgreSQL cluster
+# `tests` on 5433 (the outbox horizon is per server, so `npm start`'s transactions cannot hold the tests' consumers
+# back) and Redis on 6380. Each test process copies the migrated template database into its own and takes a Redis
+# database of its own (test/support/test-slot.ts). Overridable, e.g. for a second checkout with its own template.
+export TEST_TEMPLATE_DATABASE_URL=${TEST_TEMPLATE_DATABASE_URL:-postgres://client_api:client_api@127.0.0.1:5433/client_api_test}
+export TEST_REDIS_SERVER_URL=${TEST_REDIS_SERVER_URL:-redis://127.0.0.1:6380}
 export TEMPORAL_CLI_PATH="$cache/bin/temporal"
 export TEMPORAL_TEST_SERVER_PATH="$cache/bin/temporal-test-server"
 export CHROMIUM_PATH=/usr/bin/chromium
 export APP_ENV=test # the public development webhook key is allowed in tests
-# The whole suite unless test files were named (`npm test -- test/integration/x.test.ts`).
-if [[ " $* " != *".test.ts"* ]]; then set -- 'test/**/*.test.ts' "$@"; fi
-echo '==> mocha'
-npx mocha "$@"
+
+# Test files named (`npm test -- test/integration/x.test.ts`): those alone, in one process, as named.
+if [[ " $* " == *".test.ts"* ]]; then
+  echo '==> mocha'
+  exec npx mocha "$@"
+fi
+
+# The whole suite in two phases. First every file but the serial tail, in parallel worker processes (mocha
+# --parallel), each with its own database, Redis database, mail sink, servers and ports (test/support/hooks.ts); then
+# the serial tail (test/serial-tail.txt): the files that load the whole machine or measure under it, one at a time.
+# Both phases run whatever the first gave; the last line is the whole suite's count.
+jobs=${TEST_JOBS:-3}
+mapfile -t tail_files < <(grep -Ev '^\s*(#|$)' test/serial-tail.txt)
+ignores=()
+for file in "${tail_files[@]}"; do ignores+=(--ignore "$file"); done
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
+export TEST_SUMMARY_FILE=$summary
+status=0
+echo "==> mocha: the suite in $jobs parallel workers (all but the serial tail)"
+npx mocha --parallel --jobs "$jobs" 'test/**/*.test.ts' "${ignores[@]}" "$@" || status=$?
+echo "==> mocha: the serial tail (${#tail_files[@]} files)"
+npx mocha "${tail_files[@]}" "$@" || status=$?
+awk '{ p += $1; f += $2; s += $3 } END { printf "%d passed, %d failed%s\n", p, f, (s ? sprintf(", %d skipped", s) : "") }' "$summary"
+exit "$status"

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { testEnv } from '../support/env';
 import type { BenchReport } from './report';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -50,6 +51,9 @@ describe('bench harness (quick mode)', function () {
       cwd: ROOT,
       env: {
         ...process.env,
+        // This process's own databases (made ready by the root hook), not a slot of the bench's.
+        TEST_DATABASE_URL: testEnv.databaseUrl,
+        TEST_REDIS_URL: testEnv.redisUrl,
         BENCH_QUICK: '1',
         BENCH_ONLY: 'api,lists,console,portal,debts,documents,webhooks,lifecycle,reconcile',
         BENCH_OUTPUT: output,

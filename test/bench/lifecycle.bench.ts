@@ -25,6 +25,7 @@ import { createLogger } from '../../core/platform/logger';
 import { WORKFLOW_TYPES } from '../../core/temporal/names';
 import { LIFECYCLE_CACHED_WORKFLOWS } from '../../core/temporal/worker-process';
 import { testEnv } from '../support/env';
+import { isolatedEnv } from '../support/isolation';
 import { nodeCommand } from '../support/processes';
 import { closeSharedResources } from '../support/resources';
 import { inParallel, noopWorkflowFloor } from './workflow-floor';
@@ -158,14 +159,17 @@ async function openDebtsMemory(temporal: TestWorkflowEnvironment, db: Db, organi
   const [command, args] = nodeCommand('workers/lifecycle.ts');
   const child = spawn(command, args, {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      WORKER_MODES: 'production',
-      PRODUCTION_DATABASE_URL: testEnv.databaseUrl,
-      TEMPORAL_ADDRESS: temporal.address,
-      METRICS_PORT: '0',
-      LOG_LEVEL: 'info',
-    },
+    env: isolatedEnv(
+      {
+        WORKER_MODES: 'production',
+        PRODUCTION_DATABASE_URL: testEnv.databaseUrl,
+        REDIS_URL: testEnv.redisUrl,
+        TEMPORAL_ADDRESS: temporal.address,
+        METRICS_PORT: '0',
+        LOG_LEVEL: 'info',
+      },
+      'worker',
+    ),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';

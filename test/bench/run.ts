@@ -7,7 +7,7 @@
  *   BENCH_ONLY=api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile (default: all)
  *   BENCH_QUICK=1: small data, 2 s per load (the smoke test's mode; its figures mean nothing)
  *   BENCH_DATABASE_URL: the list tenants (up to 1,000,000 rows each) are kept there between runs; default: the
- *   client_api_bench database (scripts/bench.sh creates and migrates it), or TEST_DATABASE_URL in quick mode
+ *   client_api_bench database on the tests' server (scripts/bench.sh creates and migrates it), or TEST_DATABASE_URL in quick mode
  *   (whose small tenants are removed afterwards)
  * CPU profiles of the hot paths: test/bench/profile.ts.
  */
@@ -16,7 +16,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
+import { refuseDevStackConnections } from '../support/isolation';
+import { sharedMailSink } from '../support/mail-sink';
 import { closeSharedResources } from '../support/resources';
+import { prepareTestSlot } from '../support/scratch-databases';
 import { benchApiContract } from './api.bench';
 import { benchConsole } from './console.bench';
 import type { BenchContext } from './context';
@@ -36,7 +39,8 @@ const duration = Number(process.env.BENCH_DURATION ?? (quick ? 2 : 10));
 const only = new Set(
   (process.env.BENCH_ONLY ?? 'api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile').split(','),
 );
-const BENCH_DATABASE = 'postgres://client_api:client_api@127.0.0.1:5432/client_api_bench';
+// On the tests' PostgreSQL server (scripts/bench.sh creates it there), never the development stack's.
+const BENCH_DATABASE = 'postgres://client_api:client_api@127.0.0.1:5433/client_api_bench';
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? (quick ? testEnv.databaseUrl : BENCH_DATABASE);
 const redisUrl = process.env.BENCH_REDIS_URL ?? testEnv.redisUrl;
 
@@ -80,6 +84,10 @@ async function attempt(report: BenchReport, name: string, scenario: () => Promis
 }
 
 async function main(): Promise<void> {
+  // Like the tests, the bench keeps off the development stack: its own mail sink unless the caller named one.
+  refuseDevStackConnections();
+  process.env.SMTP_URL ??= (await sharedMailSink()).smtpUrl;
+  if (databaseUrl === testEnv.databaseUrl) await prepareTestSlot();
   const report = newReport({ quick, secondsPerLoad: duration, connections: 20 });
   buildCompiled(); // the API under test runs as production runs it, from dist/
   const db = createDb(databaseUrl, { pool: { min: 0, max: 4 }, unboundedStatements: true }); // the seeders

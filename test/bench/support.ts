@@ -11,6 +11,7 @@ import { mintApiKey } from '../../core/access/api-keys';
 import type { Db } from '../../core/platform/db';
 import { createOrganization } from '../../core/access/organizations';
 import { SCOPES } from '../../core/access/scopes';
+import { NO_TEMPORAL_ADDRESS, isolatedEnv, kindOfEntry } from '../support/isolation';
 import { nodeCommand } from '../support/processes';
 import { waitFor } from '../support/wait';
 import { cpuPerItem, type ProcessSet } from './cpu';
@@ -77,7 +78,17 @@ export async function startBenchProcess(
     cwd: ROOT,
     // Logging as production's default does (`info`: the API writes a line per request, 15–30 µs of its CPU each);
     // the lines go to /dev/null, where production's go to a pipe and a log shipper.
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL ?? 'info' },
+    env: isolatedEnv(
+      // No Temporal server unless the scenario names one (the default is the development stack's).
+      {
+        TEMPORAL_ADDRESS: NO_TEMPORAL_ADDRESS,
+        ...env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: env.LOG_LEVEL ?? 'info',
+      },
+      kindOfEntry(entry),
+    ),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const baseUrl = `http://127.0.0.1:${port}`;

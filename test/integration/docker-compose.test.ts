@@ -212,8 +212,17 @@ describe('docker-compose.yml', function () {
 
   it('builds the app services from a Dockerfile that compiles every folder their commands use', function () {
     const dockerfile = read('Dockerfile');
-    expect(dockerfile).to.match(/^FROM node:20-bookworm-slim AS build$/m);
-    expect(dockerfile).to.match(/^FROM node:20-bookworm-slim$/m);
+    // The project's one runtime line (scripts/lib/node.sh) in both stages, `engines` and `@types/node`.
+    const line = /^NODE_LINE=(\d+)$/m.exec(read('scripts/lib/node.sh'))?.[1];
+    expect(line, 'NODE_LINE in scripts/lib/node.sh').to.be.a('string');
+    expect(dockerfile).to.match(new RegExp(`^FROM node:${line}-bookworm-slim AS build$`, 'm'));
+    expect(dockerfile).to.match(new RegExp(`^FROM node:${line}-bookworm-slim$`, 'm'));
+    const pkg = JSON.parse(read('package.json')) as {
+      engines: { node: string };
+      devDependencies: Record<string, string>;
+    };
+    expect(pkg.engines.node).to.equal(`>=${line}.11 <${Number(line) + 1}`);
+    expect(pkg.devDependencies['@types/node']).to.match(new RegExp(`^\\^${line}\\.`));
     const [build = '', runtime = ''] = dockerfile.split(/^FROM .*$/m).slice(1);
     expect(build, 'a build stage').to.match(/^RUN npx tsc -p tsconfig\.build\.json$/m);
     expect(runtime, 'the runtime stage').to.match(/RUN npm install --omit=dev\b/);

@@ -62,3 +62,15 @@ export async function startMailSink(): Promise<MailSink> {
     },
   };
 }
+
+let shared: Promise<MailSink> | undefined;
+
+/**
+ * This test process's default sink, started on first use and kept until the process exits: where the mail of any
+ * process a test starts without a sink of its own goes (the root hook points `SMTP_URL` at it), never the
+ * development stack's inbox.
+ */
+export function sharedMailSink(): Promise<MailSink> {
+  shared ??= startMailSink();
+  return shared;
+}

@@ -4,6 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { testEnv } from './env';
+import { NO_TEMPORAL_ADDRESS, isolatedEnv, kindOfEntry } from './isolation';
 import { freePort } from './ports';
 import { killGroup, nodeCommand } from './processes';
 import { waitFor } from './wait';
@@ -24,7 +26,9 @@ export interface ApiProcess extends ServiceProcess {
 /** A `.ts` entry runs through tsx's loader; a compiled `dist/….js` one with plain node, as production runs it. */
 function spawnService(entry: string, env: Record<string, string>): ServiceProcess {
   const [command, args] = nodeCommand(entry);
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, detached: true });
+  // The test's own Redis database unless the test names another (the default is the development stack's).
+  const isolated = isolatedEnv({ REDIS_URL: testEnv.redisUrl, ...env }, kindOfEntry(entry));
+  const child = spawn(command, args, { cwd: ROOT, env: isolated, detached: true });
   let output = '';
   const collect = (chunk: Buffer) => void (output += chunk.toString('utf8'));
   child.stdout?.on('data', collect);
@@ -35,8 +39,8 @@ function spawnService(entry: string, env: Record<string, string>): ServiceProces
 
 /**
  * Starts the API (`entry`: its source, or its compiled `dist/api/server.js`) and resolves once `GET /` answers (which
- * needs none of its dependencies). Its internal /metrics port
- * is off unless `env` sets one: the fixed default (9464) collides with any other API running on the machine.
+ * needs none of its dependencies). Its internal /metrics port is off and it has no Temporal server unless `env` sets
+ * them: the defaults are the development stack's (isolation.ts).
  */
 export async function startApi(env: Record<string, string>, entry = 'api/server.ts'): Promise<ApiProcess> {
   // A restart passes the port it had (env.PORT), so its clients find it again.
@@ -46,6 +50,7 @@ export async function startApi(env: Record<string, string>, entry = 'api/server.
     LOG_LEVEL: 'info',
     METRICS_PORT: '0',
     API_PROCESSES: '1', // one process unless the test asks for a cluster (the default is one per core)
+    TEMPORAL_ADDRESS: NO_TEMPORAL_ADDRESS, // unless the test runs a Temporal server and names it
     ...env,
     PORT: String(port),
   });
