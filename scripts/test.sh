@@ -34,21 +34,25 @@ if [[ " $* " == *".test.ts"* ]]; then
   exec npx mocha "$@"
 fi
 
-# The whole suite in two phases. First every file but the serial tail, in parallel worker processes (mocha
-# --parallel), each with its own database, Redis database, mail sink, servers and ports (test/support/hooks.ts); then
-# the serial tail (test/serial-tail.txt): the files that load the whole machine or measure under it, one at a time.
-# Both phases run whatever the first gave; the last line is the whole suite's count.
+# The whole suite in two phases (test/schedule.txt): first every file but the serial ones, in parallel worker
+# processes (mocha --parallel), each with its own database, Redis database, mail sink, servers and ports
+# (test/support/hooks.ts), the longest files started first; then the serial files, one at a time, alone on the
+# machine. Both phases run whatever the first gave; the last line is the whole suite's count.
 jobs=${TEST_JOBS:-3}
-mapfile -t tail_files < <(grep -Ev '^\s*(#|$)' test/serial-tail.txt)
-ignores=()
-for file in "${tail_files[@]}"; do ignores+=(--ignore "$file"); done
+section() { awk -v want="[$1]" '/^\[/ { on = ($0 == want); next } on && NF && !/^#/' test/schedule.txt; }
+mapfile -t first < <(section first)
+mapfile -t serial < <(section serial)
+mapfile -t parallel < <(
+  printf '%s\n' "${first[@]}"
+  find test -name '*.test.ts' | sort | grep -vxF -f <(printf '%s\n' "${first[@]}" "${serial[@]}")
+)
 summary=$(mktemp)
 trap 'rm -f "$summary"' EXIT
 export TEST_SUMMARY_FILE=$summary
 status=0
-echo "==> mocha: the suite in $jobs parallel workers (all but the serial tail)"
-npx mocha --parallel --jobs "$jobs" 'test/**/*.test.ts' "${ignores[@]}" "$@" || status=$?
-echo "==> mocha: the serial tail (${#tail_files[@]} files)"
-npx mocha "${tail_files[@]}" "$@" || status=$?
+echo "==> mocha: ${#parallel[@]} files in $jobs parallel workers"
+npx mocha --parallel --jobs "$jobs" "$@" -- "${parallel[@]}" || status=$?
+echo "==> mocha: ${#serial[@]} serial files, one at a time"
+npx mocha "$@" -- "${serial[@]}" || status=$?
 awk '{ p += $1; f += $2; s += $3 } END { printf "%d passed, %d failed%s\n", p, f, (s ? sprintf(", %d skipped", s) : "") }' "$summary"
 exit "$status"

@@ -29,7 +29,7 @@ interface CpuProfile {
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const databaseUrl =
-  process.env.BENCH_DATABASE_URL ?? 'postgres://client_api:client_api@127.0.0.1:5432/client_api_bench';
+  process.env.BENCH_DATABASE_URL ?? 'postgres://client_api:client_api@127.0.0.1:5433/client_api_bench';
 const OUT = path.join(ROOT, 'bench-results', 'profiles');
 /** PROFILE_ONLY=organization,debts-list,…: profile only those hot paths (default: all). */
 const only = process.env.PROFILE_ONLY ? new Set(process.env.PROFILE_ONLY.split(',')) : undefined;

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
 import { refuseDevStackConnections } from '../support/isolation';
-import { sharedMailSink } from '../support/mail-sink';
+import { sharedMailSink, stopSharedMailSink } from '../support/mail-sink';
 import { closeSharedResources } from '../support/resources';
 import { prepareTestSlot } from '../support/scratch-databases';
 import { benchApiContract } from './api.bench';
@@ -54,6 +54,9 @@ async function httpScenarios(ctx: Omit<BenchContext, 'api' | 'bare'>): Promise<v
     DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
     DOCUMENT_DIR: documentStoreDir, // the bare upload route writes to the same store
+  }).catch(async (err: unknown) => {
+    await api.stop(); // not left running behind a failed start
+    throw err;
   });
   const full = { ...ctx, api, bare };
   try {
@@ -114,6 +117,7 @@ async function main(): Promise<void> {
   recordMemory(report, 'bench process (autocannon client, seeding)', process.pid, peakMemoryMiB(process.pid));
   finish(report, ROOT);
   await closeSharedResources();
+  await stopSharedMailSink(); // its SMTP server would keep the process from ending
   if (report.errors.length > 0) process.exitCode = 1;
 }
 

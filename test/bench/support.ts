@@ -11,6 +11,7 @@ import { mintApiKey } from '../../core/access/api-keys';
 import type { Db } from '../../core/platform/db';
 import { createOrganization } from '../../core/access/organizations';
 import { SCOPES } from '../../core/access/scopes';
+import { testEnv } from '../support/env';
 import { NO_TEMPORAL_ADDRESS, isolatedEnv, kindOfEntry } from '../support/isolation';
 import { nodeCommand } from '../support/processes';
 import { waitFor } from '../support/wait';
@@ -79,9 +80,12 @@ export async function startBenchProcess(
     // Logging as production's default does (`info`: the API writes a line per request, 15–30 µs of its CPU each);
     // the lines go to /dev/null, where production's go to a pipe and a log shipper.
     env: isolatedEnv(
-      // No Temporal server unless the scenario names one (the default is the development stack's).
+      // The test's own Redis database, no Temporal server and no metrics port unless the scenario names others (the
+      // defaults are the development stack's).
       {
         TEMPORAL_ADDRESS: NO_TEMPORAL_ADDRESS,
+        METRICS_PORT: '0',
+        REDIS_URL: testEnv.redisUrl,
         ...env,
         PORT: String(port),
         HOST: '127.0.0.1',

@@ -24,7 +24,7 @@ const PATHS: Record<string, [string, string]> = {
   deliveries: ['v1/webhooks/deliveries?limit=50', 'deliveries/pg'],
 };
 const databaseUrl =
-  process.env.BENCH_DATABASE_URL ?? 'postgres://client_api:client_api@127.0.0.1:5432/client_api_bench';
+  process.env.BENCH_DATABASE_URL ?? 'postgres://client_api:client_api@127.0.0.1:5433/client_api_bench';
 
 async function traced(pid: number, drive: () => Promise<unknown>): Promise<string> {
   const strace = spawn('strace', ['-c', '-f', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -12,6 +12,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal as proto } from '@temporalio/proto';
 import { TASK_QUEUES } from '../../core/temporal/names';
 import { createDb, type Db } from '../../core/platform/db';
+import { testEnv } from '../support/env';
 import { closeSharedResources } from '../support/resources';
 import { killGroup } from '../support/processes';
 import { startWebhooksWorker, type ServiceProcess } from '../support/service-processes';
@@ -248,7 +249,7 @@ async function startRig(): Promise<RunningRig> {
   const db = createDb(databaseUrl, { pool: { min: 0, max: 4 } }); // the bench's own reads and tenants
   const temporal = await startDevServer();
   const receiver = await startWebhookReceiver();
-  const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14';
+  const redisUrl = process.env.BENCH_REDIS_URL ?? testEnv.redisUrl;
   const api = await startApiProcess(
     {
       API_MODE: 'production',

@@ -84,8 +84,13 @@ describe('Console webhooks, deliveries, events and audit log in a real browser w
   async function reloadUntil(page: Page, text: string, what: string) {
     await waitFor(
       async () => {
-        await page.reload();
-        return (await mainText(page)).includes(text);
+        // A reload that meets the form's own navigation still in flight (Chromium: "Not attached to an active page")
+        // is a "not yet": the next one finds the page settled.
+        const reloaded = await page.reload().then(
+          () => true,
+          () => false,
+        );
+        return reloaded && (await mainText(page)).includes(text);
       },
       { timeoutMs: 30_000, intervalMs: 250, what },
     );

@@ -8,12 +8,14 @@ import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createDebtLifecycleActivities } from '../../activities/debt-lifecycle';
+import { createTriggerLimit } from '../../core/lifecycle/trigger-limit';
 import { createDebtTriggers, type DebtTriggers } from '../../core/lifecycle/triggers';
 import type { Mode } from '../../core/platform/mode';
 import { createSandboxResets, type SandboxResets } from '../../core/sandbox/resets';
 import { NAMESPACES, TASK_QUEUES } from '../../core/temporal/names';
 import { testDb } from './resources';
 import { bundleWorkflows, startDevServer, uniqueTaskQueue } from './temporal';
+import { waitFor } from './wait';
 
 export interface LifecycleStack {
   env: TestWorkflowEnvironment;
@@ -66,29 +68,57 @@ export function testLifecycle(): Promise<LifecycleStack> {
   return running;
 }
 
+/** Calls through the triggers and resets below still in flight: the stack is stopped once none is. */
+let inFlight = 0;
+
+/** Runs one call on the current stack, counted in `inFlight`. */
+async function onStack<T>(call: (stack: LifecycleStack) => Promise<T>): Promise<T> {
+  inFlight++;
+  try {
+    return await call(await testLifecycle());
+  } finally {
+    inFlight--;
+  }
+}
+
+/**
+ * Stops the shared stack (a root hook: after the run, or in a parallel run after each file). A call an app made in
+ * the background as its test ended (a sandbox use recorded after the answer) is let finish first, for up to 10 s:
+ * closed under it, its connection would fail it in whichever test the process runs next.
+ */
 export async function stopTestLifecycle(): Promise<void> {
   const stack = running;
+  if (!stack) return;
+  await waitFor(() => inFlight === 0, { what: 'lifecycle calls in flight to end', timeoutMs: 10_000 }).catch(
+    () => undefined,
+  );
   running = undefined;
-  if (stack) await (await stack).stop();
+  await (await stack).stop();
 }
 
 /** Triggers for a test app of `mode`: the first call starts the shared stack. */
-export function testDebtTriggers(mode: Mode, requestId?: string): DebtTriggers {
-  let triggers: Promise<DebtTriggers> | undefined;
-  const real = () =>
-    (triggers ??= testLifecycle().then((stack) =>
-      createDebtTriggers({ db: testDb(), client: stack.client(mode), mode, taskQueue: stack.taskQueue }, requestId),
-    ));
+export function testDebtTriggers(mode: Mode, requestId?: string, limit = createTriggerLimit()): DebtTriggers {
+  // Made for the stack running when called, so an app that outlives a stopped stack starts and uses the next one;
+  // the cap on triggers in flight is the app's, one for all its calls, as in the API process.
+  const on = <T>(call: (triggers: DebtTriggers) => Promise<T>) =>
+    onStack((stack) =>
+      call(
+        createDebtTriggers(
+          { db: testDb(), client: stack.client(mode), mode, taskQueue: stack.taskQueue, limit },
+          requestId,
+        ),
+      ),
+    );
   return {
-    accept: async (...args) => (await real()).accept(...args),
-    dispute: async (...args) => (await real()).dispute(...args),
-    resolveDispute: async (...args) => (await real()).resolveDispute(...args),
-    agreePlan: async (...args) => (await real()).agreePlan(...args),
-    reportPayment: async (...args) => (await real()).reportPayment(...args),
-    close: async (...args) => (await real()).close(...args),
-    writeOff: async (...args) => (await real()).writeOff(...args),
-    advance: async (...args) => (await real()).advance(...args),
-    forRequest: (id) => testDebtTriggers(mode, id),
+    accept: (...args) => on((t) => t.accept(...args)),
+    dispute: (...args) => on((t) => t.dispute(...args)),
+    resolveDispute: (...args) => on((t) => t.resolveDispute(...args)),
+    agreePlan: (...args) => on((t) => t.agreePlan(...args)),
+    reportPayment: (...args) => on((t) => t.reportPayment(...args)),
+    close: (...args) => on((t) => t.close(...args)),
+    writeOff: (...args) => on((t) => t.writeOff(...args)),
+    advance: (...args) => on((t) => t.advance(...args)),
+    forRequest: (id) => testDebtTriggers(mode, id, limit),
   };
 }
 
@@ -98,14 +128,12 @@ export function testDebtTriggers(mode: Mode, requestId?: string): DebtTriggers {
  * Suites that test resets themselves pass their own (sandbox-reset.test.ts).
  */
 export function testSandboxResets(): SandboxResets {
-  let resets: Promise<SandboxResets> | undefined;
-  const real = () =>
-    (resets ??= testLifecycle().then((stack) =>
-      createSandboxResets({ client: stack.client('sandbox'), taskQueue: uniqueTaskQueue('resets') }),
-    ));
+  const taskQueue = uniqueTaskQueue('resets');
+  const on = <T>(call: (resets: SandboxResets) => Promise<T>) =>
+    onStack((stack) => call(createSandboxResets({ client: stack.client('sandbox'), taskQueue })));
   return {
-    start: async (organizationId) => (await real()).start(organizationId),
-    recordUse: async (organizationId) => (await real()).recordUse(organizationId),
-    resetNow: async (organizationId) => (await real()).resetNow(organizationId),
+    start: (organizationId) => on((r) => r.start(organizationId)),
+    recordUse: (organizationId) => on((r) => r.recordUse(organizationId)),
+    resetNow: (organizationId) => on((r) => r.resetNow(organizationId)),
   };
 }

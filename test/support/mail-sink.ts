@@ -74,3 +74,10 @@ export function sharedMailSink(): Promise<MailSink> {
   shared ??= startMailSink();
   return shared;
 }
+
+/** Stops the shared sink, for a process that must end on its own once its work is done (the bench). */
+export async function stopSharedMailSink(): Promise<void> {
+  const sink = shared;
+  shared = undefined;
+  await (await sink)?.stop();
+}
