@@ -21,8 +21,11 @@ NODE_HOME="$CACHE_DIR/node-v$NODE_VERSION"
 node_major_of() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null; }
 
 # The machine's ~/.npmrc may name `nodedir` (node-gyp's headers of the machine's own Node): wrong for ours, and npm 11
-# warns "Unknown user config" on every call. npm then reads a copy without it, kept in the cache.
+# warns "Unknown user config" on every call. npm then reads a copy without it, kept in the cache, and the same setting
+# passed down as an environment variable is dropped.
 use_filtered_npmrc() {
+  # The machine's npm running `npm start` passes the same setting on to our scripts as an environment variable.
+  unset npm_config_nodedir NPM_CONFIG_NODEDIR
   local own="$CACHE_DIR/npmrc" user=${NPM_CONFIG_USERCONFIG:-$HOME/.npmrc}
   [[ $user != "$own" && -f $user ]] || return 0
   grep -Ev '^[[:space:]]*nodedir[[:space:]]*=' "$user" >"$own.$$" || true
