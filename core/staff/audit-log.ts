@@ -9,7 +9,7 @@ import type { Mode } from '../platform/config';
 import type { Db } from '../platform/db';
 import { newId } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
-import type { StaffActor } from './console-keys';
+import type { StaffActor } from './staff-actor';
 
 export const AUDIT_ACTIONS = [
   'key.minted',

@@ -19,7 +19,7 @@ import type { SandboxResetStatus } from '../sandbox/reset-status';
 import type { SandboxResets } from '../sandbox/resets';
 import { signUpSandboxTenant } from '../sandbox/signup';
 import { recordAudit } from './audit-log';
-import type { StaffActor } from './console-keys';
+import type { StaffActor } from './staff-actor';
 import { requireSandboxTesting } from './roles';
 import { createStaffUser, isPlausibleEmail, normalizeEmail, StaffEmailTakenError, type StaffUser } from './staff-users';
 

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createOrganization } from '../../core/access/organizations';
 import { listAudit, recordAudit } from '../../core/staff/audit-log';
-import { mintConsoleKey, revokeConsoleKey, type StaffActor } from '../../core/staff/console-keys';
+import { mintConsoleKey, revokeConsoleKey } from '../../core/staff/console-keys';
+import type { StaffActor } from '../../core/staff/staff-actor';
 import { createStaffUser } from '../../core/staff/staff-users';
 import { testDb } from '../support/resources';
 
