@@ -76,7 +76,7 @@ export const stateQuery = defineQuery<LifecycleView>(QUERIES.state);
 /** Past this many events a run hands its state to a new one, so a ten-year plan's history stays bounded. */
 const HISTORY_LIMIT = 2_000;
 
-/** A timer whose effect failed is tried again after 1, 2, 4 … minutes, at most an hour apart (issue 23, item 3). */
+/** A timer whose effect failed is tried again after 1, 2, 4 … minutes, at most an hour apart. */
 const TIMER_RETRY_FIRST_MS = 60_000;
 const TIMER_RETRY_MAX_MS = 3_600_000;
 const timerRetryDelay = (failures: number) =>

@@ -1,5 +1,5 @@
 /**
- * The Scalar reference at /reference (issue 12 item 9), ready to try on either host: the bearer scheme is selected,
+ * The Scalar reference at /reference, ready to try on either host: the bearer scheme is selected,
  * so a key pasted in the request panel is sent at once; this host is the first server; and the page shows none of
  * Scalar's hosted-service controls (its developer toolbar with Configure/Share/Deploy, the AI agent, telemetry, web
  * fonts), since it is served offline from this host's own copy of the package.

@@ -1,6 +1,6 @@
 /**
  * A transaction driven beneath knex, on one connection of knex's pool, for a hot write of a few fixed statements
- * (issue 25: `POST /v1/debts`). A knex transaction costs the API about 190 µs of CPU on top of its statements
+ * (`POST /v1/debts`). A knex transaction costs the API about 190 µs of CPU on top of its statements
  * (measured: BEGIN, one named select and COMMIT through `db.transaction`, 260 µs; the same on the driver, 70 µs):
  * the transactor object, its client and their event wiring are built anew for each one, and BEGIN and COMMIT go
  * through knex's runner. Here the transaction is the connection itself: `begin` opens it with the caller's first

@@ -1,5 +1,5 @@
 /**
- * The console's audit log (issue 27): minting and revoking a key from the console each leave one entry naming the
+ * The console's audit log: minting and revoking a key from the console each leave one entry naming the
  * actor and the key, in the change's own transaction, with no secret in it; entries are the organisation's and the
  * mode's own; pages follow the (time, id) keyset, so entries of one millisecond are neither skipped nor repeated.
  */

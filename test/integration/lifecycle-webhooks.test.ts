@@ -1,5 +1,5 @@
 /**
- * The lifecycle end to end (issue 11 §8): a debt raised in a transaction is given its workflow by the outbox's
+ * The lifecycle end to end: a debt raised in a transaction is given its workflow by the outbox's
  * lifecycle consumer, moved through its life by the triggers (core/lifecycle/triggers.ts, as the sandbox simulation
  * and the portal call them) on the real lifecycle worker, and every event type it emits reaches a real HTTP receiver
  * through the real relay, the real delivery workflow and a real webhooks worker, signed with the organisation's

@@ -1,5 +1,5 @@
 /**
- * The debt's page, accepting it and disputing it (issue 28, item 3). Each action is the lifecycle's trigger, asked
+ * The debt's page, accepting it and disputing it. Each action is the lifecycle's trigger, asked
  * only when the state allows it (core/portal/debtor-actions.ts); the lifecycle's own refusal is the error page.
  */
 import type Router from '@koa/router';

@@ -1,5 +1,5 @@
 /**
- * Paying (issue 28, item 3): the full balance, the plan's next instalment or another amount, through the injected
+ * Paying: the full balance, the plan's next instalment or another amount, through the injected
  * PaymentProcessor. The processor's outcome, not this click, reports a payment to the debt's workflow
  * (core/payments/attempts.ts). Each form carries its own idempotency key, so submitting it twice starts one payment.
  */

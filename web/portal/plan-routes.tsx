@@ -1,5 +1,5 @@
 /**
- * Agreeing a plan (issue 28, item 3): a form bounded by the organisation's plan rules (core/portal/plan-rules.ts),
+ * Agreeing a plan: a form bounded by the organisation's plan rules (core/portal/plan-rules.ts),
  * a preview of the schedule the lifecycle would make (core/lifecycle/plan-schedule.ts), and the confirmation, which
  * checks the rules again and asks the lifecycle (`agreePlan`).
  */
