@@ -13,14 +13,8 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import {
-  configOrExit,
-  loadConfig,
-  loadWorkerConfig,
-  processEnv,
-  type Mode,
-  type WorkerConfig,
-} from '../core/platform/config';
+import { configOrExit, loadConfig, processEnv, type Mode } from '../core/platform/config';
+import { loadWorkerConfig, type WorkerConfig } from '../core/platform/worker-config';
 import { createDb, pingDb } from '../core/platform/db';
 import { PROJECT_ROOT } from '../core/platform/project-root';
 import { fairnessDevServerArgs } from '../core/temporal/fairness';
