@@ -8,7 +8,8 @@
  * headers, so "try it" works only against the page's own origin, and a host reached as 127.0.0.1 rather than its
  * configured `localhost` name (or through another name of a proxy) must still call itself.
  */
-import { BEARER_SCHEME, type ServerEntry } from './openapi-document';
+import type { ServerEntry } from './openapi-document';
+import { BEARER_SCHEME } from './openapi-operation';
 
 /** Scalar's options (node_modules/@scalar/types/dist/api-reference/api-reference-configuration.d.ts). */
 const SCALAR_OPTIONS = {
