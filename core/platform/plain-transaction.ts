@@ -43,14 +43,14 @@ export class OpenPlainTransaction implements PlainTransaction {
   /**
    * Takes a connection and sends `begin` followed by `statements` (`;`-separated, simple protocol: no parameters, so
    * any value in them must be a literal the caller has made safe) in one round trip; returns each statement's result
-   * (none when `statements` is empty).
+   * (none when `statements` is empty), their rows typed `Row` by the caller, who wrote the statements.
    * If they fail, the transaction is rolled back and the error thrown.
    */
-  static async begin(
+  static async begin<Row = pg.QueryResultRow>(
     db: Db,
     requestId: string | null,
     statements: string,
-  ): Promise<{ tx: OpenPlainTransaction; results: pg.QueryResult[] }> {
+  ): Promise<{ tx: OpenPlainTransaction; results: { rows: Row[] }[] }> {
     const connection = (await (db.client as Knex.Client).acquireConnection()) as pg.ClientBase;
     const tx = new OpenPlainTransaction(db, connection, requestId);
     try {
@@ -58,7 +58,8 @@ export class OpenPlainTransaction implements PlainTransaction {
         await connection.query('begin');
         return { tx, results: [] };
       }
-      const sent = (await connection.query(`begin; ${statements}`)) as unknown as pg.QueryResult[];
+      // A multi-statement simple query answers one result per statement, which pg's types do not say.
+      const sent = (await connection.query(`begin; ${statements}`)) as unknown as { rows: Row[] }[];
       return { tx, results: sent.slice(1) };
     } catch (err) {
       await tx.rollback();
