@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../../core/platform/errors';
 import { debtorActions } from '../../core/portal/debtor-actions';
 import type { PortalSession } from '../../core/portal/portal-sessions';
-import { field } from '../console/http';
+import { field } from '../console/shared/http';
 import { DebtBody, DISPUTE_REASON_MAX_LENGTH, DisputeBody } from './debt-pages';
 import { loadDebtView, type DebtView } from './debt-view';
 import type { PortalContext } from './portal-context';

@@ -7,7 +7,7 @@
 import type Router from '@koa/router';
 import { ApiError } from '../../core/platform/errors';
 import { verifySecondFactor } from '../../core/portal/second-factor';
-import { clearCookie, field, preSessionToken, setCookie } from '../console/http';
+import { clearCookie, field, preSessionToken, setCookie } from '../console/shared/http';
 import { EnterBody, SignedOutBody, VerifyBody } from './entry-pages';
 import type { PortalContext } from './portal-context';
 

@@ -10,7 +10,7 @@ import { compareAmounts, normalizeAmount, parseAmount, subtractAmounts } from '.
 import { firstUnpaidIndex } from '../../core/lifecycle/plan-schedule';
 import { ApiError } from '../../core/platform/errors';
 import type { PortalSession } from '../../core/portal/portal-sessions';
-import { field } from '../console/http';
+import { field } from '../console/shared/http';
 import { requireAction } from './debt-routes';
 import { loadDebtView, type DebtView } from './debt-view';
 import { moneyText } from './format';

@@ -16,7 +16,7 @@ import {
   type PlanRules,
 } from '../../core/portal/plan-rules';
 import type { PortalSession } from '../../core/portal/portal-sessions';
-import { field, type FormBody } from '../console/http';
+import { field, type FormBody } from '../console/shared/http';
 import { backToDebt, requireAction } from './debt-routes';
 import { loadDebtView, type DebtView } from './debt-view';
 import { PlanFormBody, PlanPreviewBody } from './plan-pages';
