@@ -39,7 +39,7 @@ describe('relay wake-up listener (LISTEN connection)', function () {
           initialDelay: typeof initialDelay === 'number' ? initialDelay : 0,
         });
       return Reflect.apply(originalSetKeepAlive, this, args) as net.Socket;
-    } as typeof originalSetKeepAlive;
+    };
   });
   after(async () => {
     net.Socket.prototype.setKeepAlive = originalSetKeepAlive;
