@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Takes an Idempotency-Key's lock and reads its saved response in one round trip (issue 13). A plpgsql function,
+ * Takes an Idempotency-Key's lock and reads its saved response in one round trip. A plpgsql function,
  * because its statements each take a fresh snapshot (it is VOLATILE): the record is read *after* the lock is held, so
  * a response committed by the lock's previous holder is seen. One SQL statement could not do that: its snapshot
  * would predate the lock. The lock's key is the one core/platform/idempotency-store.ts always used.

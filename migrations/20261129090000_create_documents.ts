@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Documents attached to debts (issue 26, docs/documents.md). The bytes live in the configured DocumentStore under
+ * Documents attached to debts (docs/documents.md). The bytes live in the configured DocumentStore under
  * `storage_key`; the row is written only once the object is stored, so every row names a complete object (an object
  * without a row is an orphan the retention sweep deletes). `file_name` is metadata only, never a path.
  */

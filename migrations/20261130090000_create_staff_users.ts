@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The client console's people (issue 27): a staff user belongs to one organisation with one role, and signs in by an
+ * The client console's people: a staff user belongs to one organisation with one role, and signs in by an
  * emailed magic link. Only the SHA-256 of a link's token is stored; a token is good once, for 15 minutes.
  */
 export async function up(knex: Knex): Promise<void> {

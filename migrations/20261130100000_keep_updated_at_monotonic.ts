@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * `updatedAt` never moves backwards (issue 23, item 2). Writes stamp `updated_at` with `now()`, the time their
+ * `updatedAt` never moves backwards. Writes stamp `updated_at` with `now()`, the time their
  * transaction STARTED: a transaction that began before another one committed a later stamp on the same row would
  * otherwise write an older time over it (a PATCH whose recall commits through the debt's workflow, then the request's
  * own transaction writes its field with its start time). A receiver that keeps the newest `updatedAt` would keep the

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * An Idempotency-Key on a request that drives a debt's workflow (issue 23, items 1 and 5) is recorded as pending
+ * An Idempotency-Key on a request that drives a debt's workflow is recorded as pending
  * before the workflow is asked: the row holds the fingerprint and the first request's id, which is the Temporal
  * update id every retry with the key reuses, so a retry after a 5xx gets the first update's result instead of making
  * a second change. Such a row has no response yet: the response columns become nullable. The claim function already

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The debts whose `debt-<id>` workflow the lifecycle consumer has still to start (issue 23, item 10). Written in the
+ * The debts whose `debt-<id>` workflow the lifecycle consumer has still to start. Written in the
  * consumer's batch transaction, deleted once Temporal has the workflow: a worker killed between its commit and the
  * start leaves the row, and the next pass of any lifecycle worker starts it. Before, such a start lived only in the
  * process's memory and was lost with it, and the debt had no workflow until its first trigger or a backfill.

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * An index for each new list filter (issue 24, item 4), ending in the list's order (newest first), so a filtered page
+ * An index for each new list filter, ending in the list's order (newest first), so a filtered page
  * is one index range scan at any table size: debts by `externalAccountId` and by `clientReference`, transactions by
  * `status`, `type` and `direction`. Built concurrently: the tables may be large.
  */

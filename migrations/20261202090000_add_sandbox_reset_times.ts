@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * What `GET /v1/sandbox/reset` reads instead of asking the tenant's reset workflow (issue 24, item 7), so a slow
+ * What `GET /v1/sandbox/reset` reads instead of asking the tenant's reset workflow, so a slow
  * Temporal never slows the API: when the tenant last asked for a reset (`POST /v1/sandbox/reset`, written before the
  * workflow is signalled) and when a reset last committed (written in the reset's own transaction). A request later
  * than the last reset is one still under way.

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * One open debt per `externalAccountId` (issue 24, item 4): a second open debt with the same account reference is
+ * One open debt per `externalAccountId`: a second open debt with the same account reference is
  * refused (`409 external_account_id_in_use`), enforced by a partial unique index so that two concurrent requests
  * cannot both pass. Open = not `Settled`, `WrittenOff` or `Closed` (spelled out here: a migration must not change
  * with the code). Open duplicates raised before the rule stay as they are: all but the newest of each are marked

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * `metadata` on debts and debtors (issue 24, item 4): `json`, so the text JSON.stringify wrote is kept byte for byte
+ * `metadata` on debts and debtors: `json`, so the text JSON.stringify wrote is kept byte for byte
  * (the lists PostgreSQL writes send it as it is, like event data); an object, `{}` when nothing is set. The filter
  * `metadata[key]=value` is a jsonb containment, answered by a GIN index on the jsonb form. Adding a column with a
  * constant default rewrites nothing; the indexes are built concurrently, as the tables may be large.

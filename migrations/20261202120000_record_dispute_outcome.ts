@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * A resolved dispute's outcome on the debt (issue 24, item 5): `Upheld` (the debt was written off) or `Rejected` (the
+ * A resolved dispute's outcome on the debt: `Upheld` (the debt was written off) or `Rejected` (the
  * debt went back to `PendingAssignment`), and when. Null while no dispute was resolved. Disputes resolved before
  * this column existed are not guessed at: their outcome stays null (docs/lifecycle.md says so).
  */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The console's audit log (issue 27): who did what to the organisation's keys, webhook, branding, deliveries, debts
+ * The console's audit log: who did what to the organisation's keys, webhook, branding, deliveries, debts
  * and team. Kept with the organisation (deleted with it), never holding a secret: `details` names what changed, not
  * the values of secrets. The actor's email is copied so the entry outlives the user's removal.
  */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The `metadata[key]=value` filter as an index that matches it with the list's order (issue 24, item 4): one row per
+ * The `metadata[key]=value` filter as an index that matches it with the list's order: one row per
  * metadata pair of a debt or debtor, kept by triggers, indexed (organisation, kind, key, value, created_at desc,
  * id desc), so a filtered page is one index range scan however many records the tenant has. The GIN index it
  * replaces could find the records but not in order: the planner walked the tenant's whole list to fill a page of a

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The debtor portal's links and the payment processor's attempts (issue 28).
+ * The debtor portal's links and the payment processor's attempts.
  *
  * `portal_links`: each debt's link into the portal. The token (32 random bytes) is stored only as its SHA-256; a
  * link is good until revoked, and issuing a new one for the debt revokes the previous one, so at most one is live.

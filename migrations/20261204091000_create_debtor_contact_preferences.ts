@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * A debtor's contact preferences (issue 28): the email opt-out that every debtor notification honours and carries
+ * A debtor's contact preferences: the email opt-out that every debtor notification honours and carries
  * (US Regulation F requires one in electronic messages). Set from the debtor portal or the opt-out link; kept with the
  * debtor (deleted with it).
  */

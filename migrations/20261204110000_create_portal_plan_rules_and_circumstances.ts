@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The debtor portal's own data (issue 28, items 1 and 3).
+ * The debtor portal's own data.
  *
  * `portal_plan_rules`: the bounds an organisation sets on the plans its debtors may agree in the portal (instalment
  * count, frequencies, minimum instalment, how far ahead the first due date may be). No row means the documented

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * A processor's outcome the debt's workflow refused to record (issue 28, item 4): a Stripe payment that succeeded
+ * A processor's outcome the debt's workflow refused to record: a Stripe payment that succeeded
  * for a debt closed meanwhile, or a test-mode payment failing after its debt was settled. The attempt keeps the
  * processor's outcome as its status, and `report_refusal` says why the debt did not take it (the lifecycle's error
  * code and detail: ids, states and amounts, never debtor data), so an operator can find and refund it instead of a

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Debtor notifications (issue 28, item 5): one row per email a debtor is sent, or would have been.
+ * Debtor notifications: one row per email a debtor is sent, or would have been.
  *
  * `debtor_notifications`: unique by (source_id, kind, instalment index), so an outbox event handed over twice, or a
  * reminder activity retried, makes one row and at most one email. `source_id` is what caused the notification: the

@@ -13,14 +13,8 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import {
-  configOrExit,
-  loadConfig,
-  loadWorkerConfig,
-  processEnv,
-  type Mode,
-  type WorkerConfig,
-} from '../core/platform/config';
+import { configOrExit, loadConfig, processEnv, type Mode } from '../core/platform/config';
+import { loadWorkerConfig, type WorkerConfig } from '../core/platform/worker-config';
 import { createDb, pingDb } from '../core/platform/db';
 import { PROJECT_ROOT } from '../core/platform/project-root';
 import { fairnessDevServerArgs } from '../core/temporal/fairness';
@@ -33,7 +27,7 @@ const TEMPORAL_BIN = path.join(CACHE, 'bin', 'temporal');
 /** Workers give in-flight tasks up to 30 s (their shutdownForceTime); SIGKILL only after that. */
 const APP_STOP_TIMEOUT_MS = 35_000;
 const TEMPORAL_STOP_TIMEOUT_MS = 15_000;
-/** Local receivers (a later issue's webhooks) are on loopback over http; a variable set in the shell wins. */
+/** Local webhook receivers are on loopback over http, so dev allows both; a variable set in the shell wins. */
 const DEV_WEBHOOK_ENV = { WEBHOOK_ALLOW_HOSTS: '127.0.0.1,localhost', WEBHOOK_ALLOW_HTTP: 'true' };
 /** These differ per API host, so a value in the shell must not reach both: dev.ts sets them per child. */
 const PER_HOST_VARS = ['API_MODE', 'PORT', 'PUBLIC_BASE_URL', 'DATABASE_URL', 'TEMPORAL_NAMESPACE'];

@@ -7,6 +7,7 @@
  * state it returns. Handlers run one at a time, in arrival order. A running plan has one timer: the due date of its
  * oldest unpaid instalment, then the end of that instalment's 7-day grace period, when the plan defaults.
  * Inputs are ids; the debtor's words (a dispute reason) travel as the id of a stored input, never as text.
+ * Its input, view, updates and query are lifecycle/messages.ts.
  */
 import {
   ApplicationFailure,
@@ -14,7 +15,6 @@ import {
   condition,
   continueAsNew,
   currentUpdateInfo,
-  defineQuery,
   defineUpdate,
   log,
   metricMeter,
@@ -27,60 +27,31 @@ import {
 import type {
   AdvanceRequest,
   DebtLifecycleActivities,
-  DebtLifecycleStart,
   FiredTimer,
   LifecycleChange,
   LifecycleState,
-  PaymentReport,
-  PlanRequest,
 } from '../activities/debt-lifecycle';
-import { LIFECYCLE_UPDATES, PATCH_IDS, QUERIES, SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
+import { PATCH_IDS, SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
+import {
+  acceptUpdate,
+  advanceUpdate,
+  agreePlanUpdate,
+  closeUpdate,
+  disputeUpdate,
+  reportPaymentUpdate,
+  resolveDisputeUpdate,
+  stateQuery,
+  writeOffUpdate,
+  type AdvanceResult,
+  type DebtLifecycleInput,
+  type LifecycleView,
+} from './lifecycle/messages';
 import { isAllowed, isTerminal } from './lifecycle/transitions';
 import { nextPlanTimer, sameTimer, type PlanTimer } from './lifecycle/plan-timers';
-
-/** Ids, and whether the sandbox's `advance` may fire timers; `carried` is set by continue-as-new. */
-export interface DebtLifecycleInput extends DebtLifecycleStart {
-  carried?: CarriedState;
-}
-
-interface CarriedState {
-  state: LifecycleState;
-  dueAdvanced: number[];
-}
-
-export interface LifecycleView {
-  debtId: string;
-  state: LifecycleState;
-  /** The next timer and what it is for; null when nothing is scheduled. */
-  nextTimer: { at: string; purpose: PlanTimer['purpose']; instalmentIndex: number } | null;
-}
-
-export const acceptUpdate = defineUpdate<LifecycleView>(LIFECYCLE_UPDATES.accept);
-export const disputeUpdate = defineUpdate<LifecycleView, [{ reasonId: string }]>(LIFECYCLE_UPDATES.dispute);
-export const resolveDisputeUpdate = defineUpdate<LifecycleView, [{ outcome: 'rejected' | 'upheld' }]>(
-  LIFECYCLE_UPDATES.resolveDispute,
-);
-export const agreePlanUpdate = defineUpdate<LifecycleView, [PlanRequest]>(LIFECYCLE_UPDATES.agreePlan);
-export const reportPaymentUpdate = defineUpdate<LifecycleView, [PaymentReport]>(LIFECYCLE_UPDATES.reportPayment);
-/** `fieldsId`: the fields the same PATCH changes, stored as an input (core/lifecycle/inputs.ts), applied with it. */
-export const closeUpdate = defineUpdate<LifecycleView, [{ fieldsId?: string }]>(LIFECYCLE_UPDATES.close);
-export const writeOffUpdate = defineUpdate<LifecycleView>(LIFECYCLE_UPDATES.writeOff);
-/** What `advance` fired, in order, besides the view after it (runs recorded before `fired` existed answered none). */
-export interface AdvanceResult extends LifecycleView {
-  fired: FiredTimer[];
-}
-/** `{}` fires the next timer; runs recorded before the argument existed sent none (the handler sees undefined). */
-export const advanceUpdate = defineUpdate<AdvanceResult, [AdvanceRequest]>(LIFECYCLE_UPDATES.advance);
-export const stateQuery = defineQuery<LifecycleView>(QUERIES.state);
+import { timerRetryDelay } from './lifecycle/timer-retry';
 
 /** Past this many events a run hands its state to a new one, so a ten-year plan's history stays bounded. */
 const HISTORY_LIMIT = 2_000;
-
-/** A timer whose effect failed is tried again after 1, 2, 4 … minutes, at most an hour apart (issue 23, item 3). */
-const TIMER_RETRY_FIRST_MS = 60_000;
-const TIMER_RETRY_MAX_MS = 3_600_000;
-const timerRetryDelay = (failures: number) =>
-  Math.min(TIMER_RETRY_MAX_MS, TIMER_RETRY_FIRST_MS * 2 ** Math.min(failures - 1, 20));
 
 // A database outage is waited out (a default must not be dropped); the two failures no retry can fix are named.
 const { loadDebtLifecycle, applyDebtLifecycleChange } = proxyActivities<DebtLifecycleActivities>({

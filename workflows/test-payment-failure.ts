@@ -1,5 +1,5 @@
 /**
- * The test-mode processor's later, asynchronous failure (issue 28, item 4): `test-payment-<attemptId>` on the
+ * The test-mode processor's later, asynchronous failure: `test-payment-<attemptId>` on the
  * `lifecycle` task queue, started when a debtor pays with the card that "fails later" (4000000000000341). It waits
  * TEST_PAYMENT_FAILURE_DELAY_MS, then one activity settles the attempt as failed, which reports it to the debt's
  * workflow: a Failed Payment transaction and no `payment.received`. A timer in Temporal survives any process's crash.

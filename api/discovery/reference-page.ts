@@ -1,5 +1,5 @@
 /**
- * The Scalar reference at /reference (issue 12 item 9), ready to try on either host: the bearer scheme is selected,
+ * The Scalar reference at /reference, ready to try on either host: the bearer scheme is selected,
  * so a key pasted in the request panel is sent at once; this host is the first server; and the page shows none of
  * Scalar's hosted-service controls (its developer toolbar with Configure/Share/Deploy, the AI agent, telemetry, web
  * fonts), since it is served offline from this host's own copy of the package.
@@ -8,7 +8,8 @@
  * headers, so "try it" works only against the page's own origin, and a host reached as 127.0.0.1 rather than its
  * configured `localhost` name (or through another name of a proxy) must still call itself.
  */
-import { BEARER_SCHEME, type ServerEntry } from './openapi-document';
+import type { ServerEntry } from './openapi-document';
+import { BEARER_SCHEME } from './openapi-operation';
 
 /** Scalar's options (node_modules/@scalar/types/dist/api-reference/api-reference-configuration.d.ts). */
 const SCALAR_OPTIONS = {

@@ -14,7 +14,7 @@ import { ApiError, errors } from '../../core/platform/errors';
 import { isWriteScope } from '../../core/access/scopes';
 import type { KeyAuthenticator } from './key-auth';
 import type { RateLimiter } from './rate-limit';
-import type { RouteGuard } from './router';
+import type { RouteGuard } from './route-pipeline';
 import type { ApiState } from './route-definition';
 
 export function isV1Path(path: string): boolean {

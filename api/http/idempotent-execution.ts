@@ -34,10 +34,9 @@ import {
   toResult,
 } from './idempotency-answers';
 import { plainPathOf, runPlainly } from './plain-execution';
-import type { ApiContext, HandlerResult, RequestInput, RouteDefinition, ValidatedRequest } from './route-definition';
+import type { ApiContext, HandlerResult, RequestInput, RouteDefinition } from './route-definition';
+import type { Executor } from './route-pipeline';
 import { runDrivingWorkflow } from './workflow-execution';
-
-export type Executor = (ctx: ApiContext, route: RouteDefinition, input: ValidatedRequest) => Promise<HandlerResult>;
 
 /** Set in the claim's round trip; a saved business error rolls the handler's writes back to it. */
 const HANDLER_SAVEPOINT = 'idempotent_handler';

@@ -1,5 +1,5 @@
 /**
- * ajv's findings in words a client understands (issue 24, item 6): "must be a string", "must not be empty", "must be
+ * ajv's findings in words a client understands: "must be a string", "must not be empty", "must be
  * an ISO 8601 date-time", never the validator's own text ("must NOT have fewer than 1 properties", "must match a
  * schema in anyOf"). Each finding keeps the field's path; a failed `anyOf`/`oneOf` says once that the value matches
  * none of the accepted forms instead of listing every branch's complaint.

@@ -63,10 +63,11 @@ export async function runPlainly(
   const requestId = ctx.state.requestId;
   const fingerprint = key === undefined ? '' : fingerprintOf(ctx, route, { prepared: undefined });
   const claim = key === undefined ? '' : claimStatement(auth.organizationId, key);
-  const { tx, results } = await OpenPlainTransaction.begin(db, requestId, claim);
+  // The opening statement, when there is one, is the claim: its row is a ClaimRow.
+  const { tx, results } = await OpenPlainTransaction.begin<ClaimRow>(db, requestId, claim);
   try {
     if (key !== undefined) {
-      const claimed = claimOf(secretBox, auth.organizationId, key, results[0]?.rows[0] as ClaimRow | undefined);
+      const claimed = claimOf(secretBox, auth.organizationId, key, results[0]?.rows[0]);
       const answered = savedAnswerOf(claimed, fingerprint);
       if (answered) return answered;
     }

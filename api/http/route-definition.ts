@@ -96,10 +96,10 @@ export interface MutationInput<
 
 /**
  * The input of a mutation that drives a debt's workflow (a route with `drivesWorkflow`): no transaction is held while
- * Temporal answers (issue 23, item 1), so a slow worker cannot tie up the pool. `db` is the pool for short reads;
+ * Temporal answers, so a slow worker cannot tie up the pool. `db` is the pool for short reads;
  * `transaction` runs a short transaction of the request's own (its events carry the request's id); `updateId` is the
  * Temporal update id to ask with: the request's id, or under an Idempotency-Key the id of the key's first request,
- * so a retry after a 5xx is the same update and gets the first one's result (issue 23, item 5).
+ * so a retry after a 5xx is the same update and gets the first one's result.
  */
 export interface WorkflowMutationInput<
   TBody = unknown,

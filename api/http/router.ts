@@ -12,7 +12,6 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { ApiError } from '../../core/platform/errors';
 import { JsonPage } from '../../core/platform/json-page';
-import type { Executor } from './idempotent-execution';
 import {
   toKoaPath,
   type ApiContext,
@@ -23,13 +22,7 @@ import {
 import { cursorBinding } from './cursor-binding';
 import { foldDeepObjects, objectParameters } from './deep-object-query';
 import { compileValidator, type Validator } from './validation';
-
-/**
- * A route's check before validation: it refuses by throwing (or rejecting), and may prepare the request (the JSON
- * body parser). Guards run in order; each decides from the route's declaration whether it applies.
- */
-export type RouteCheck = (ctx: ApiContext) => void | Promise<void>;
-export type RouteGuard = (route: RouteDefinition) => RouteCheck | undefined;
+import type { Executor, RouteCheck, RouteGuard } from './route-pipeline';
 
 export interface ApiRouter {
   /** Runs the route the request's method and path name; a request no route serves goes on to `next`. */

@@ -1,12 +1,6 @@
 /** Debtors: list, read, create and amend (DECISIONS.md §2). */
-import {
-  createDebtor,
-  getDebtor,
-  listDebtors,
-  updateDebtor,
-  type DebtorPatch,
-  type NewDebtor,
-} from '../../core/debts/debtors';
+import { createDebtor, getDebtor, listDebtors, type NewDebtor } from '../../core/debts/debtors';
+import { updateDebtor, type DebtorPatch } from '../../core/debts/debtor-updates';
 import { errors } from '../../core/platform/errors';
 import {
   defineApiRoute,

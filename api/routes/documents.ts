@@ -5,21 +5,23 @@
  * (the key's response already saved) only hashes the file for the fingerprint: nothing is stored again.
  */
 import {
-  checkDebtTakesDocuments,
-  digestDocument,
   DOCUMENT_KINDS,
   getDebtDocument,
   listDebtDocuments,
   MAX_DESCRIPTION_LENGTH,
   MAX_DOCUMENT_BYTES,
   openDebtDocument,
-  recordDocument,
-  storeDocumentObject,
   toDocument,
   type DocumentKind,
+} from '../../core/documents/documents';
+import {
+  checkDebtTakesDocuments,
+  digestDocument,
+  recordDocument,
+  storeDocumentObject,
   type FileDigest,
   type StoredDocument,
-} from '../../core/documents/documents';
+} from '../../core/documents/document-upload';
 import { documentDownloadHeaders } from '../../core/documents/download-headers';
 import { DOCUMENT_CONTENT_TYPES } from '../../core/documents/content-type';
 import type { DocumentStore } from '../../core/documents/store';

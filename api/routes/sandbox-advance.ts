@@ -1,5 +1,5 @@
 /**
- * The sandbox's `advance` between the wire and the lifecycle (issue 24, item 7): `until` as the instant the workflow
+ * The sandbox's `advance` between the wire and the lifecycle: `until` as the instant the workflow
  * compares its timers with, and each fired timer as the answer names it (api/schemas/sandbox-advance.ts).
  */
 import { TRANSITIONS } from '../../core/debts/debt-status';

@@ -1,6 +1,6 @@
 /**
  * What the sandbox's routes accept, shared with the console's sandbox pages so that a form and a request are read
- * alike (issue 27): the routes' own JSON Schemas, compiled by the same validator the router uses, and the conversions
+ * alike: the routes' own JSON Schemas, compiled by the same validator the router uses, and the conversions
  * their handlers make (an exact amount in the debt's currency, a payment's default reference, `until` as an instant).
  * The router validates a route's body before its handler runs; the console, whose forms are not JSON, hands the
  * reader a JSON-shaped body and gets the same answers and the same `invalid_request` refusals.
@@ -33,7 +33,7 @@ export function paymentReport(
   return {
     amount: parseAmount(written, context.currency, 'amount'),
     // From the update id: a retry under the same Idempotency-Key names the same payment, so it is never recorded
-    // twice (issue 23, item 5), even if the workflow no longer remembers the update.
+    // twice, even if the workflow no longer remembers the update.
     processorReference: body.processorReference ?? defaultProcessorReference(context.updateId),
     succeeded: (body.status ?? 'Succeeded') === 'Succeeded',
   };

@@ -1,5 +1,5 @@
 /**
- * The sandbox's simulation routes (issue 12 item 3): `/v1/sandbox/debts/{id}/…` play the debtor (accept, dispute,
+ * The sandbox's simulation routes: `/v1/sandbox/debts/{id}/…` play the debtor (accept, dispute,
  * agree a plan), operations (resolve a dispute) and the test-mode payment processor (payments), and fire a debt's next
  * timer now (advance). Each drives the debt's real lifecycle workflow through the lifecycle's triggers, so the tenant's
  * webhook receiver gets the real events. Registered on the sandbox host only (api/app.ts): production answers 404 and

@@ -113,9 +113,9 @@ function resetRoute({ resets }: SandboxTenantDeps): RouteDefinition {
       },
     },
     // The signal is the change: sent before the answer, with no transaction around it, so a 202 (saved under an
-    // Idempotency-Key) always means the workflow has the request, and a failure is an unsaved 503 to retry (issue 23,
-    // item 6). Before, the 202 was saved and then the signal sent: a failure there left a saved 202 for a reset never
-    // asked for, and every retry replayed it.
+    // Idempotency-Key) always means the workflow has the request, and a failure is an unsaved 503 to retry. Saving the
+    // 202 before signalling would leave, on a failed signal, a saved 202 for a reset never asked for that every retry
+    // replays.
     drivesWorkflow: true,
     handler: async (_ctx, { auth, db }) => ({
       status: 202,

@@ -1,5 +1,5 @@
 /**
- * Stripe's webhook ingest (issue 28, item 4): `POST /processor/stripe/webhook` on the production host, mounted only
+ * Stripe's webhook ingest: `POST /processor/stripe/webhook` on the production host, mounted only
  * when PAYMENT_PROCESSOR=stripe. Not a client API route (no key, not in the OpenAPI document): Stripe calls it,
  * and the signature is its authentication. The raw body is read here, byte for byte, because the signature covers
  * exactly those bytes; `stripe.webhooks.constructEvent` verifies it with Stripe's default tolerance (5 minutes).

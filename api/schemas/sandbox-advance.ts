@@ -1,5 +1,5 @@
 /**
- * The sandbox's `advance` (`POST /v1/sandbox/debts/{id}/advance`, issue 24, item 7): its optional body, and its
+ * The sandbox's `advance` (`POST /v1/sandbox/debts/{id}/advance`): its optional body, and its
  * answer: the debt as `GET /v1/debts/{id}` returns it (what the route always answered) plus `fired`, the timers it
  * fired in order. A field added to the debt keeps clients of the old answer working (docs/versioning.md).
  */

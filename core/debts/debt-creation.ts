@@ -5,13 +5,8 @@
  */
 import { queryNamedRaw } from '../platform/prepared';
 import type { Trx } from '../platform/db';
-import {
-  existingDebtorCte,
-  findOrCreateDebtorByReference,
-  getDebtor,
-  inlineDebtorCte,
-  type NewDebtor,
-} from './debtors';
+import { existingDebtorCte, inlineDebtorCte } from './debtor-ctes';
+import { findOrCreateDebtorByReference, getDebtor, type NewDebtor } from './debtors';
 import { toDebt, debtColumns, debtSelectSql, type Debt, type DebtRow } from './debts';
 import { debtJsonSql } from './debt-json';
 import { ApiError, errors, type FieldError } from '../platform/errors';

@@ -1,5 +1,5 @@
 /**
- * A debt as JSON text written by PostgreSQL (GET /v1/debts, issue 13): the same bytes `JSON.stringify(toDebt(row))`
+ * A debt as JSON text written by PostgreSQL (GET /v1/debts): the same bytes `JSON.stringify(toDebt(row))`
  * writes, field for field, so the list can send the page without shaping rows in Node.
  */
 import { jsonObject, jsonTime, jsonValue } from '../platform/json-page';

@@ -65,7 +65,7 @@ export const TRANSITIONS: Readonly<Record<DebtTrigger, Transition>> = {
   paymentLeavesBalance: { from: NON_TERMINAL_STATUSES, to: 'same', events: ['payment.received'] },
   paymentClearsBalance: { from: NON_TERMINAL_STATUSES, to: 'Settled', events: ['payment.received', 'debt.updated'] },
   clientCloses: { from: NON_TERMINAL_STATUSES, to: 'Closed', events: ['debt.updated'] },
-  // Operations write a debt off from the CLI (issue "Debt lifecycle" §6).
+  // Operations write a debt off from the CLI (`npm run cli`); no API route does.
   operatorWritesOff: { from: NON_TERMINAL_STATUSES, to: 'WrittenOff', events: ['debt.updated'] },
 };
 

@@ -1,5 +1,5 @@
 /**
- * `metadata` on debts and debtors (issue 24, item 4): the client's own string keys and values, with Stripe's limits
+ * `metadata` on debts and debtors: the client's own string keys and values, with Stripe's limits
  * (50 keys, keys of at most 40 characters, values of at most 500). Stored as `json` text written by JSON.stringify,
  * so the lists PostgreSQL writes send the same bytes as the records Node shapes; filtered by one pair
  * (`metadata[key]=value`) through `metadata_pairs`.

@@ -1,5 +1,5 @@
 /**
- * One open debt per `externalAccountId` (issue 24, item 4; docs/debts.md). The partial unique index
+ * One open debt per `externalAccountId` (docs/debts.md). The partial unique index
  * `debts_one_open_per_external_account` enforces it, so two concurrent requests cannot both raise the account; these
  * helpers turn that rule into the `409 external_account_id_in_use` problem naming the open debt.
  */

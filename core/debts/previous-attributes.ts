@@ -1,5 +1,5 @@
 /**
- * `debt.updated`'s `previousAttributes` (issue 24, item 5), as Stripe's `previous_attributes`: the fields the change
+ * `debt.updated`'s `previousAttributes`, as Stripe's `previous_attributes`: the fields the change
  * changed, with their values before it, in the API's own names and shapes (a changed plan or metadata as the whole
  * object it was). `updatedAt` is left out: it moves with every change.
  */

@@ -23,6 +23,10 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
 /** The envelope of spec §6, exactly as delivered and as listed. */
 export interface EventEnvelope {
   id: string;

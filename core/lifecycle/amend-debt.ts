@@ -2,7 +2,7 @@
  * `PATCH /v1/debts/{id}` (DECISIONS.md §2-§3): the field changes are the API's to write, but a recall
  * (`status: "Closed"`) is a transition, so it goes to the debt's workflow, which owns the state. The whole request
  * is checked first, so a request refused for any field recalls nothing. A recall takes the request's other field
- * changes with it: the workflow's activity writes both in one transaction with one `debt.updated` (issue 23, item 2),
+ * changes with it: the workflow's activity writes both in one transaction with one `debt.updated`,
  * never the recall first and the fields after it. Recalling a debt that is already `Closed` is not a change: the
  * workflow is not asked again, and the fields alone are written.
  */
@@ -33,7 +33,7 @@ export interface AmendAccess {
 }
 
 /**
- * No transaction is held across the recall (issue 23, item 1): the request's checks read the row on the pool, and
+ * No transaction is held across the recall: the request's checks read the row on the pool, and
  * the workflow's activity writes the recall and the fields. `triggers` are the request's (their update id).
  */
 export async function amendDebt(

@@ -1,7 +1,7 @@
 /**
  * Gives every open debt its `debt-<id>` workflow when none runs (operator command `npm run cli -- lifecycle
  * backfill`): debts raised before the lifecycle existed, and debts whose run failed or was terminated (the reuse
- * policy lets those start again, issue 23 item 3). Safe to run any number of times: a debt whose workflow runs is
+ * policy lets those start again). Safe to run any number of times: a debt whose workflow runs is
  * skipped by Temporal (its id is the business id), and debts already in a final state need none. A debt open in the
  * database whose run completed is reported, not restarted: a completed run is a finished debt, and that disagreement
  * is for an operator to look at.

@@ -70,7 +70,7 @@ async function dispute({ trx, row }: DecisionContext, reasonId: string): Promise
 }
 
 /**
- * A resolved dispute records its outcome and when (issue 24, item 5). `disputeReason` is kept: it is what was
+ * A resolved dispute records its outcome and when. `disputeReason` is kept: it is what was
  * disputed, and the outcome says how that ended; a later dispute replaces the reason and clears the outcome.
  */
 function resolveDispute({ trx, row }: DecisionContext, outcome: 'rejected' | 'upheld'): ChangeDecision {

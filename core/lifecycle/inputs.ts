@@ -1,5 +1,5 @@
 /**
- * Inputs a trigger carries that must not enter workflow history (issue "Debt lifecycle" §10): the debtor's free text,
+ * Inputs a trigger carries that must not enter workflow history: the debtor's free text,
  * such as a dispute's reason. The trigger stores it here and hands the workflow only the row's id; the activity that
  * applies the change reads it back. Scoped by organisation and debt like every other row.
  */

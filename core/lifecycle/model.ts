@@ -1,5 +1,5 @@
 /**
- * The debt lifecycle's shared vocabulary (DECISIONS.md §3, issue "Debt lifecycle"): what the `debt-<id>` workflow
+ * The debt lifecycle's shared vocabulary (DECISIONS.md §3): what the `debt-<id>` workflow
  * holds as its state, the changes it asks its activity to make, and what comes back. Pure types and constants, so the
  * workflow can import them (type-only, through activities/debt-lifecycle.ts) and core/ can implement them.
  *
@@ -113,7 +113,7 @@ export type LifecycleFailureType = (typeof LIFECYCLE_FAILURE_TYPES)[keyof typeof
 export type TimerPurpose = 'instalmentDue' | 'gracePeriodEnds';
 
 /**
- * The sandbox's `advance` (issue 24, item 7). Without `until` it fires the debt's next timer now; with `until` (an ISO
+ * The sandbox's `advance`. Without `until` it fires the debt's next timer now; with `until` (an ISO
  * 8601 instant) every timer scheduled at or before it, in order: a test clock for one debt.
  */
 export interface AdvanceRequest {

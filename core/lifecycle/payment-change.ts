@@ -1,5 +1,5 @@
 /**
- * A payment reported by the processor (DECISIONS.md §3, issue "Debt lifecycle" §5). A reference already recorded
+ * A payment reported by the processor (DECISIONS.md §3). A reference already recorded
  * with the same outcome counts once (`duplicate`, checked first, so the payment that settled a debt may be reported
  * again after it is Settled). A successful payment records an Inbound/Succeeded Payment transaction, lowers the
  * balance, pays the plan's oldest unpaid instalments, and settles the debt (plan Completed) when nothing is left;

@@ -1,5 +1,5 @@
 /**
- * Instalment plans (DECISIONS.md §3, issue "Debt lifecycle" §4), pure: the schedule a `PlanRequest` makes of an
+ * Instalment plans (DECISIONS.md §3), pure: the schedule a `PlanRequest` makes of an
  * outstanding balance, its validation, and how a payment is allocated to it. Amounts are exact decimal strings.
  *
  * Every instalment is floor(outstanding / count) in the currency's minor units and the last absorbs the remainder,

@@ -1,5 +1,5 @@
 /**
- * A per-process cap on lifecycle triggers waiting on Temporal (issue 23, item 1). A trigger may wait up to
+ * A per-process cap on lifecycle triggers waiting on Temporal. A trigger may wait up to
  * TRIGGER_TIMEOUT_MS on a slow or stopped lifecycle worker, and while it waits its request holds a database
  * connection; without a cap, ten such waits took the whole pool and every tenant's API with it. Past the cap a trigger
  * is refused at once with `503 service_unavailable` and `Retry-After`, so the connections it would have held stay free

@@ -4,7 +4,7 @@
  * a second start while one runs is refused by Temporal rather than run twice. A run that completed (a finished debt)
  * keeps its id closed: a trigger must not bring a closed debt back to life. A run that failed or was terminated (an
  * operator's action, a bug) may be started again, loading the debt's state from its row, so a trigger or the backfill
- * brings the debt's life back instead of answering 503 forever (issue 23, item 3).
+ * brings the debt's life back instead of answering 503 forever.
  */
 import { WithStartWorkflowOperation, type WorkflowStartOptions } from '@temporalio/client';
 import type { Mode } from '../platform/mode';

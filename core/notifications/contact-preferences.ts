@@ -1,5 +1,5 @@
 /**
- * A debtor's contact preferences (issue 28): whether they opted out of email. Every debtor notification checks it
+ * A debtor's contact preferences: whether they opted out of email. Every debtor notification checks it
  * before sending and carries the way to opt out; the portal's preferences page and the opt-out link set it.
  */
 import type { Db, Trx } from '../platform/db';

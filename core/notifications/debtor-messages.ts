@@ -1,5 +1,5 @@
 /**
- * The words of every debtor email (issue 28, item 5), pure: facts in, subject and plain text out. Plain language,
+ * The words of every debtor email, pure: facts in, subject and plain text out. Plain language,
  * the creditor's name in each, the collector's contact details, and the opt-out link at the foot of every message
  * (US Regulation F asks for a clear way to opt out of electronic messages). No HTML part: plain text reads the same in
  * every mail client and cannot hide a link behind other words.

@@ -1,5 +1,5 @@
 /**
- * The payment processor (issue 28, item 4; DECISIONS.md §3 names it as the source of payments). Two implementations
+ * The payment processor (DECISIONS.md §3 names it as the source of payments). Two implementations
  * share this contract: the test-mode processor (sandbox and development; test card numbers decide the outcome) and
  * the Stripe adapter (production). A processor's *outcome*, never the portal's click, reports a payment to the debt's
  * workflow: `settlePaymentAttempt` (./attempts) is the one place that does, through the lifecycle's triggers.

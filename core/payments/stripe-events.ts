@@ -1,5 +1,5 @@
 /**
- * What a verified Stripe event does (issue 28, item 4): `payment_intent.succeeded` and `payment_intent.payment_failed`
+ * What a verified Stripe event does: `payment_intent.succeeded` and `payment_intent.payment_failed`
  * settle the attempt whose reference is the PaymentIntent's id, through `settlePaymentAttempt` (and so the debt's
  * workflow: `payment.received`, or a Failed transaction); `payment_intent.processing` leaves it processing; any other
  * type is ignored. The signature is checked before this is called (api/routes/stripe-webhook.ts).

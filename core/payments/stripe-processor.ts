@@ -1,5 +1,5 @@
 /**
- * The Stripe adapter (issue 28, item 4): production's `PaymentProcessor`. A payment is a PaymentIntent created here,
+ * The Stripe adapter: production's `PaymentProcessor`. A payment is a PaymentIntent created here,
  * server-side, for the attempt's amount in the currency's minor units; the debtor's browser then confirms it with the
  * card form of Stripe's own script (web/portal/stripe-confirmation.tsx), so card data never reaches our servers.
  * The outcome arrives later, as Stripe's webhook (./stripe-events.ts), and only that reports the payment.

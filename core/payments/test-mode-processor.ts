@@ -1,5 +1,5 @@
 /**
- * The test-mode processor (issue 28, item 4): in the sandbox and in development no money moves, and the card number
+ * The test-mode processor: in the sandbox and in development no money moves, and the card number
  * decides the outcome, as Stripe's test cards do. Any other number is declined as an unknown test card, so a real
  * card number typed by mistake is never "charged" here.
  */

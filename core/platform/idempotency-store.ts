@@ -231,7 +231,7 @@ const SAVE_RECORD_SQL = `
     request_id = excluded.request_id, created_at = excluded.created_at, expires_at = excluded.expires_at`;
 
 /**
- * Marks the key as taken by a request that drives a workflow, before the workflow is asked (issue 23, item 5): the
+ * Marks the key as taken by a request that drives a workflow, before the workflow is asked: the
  * record has the request's fingerprint and id and no response. In the claim's transaction; it expires as a saved one
  * does, and saveIdempotencyRecord replaces it with the response.
  */

@@ -1,5 +1,5 @@
 /**
- * List pages whose JSON PostgreSQL writes (issue 13): the database builds each item as compact JSON text, exactly as
+ * List pages whose JSON PostgreSQL writes: the database builds each item as compact JSON text, exactly as
  * JSON.stringify would write the item the API used to shape in Node, and joins a page's items into one array. The
  * text goes out as the response body without being parsed in Node, which is most of a list route's CPU.
  *

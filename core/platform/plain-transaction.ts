@@ -1,6 +1,6 @@
 /**
  * A transaction driven beneath knex, on one connection of knex's pool, for a hot write of a few fixed statements
- * (issue 25: `POST /v1/debts`). A knex transaction costs the API about 190 µs of CPU on top of its statements
+ * (`POST /v1/debts`). A knex transaction costs the API about 190 µs of CPU on top of its statements
  * (measured: BEGIN, one named select and COMMIT through `db.transaction`, 260 µs; the same on the driver, 70 µs):
  * the transactor object, its client and their event wiring are built anew for each one, and BEGIN and COMMIT go
  * through knex's runner. Here the transaction is the connection itself: `begin` opens it with the caller's first
@@ -43,14 +43,14 @@ export class OpenPlainTransaction implements PlainTransaction {
   /**
    * Takes a connection and sends `begin` followed by `statements` (`;`-separated, simple protocol: no parameters, so
    * any value in them must be a literal the caller has made safe) in one round trip; returns each statement's result
-   * (none when `statements` is empty).
+   * (none when `statements` is empty), their rows typed `Row` by the caller, who wrote the statements.
    * If they fail, the transaction is rolled back and the error thrown.
    */
-  static async begin(
+  static async begin<Row = pg.QueryResultRow>(
     db: Db,
     requestId: string | null,
     statements: string,
-  ): Promise<{ tx: OpenPlainTransaction; results: pg.QueryResult[] }> {
+  ): Promise<{ tx: OpenPlainTransaction; results: { rows: Row[] }[] }> {
     const connection = (await (db.client as Knex.Client).acquireConnection()) as pg.ClientBase;
     const tx = new OpenPlainTransaction(db, connection, requestId);
     try {
@@ -58,7 +58,8 @@ export class OpenPlainTransaction implements PlainTransaction {
         await connection.query('begin');
         return { tx, results: [] };
       }
-      const sent = (await connection.query(`begin; ${statements}`)) as unknown as pg.QueryResult[];
+      // A multi-statement simple query answers one result per statement, which pg's types do not say.
+      const sent = (await connection.query(`begin; ${statements}`)) as unknown as { rows: Row[] }[];
       return { tx, results: sent.slice(1) };
     } catch (err) {
       await tx.rollback();

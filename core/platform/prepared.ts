@@ -1,5 +1,5 @@
 /**
- * Named prepared statements for the hot paths' queries (issue 13). node-postgres sends an unnamed statement for every
+ * Named prepared statements for the hot paths' queries. node-postgres sends an unnamed statement for every
  * query, which PostgreSQL parses and plans anew each time; for a list page that planning costs about as much CPU as
  * running it. A query given a name here is parsed once per connection and planned once, generically
  * (`plan_cache_mode`, set on every connection by core/platform/db.ts). The name is derived from the SQL text, so two

@@ -15,7 +15,7 @@ export function createRedis(redisUrl: string): Redis {
     enableOfflineQueue: false,
     // Each command is written when issued. Auto-pipelining (concurrent requests' commands in one write) saved Redis
     // ~6 µs of CPU a request but cost the API ~5–10 µs more of ioredis's own work, and the API is the tier that runs
-    // many processes (docs/operators/performance.md, issue 25). Unpipelined, a command is never held unsent behind
+    // many processes (docs/operators/performance.md). Unpipelined, a command is never held unsent behind
     // another's round trip, so `commandTimeout` bounds it from when it was issued.
     enableAutoPipelining: false,
     maxRetriesPerRequest: 1,

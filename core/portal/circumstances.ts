@@ -1,5 +1,5 @@
 /**
- * "Tell us about your circumstances" (issue 28, item 3): what a debtor writes for the creditor, kept here and shown
+ * "Tell us about your circumstances": what a debtor writes for the creditor, kept here and shown
  * on the console's debt page. It is debtor free text, so it never enters a workflow's input or history and is never
  * logged; it changes nothing about the debt by itself.
  */

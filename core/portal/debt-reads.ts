@@ -1,5 +1,5 @@
 /**
- * What the debtor portal's pages read of the visit's debt, its creditor and its money (issue 28): every page of a
+ * What the debtor portal's pages read of the visit's debt, its creditor and its money: every page of a
  * visit asks, so each read is one named prepared statement written as PostgreSQL text (core/platform/prepared.ts,
  * `queryNamed`) that selects only what the pages show, and its rows are used as they come (amounts stay decimal
  * strings, dates `YYYY-MM-DD` in UTC) instead of being built by knex and turned into the API's `Debt` and

@@ -1,5 +1,5 @@
 /**
- * Each debt's link into the debtor portal (issue 28, item 1). The link carries 32 random bytes (base64url); only
+ * Each debt's link into the debtor portal. The link carries 32 random bytes (base64url); only
  * their SHA-256 is stored, so a database read never yields a working link. A link is good until it is revoked;
  * issuing a new one revokes the debt's previous link in the same transaction (one live link per debt, enforced by a
  * partial unique index). Opening a link proves nothing by itself: the portal asks for a second factor first.

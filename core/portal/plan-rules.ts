@@ -1,5 +1,5 @@
 /**
- * The bounds an organisation puts on the plans its debtors may agree in the portal (issue 28, item 3): at most so
+ * The bounds an organisation puts on the plans its debtors may agree in the portal: at most so
  * many instalments, only some frequencies, no instalment below a minimum, a first due date within so many days. No
  * row means the defaults below (docs/portal.md). The lifecycle's own rules (core/lifecycle/plan-schedule.ts) still
  * apply on top: these only narrow them.

@@ -1,5 +1,5 @@
 /**
- * Debtor portal sessions (issue 28, item 1): made once the second factor is proven, for the one debt the link opened.
+ * Debtor portal sessions: made once the second factor is proven, for the one debt the link opened.
  * Kept by the shared Redis session store, indexed by the link, and valid only while that link is: revoking the link
  * (or issuing a new one) ends its sessions at their next request.
  */

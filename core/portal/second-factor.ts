@@ -1,5 +1,5 @@
 /**
- * The portal's second factor (issue 28, item 1; docs/portal.md "Getting in"): before anything about the debt is
+ * The portal's second factor (docs/portal.md "Getting in"): before anything about the debt is
  * shown, the visitor who opened a link types the creditor's account reference for the debt and the debtor's surname.
  * The link proves access to the mailbox it was sent to; these prove knowledge of the account, which someone who only
  * reads that mailbox need not have, and they work for every debtor (one with no email address included).

@@ -1,5 +1,5 @@
 /**
- * The portal's colours from an organisation's branding, with readable fallbacks (issue 28, item 2). The primary
+ * The portal's colours from an organisation's branding, with readable fallbacks. The primary
  * colour is the header's background under white text and the colour of links and buttons on the white page, so it
  * must reach 4.5:1 against white (WCAG 2.2 AA for text); the secondary colour is the header's accent strip, a
  * non-text element, so 3:1 is enough. A colour that falls short is replaced by the portal's default, whole.

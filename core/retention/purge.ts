@@ -10,7 +10,7 @@
  *   from the mode's DocumentStore when the pass is given one.
  */
 import type { Db } from '../platform/db';
-import { sweepOrphanObjects } from '../documents/documents';
+import { sweepOrphanObjects } from '../documents/orphan-sweep';
 import type { DocumentStore } from '../documents/store';
 import type { Mode } from '../platform/mode';
 import { deleteExpiredIdempotencyRecords } from '../platform/idempotency-store';

@@ -32,7 +32,7 @@ const TERMINATE_BATCH = 50;
 /**
  * Terminates the tenant's running lifecycle workflows whose debt row no longer exists (wiped by a reset); returns how
  * many it ended. A workflow whose row exists is never touched, whoever created the debt and whenever: a debt raised
- * just after the wipe keeps its life (issue 23, item 4). Pages of running workflows are checked against the table,
+ * just after the wipe keeps its life. Pages of running workflows are checked against the table,
  * terminated a batch at a time, with a heartbeat after each batch; a cancelled activity stops between batches.
  */
 export async function endWipedDebtWorkflows(

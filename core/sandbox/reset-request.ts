@@ -1,7 +1,7 @@
 /**
  * "Reset my sandbox now", the one way both doors ask for it (`POST /v1/sandbox/reset` and the console's Sandbox page):
  * the request is put on record first, then the tenant's reset workflow is signalled; a signal that fails takes the
- * record back and is a `503` to retry, so `Requested` is never shown for a reset nobody will make (issue 23, item 6).
+ * record back and is a `503` to retry, so `Requested` is never shown for a reset nobody will make.
  * The answer is where the reset stands, as `GET /v1/sandbox/reset` reports it.
  */
 import type { Db } from '../platform/db';

@@ -1,5 +1,5 @@
 /**
- * A sandbox tenant's reset as its client sees it (`GET /v1/sandbox/reset`, issue 24, item 7): the last use, the next
+ * A sandbox tenant's reset as its client sees it (`GET /v1/sandbox/reset`): the last use, the next
  * idle reset and the last reset, from the database only. The reset workflow holds the same facts, but a query to it
  * would put Temporal on a read's path; these columns are written where the facts arise:
  * - the last use: the latest `last_used_at` of the tenant's keys (key-auth.ts records it, to the minute), which is

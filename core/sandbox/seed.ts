@@ -12,7 +12,7 @@
  */
 import { Readable } from 'node:stream';
 import { sampleAgreementPdf } from '../documents/agreement-pdf';
-import { recordDocument, storeDocumentObject } from '../documents/documents';
+import { recordDocument, storeDocumentObject } from '../documents/document-upload';
 import type { DocumentStore } from '../documents/store';
 import type { Trx } from '../platform/db';
 import { newId } from '../platform/ids';

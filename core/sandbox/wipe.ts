@@ -38,7 +38,7 @@ export const WIPE_BATCH = 5_000;
 
 /**
  * Deletes the tenant's data a batch at a time, each batch its own short transaction, so a large tenant's wipe never
- * holds the outbox horizon or a long lock (issue 23, item 7); `afterBatch` runs after each (an activity's heartbeat).
+ * holds the outbox horizon or a long lock; `afterBatch` runs after each (an activity's heartbeat).
  * Not atomic, and need not be: the reset's final transaction wipes whatever is left (what the tenant wrote meanwhile)
  * with the new seed, and an interrupted wipe is simply continued by the retry.
  */

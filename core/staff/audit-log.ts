@@ -1,5 +1,5 @@
 /**
- * The console's audit log (issue 27): who minted or revoked a key, changed the webhook or branding, retried a delivery,
+ * The console's audit log: who minted or revoked a key, changed the webhook or branding, retried a delivery,
  * recalled a debt, invited or removed a user. Written in the same transaction as the change it records where the
  * change has one, so an entry exists exactly when the change does. Never holds a secret: `details` says what changed
  * (a key's prefix and scopes, a URL, the fields of a branding change), never a key, a signing secret or a token.
@@ -9,7 +9,7 @@ import type { Mode } from '../platform/config';
 import type { Db } from '../platform/db';
 import { newId } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
-import type { StaffActor } from './console-keys';
+import type { StaffActor } from './staff-actor';
 
 export const AUDIT_ACTIONS = [
   'key.minted',

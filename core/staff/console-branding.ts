@@ -16,7 +16,7 @@ import type { Mode } from '../platform/config';
 import type { Db } from '../platform/db';
 import type { Redis } from '../platform/redis';
 import { recordAudit } from './audit-log';
-import type { StaffActor } from './console-keys';
+import type { StaffActor } from './staff-actor';
 import { requireBrandingChange } from './roles';
 
 export interface BrandingChange {

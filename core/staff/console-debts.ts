@@ -15,7 +15,7 @@ import type { Db, Trx } from '../platform/db';
 import { errors } from '../platform/errors';
 import { isUuid } from '../platform/ids';
 import { recordAudit } from './audit-log';
-import type { StaffActor } from './console-keys';
+import type { StaffActor } from './staff-actor';
 import { requireRecall } from './roles';
 
 export const TIMELINE_LIMIT = 500;

@@ -22,7 +22,7 @@ import {
   type DeliveryView,
 } from '../webhooks/deliveries';
 import { recordAudit } from './audit-log';
-import type { StaffActor } from './console-keys';
+import type { StaffActor } from './staff-actor';
 import { requireWebhookManagement } from './roles';
 
 export interface ConsolePage<T> {

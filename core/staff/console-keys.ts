@@ -9,7 +9,7 @@ import type { Db } from '../platform/db';
 import { errors } from '../platform/errors';
 import { recordAudit } from './audit-log';
 import { requireKeyManagement } from './roles';
-import type { StaffRole } from './staff-users';
+import type { StaffActor } from './staff-actor';
 
 /** A row of `api_key_creators`. */
 export interface ApiKeyCreatorRow {
@@ -21,13 +21,6 @@ export interface ApiKeyCreatorRow {
 export interface ConsoleKey extends ApiKey {
   /** The console user who minted it; null for a key the operator CLI minted. */
   createdBy: string | null;
-}
-
-export interface StaffActor {
-  userId: string;
-  organizationId: string;
-  email: string;
-  role: StaffRole;
 }
 
 export async function listConsoleKeys(db: Db, organizationId: string, mode: Mode): Promise<ConsoleKey[]> {

@@ -17,7 +17,7 @@ import { errors } from '../platform/errors';
 import { newId } from '../platform/ids';
 import { issuePortalLink, portalLinkUrl, revokePortalLink } from '../portal/links';
 import { recordAudit } from './audit-log';
-import type { StaffActor } from './console-keys';
+import type { StaffActor } from './staff-actor';
 import { requirePortalLinkManagement } from './roles';
 
 export interface PortalLinkStatus {

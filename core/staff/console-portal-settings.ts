@@ -7,7 +7,7 @@ import type { Db } from '../platform/db';
 import { ApiError } from '../platform/errors';
 import { planRulesProblem, savePlanRules, type PlanRules } from '../portal/plan-rules';
 import { recordAudit } from './audit-log';
-import type { StaffActor } from './console-keys';
+import type { StaffActor } from './staff-actor';
 import { requirePortalSettingsChange } from './roles';
 
 export async function changePortalPlanRules(db: Db, actor: StaffActor, mode: Mode, rules: PlanRules): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * The console's sandbox writes (issue 27; sandbox host only): sign-up, "Reset sandbox now" and a debt's simulations.
+ * The console's sandbox writes (sandbox host only): sign-up, "Reset sandbox now" and a debt's simulations.
  * Each reuses the API's own path: sign-up is `signUpSandboxTenant` (the seeded tenant and its first test key) plus the
  * owner who signs up, in one transaction; the reset is `requestSandboxReset`; a simulation runs through the lifecycle's
  * triggers. The role check comes first; each is in the audit log, recorded once the change is (a simulation and a
@@ -19,7 +19,7 @@ import type { SandboxResetStatus } from '../sandbox/reset-status';
 import type { SandboxResets } from '../sandbox/resets';
 import { signUpSandboxTenant } from '../sandbox/signup';
 import { recordAudit } from './audit-log';
-import type { StaffActor } from './console-keys';
+import type { StaffActor } from './staff-actor';
 import { requireSandboxTesting } from './roles';
 import { createStaffUser, isPlausibleEmail, normalizeEmail, StaffEmailTakenError, type StaffUser } from './staff-users';
 

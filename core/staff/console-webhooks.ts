@@ -18,7 +18,7 @@ import {
 } from '../webhooks/receiver-config';
 import { checkReceiverUrl, type CheckWebhookUrl } from '../webhooks/url-check';
 import { recordAudit } from './audit-log';
-import type { StaffActor } from './console-keys';
+import type { StaffActor } from './staff-actor';
 import { requireWebhookManagement } from './roles';
 
 export interface ConsoleWebhookDeps {

@@ -1,5 +1,5 @@
 /**
- * Sign-in by emailed magic link (issue 27, item 1). A link carries 32 random bytes (base64url); only their SHA-256 is
+ * Sign-in by emailed magic link. A link carries 32 random bytes (base64url); only their SHA-256 is
  * stored. A link is good for 15 minutes and once: it is consumed by a POST from its landing page, never by the GET
  * a mail scanner makes. Asking for a link answers the same whether or not the address has an account; requests are
  * limited per email and per client address. The clock is injected so tests can move past the 15 minutes.

@@ -1,5 +1,5 @@
 /**
- * What each console role may do (issue 27): owner everything; admin keys, webhooks, branding, retries, recall;
+ * What each console role may do: owner everything; admin keys, webhooks, branding, retries, recall;
  * developer test keys, webhooks, simulations and resets on the sandbox host, reads in production; viewer reads. Pages
  * ask these functions; they never decide on their own.
  */

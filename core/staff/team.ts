@@ -10,7 +10,7 @@ import type { Db, Trx } from '../platform/db';
 import { ApiError, errors } from '../platform/errors';
 import { isUuid } from '../platform/ids';
 import { recordAudit } from './audit-log';
-import type { StaffActor } from './console-keys';
+import type { StaffActor } from './staff-actor';
 import { sendSignInLink, type LinkMailDeps } from './magic-links';
 import { requireTeamManagement } from './roles';
 import type { SessionStore } from './sessions';

@@ -7,14 +7,8 @@ import { Client } from '@temporalio/client';
 import type { Server } from 'node:http';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { collectDefaultMetrics, register } from 'prom-client';
-import {
-  configOrExit,
-  loadWorkerConfig,
-  processEnv,
-  type Mode,
-  type WebhookConfig,
-  type WorkerConfig,
-} from '../platform/config';
+import { configOrExit, processEnv, type Mode, type WebhookConfig } from '../platform/config';
+import { loadWorkerConfig, type WorkerConfig } from '../platform/worker-config';
 import { createDb, type Db } from '../platform/db';
 import { createLogger, type Logger } from '../platform/logger';
 import { createMetricsServer } from '../platform/metrics-server';

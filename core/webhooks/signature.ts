@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 export const SIGNATURE_HEADER = 'Service-Signature';
 export const DELIVERY_ID_HEADER = 'Service-Delivery-Id';
 /**
- * `live` (production) or `test` (sandbox), as the keys' prefixes say it (issue 24, item 5). A header, not an envelope
+ * `live` (production) or `test` (sandbox), as the keys' prefixes say it. A header, not an envelope
  * field: DECISIONS.md §4 fixes the envelope at `{id, type, createdAt, data}`.
  */
 export const MODE_HEADER = 'Service-Mode';

@@ -1,7 +1,7 @@
 /**
  * The API contract's cost: authenticated, rate-limited `GET /v1/organization` against the same work in the bare
  * process on the plain driver (key hash, in-memory key, the same Lua script, headers, a log line; target ≥ 0.85×,
- * issue 25) and, for scale, against a trivial Koa route (the retired 0.7× target), then one API process against all of them (API_PROCESSES = the number of cores) on the
+ * docs/operators/performance.md) and, for scale, against a trivial Koa route (the retired 0.7× target), then one API process against all of them (API_PROCESSES = the number of cores) on the
  * same route: what node:cluster buys on this machine, with the load generator on the same cores.
  */
 import os from 'node:os';

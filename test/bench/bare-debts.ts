@@ -1,6 +1,6 @@
 /**
  * `POST /v1/debts`'s bare ceiling (mounted by bare-server.ts, its own process): the same work as ours under an
- * Idempotency-Key, with nothing around it, on the plain `pg` driver as named statements (issue 25, item 3):
+ * Idempotency-Key, with nothing around it, on the plain `pg` driver as named statements:
  *   - what every `/v1` request does, as the organisation's ceiling does it: the request id, the bearer key hashed and
  *     found in memory, the same two-window Lua script in Redis, the `X-RateLimit-*` headers, one pino line;
  *   - the key's fingerprint (SHA-256 of method, path and raw body) and its claim: the transaction-scoped lock and the

@@ -11,7 +11,7 @@
  *                                     SQL (50 + 1 rows) for the key's organisation, rows serialised in Node
  *   GET  /<list>/pg (Bearer key)      the same, the page's JSON built by PostgreSQL (json_agg), passed through as text
  *   GET  /<list>/page-only?org=<id>   the PostgreSQL-built page alone (no key, no rate limit, no log line): the lists'
- *                                     ceiling before issue 25's same-work rule, reported for information
+ *                                     ceiling without the same-work rule, reported for information
  *   POST /debts (Bearer key, idempotency-key)  the same work as POST /v1/debts under a key (bare-debts.ts): the key,
  *                                     the rate limit, the claim, debtor upsert, debt, event, delivery and the sealed
  *                                     saved response in one transaction, the answer, one pino line

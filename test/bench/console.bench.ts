@@ -1,5 +1,5 @@
 /**
- * The client console's hot pages (issue 27, "Measured, not asserted"), signed in as a tenant's admin, each against
+ * The client console's hot pages (measured, not asserted), signed in as a tenant's admin, each against
  * the same SQL in a bare route (bare-console.ts, in the bare process: plain `pg`, no session, no middleware, no
  * rendering): the Overview, the Deliveries page and a delivery's page at the large tenant (100,000 deliveries); and
  * the Deliveries page's p99 at the huge tenant (1,000,000) over the small one's (1,000): at most 1.10, as the API's

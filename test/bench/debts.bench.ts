@@ -2,7 +2,7 @@
  * `POST /v1/debts` with a fresh Idempotency-Key per request (so every request really writes: debtor, debt, its
  * outbox event, the idempotency record) against the bare route doing the same work on the plain driver
  * (bare-debts.ts: the key and rate limit, the claim, the same rows, the sealed saved response, the request line).
- * Target (issue 25): ≥ 0.8×. Then the same comparison with the lifecycle worker running (its relay starts every new
+ * Target: ≥ 0.8×. Then the same comparison with the lifecycle worker running (its relay starts every new
  * debt's workflow on a Temporal dev server), reported without a target. The tenant is new each run and removed
  * afterwards (organisations cascade).
  */
@@ -133,7 +133,7 @@ export async function benchDebtCreation(ctx: BenchContext): Promise<void> {
       duration,
     );
     compare(ctx.report, 'POST /v1/debts with Idempotency-Key', figure(created), figure(bareCreated), 0.8);
-    // The same with the lifecycle worker running (issue 25, item 3: reported, no target): its relay starts each new
+    // The same with the lifecycle worker running (reported, no target): its relay starts each new
     // debt's workflow (both sides' debts) on a Temporal dev server, which share the machine with both.
     await withLifecycleWorker(ctx, async (worker) => {
       const both = await interleaved(

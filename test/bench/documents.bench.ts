@@ -1,5 +1,5 @@
 /**
- * Document uploads (issue 26): 1 MiB PDF files POSTed to `/v1/debts/{id}/documents` (multipart, through the API's
+ * Document uploads: 1 MiB PDF files POSTed to `/v1/debts/{id}/documents` (multipart, through the API's
  * auth, debt check, multipart parser and type check into its local store, then the row written) against writing the
  * same bytes to the same store directly (`LocalDocumentStore.put` from this process). Target: ≥ 0.7×. Fair by
  * construction: the same files and number in flight on each side, the request bodies and the direct side's 64 KiB

@@ -1,5 +1,5 @@
 /**
- * Lifecycle benchmark (issue 11 §12). (a) Debts raised per second with their workflows started and running: each debt
+ * Lifecycle benchmark. (a) Debts raised per second with their workflows started and running: each debt
  * is one transaction (row, debtor, `debt.created` in the outbox, as POST /v1/debts writes them); the outbox relay's
  * lifecycle consumer starts `debt-<id>` on a Temporal dev server and a lifecycle worker runs it until its first
  * activity has loaded the debt. Compared with the same server's floor: no-op workflows running one no-op activity,

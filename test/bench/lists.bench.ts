@@ -3,9 +3,9 @@
  * doing the same work on the plain driver — what every /v1 request does (the key found, the rate limit's script in
  * Redis, the request id, one log line: bare-api-routes.ts), then the same keyset SQL with (a) rows serialised in Node,
  * (b) JSON built by PostgreSQL — and, for information, (c) the PostgreSQL-built page alone, with no key, rate limit or
- * log line, which is what the list ceilings measured before the same-work rule (issue 25). And each
- * filter of the debt list at the smallest and the largest tenant (issue 24, item 4). Targets: ours at 100,000 rows
- * ≥ 1.5× (a) (issue 13) and ≥ 0.85× (b) (issue 25), and ours' p99 at 1,000,000 rows within 10% of its p99 at 1,000
+ * log line, which is what the list ceilings measured before the same-work rule. And each
+ * filter of the debt list at the smallest and the largest tenant. Targets: ours at 100,000 rows
+ * ≥ 1.5× (a) and ≥ 0.85× (b), and ours' p99 at 1,000,000 rows within 10% of its p99 at 1,000
  * (those two loads longer, P99_CHECK_ROUNDS).
  */
 import { compare, check, figure } from './report';
@@ -33,7 +33,7 @@ const ROUTES: ListRoute[] = [
 ];
 
 /**
- * Each filter of `GET /v1/debts` (issue 24, item 4), as a client uses it, on the seeded debts (seed-debts.ts: debt i
+ * Each filter of `GET /v1/debts`, as a client uses it, on the seeded debts (seed-debts.ts: debt i
  * has `LOAN-<i>` and `{"crmId": "C-<i>"}`). Debt `n` (half the smallest tenant) exists in every tenant, so the exact
  * matches find one debt at any size, and the ranges a full page.
  */

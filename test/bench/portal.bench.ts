@@ -1,5 +1,5 @@
 /**
- * The debtor portal's debt page (issue 28, "Measured, not asserted"): `GET /portal/debt` with a verified portal
+ * The debtor portal's debt page (measured, not asserted): `GET /portal/debt` with a verified portal
  * session, branded through the portal branding cache, against a bare route doing the same reads (bare-portal.ts, in the
  * bare process: plain `pg`, no middleware, no page rendered): target ≥ 0.7×, p99 reported.
  *

@@ -1,6 +1,6 @@
 /**
  * One pass of the webhook delivery reconciler (core/webhooks/reconcile.ts) over a backlog of 1,000,000 Pending
- * deliveries (issue 23, item 8): 999,000 waiting for a retry that is not due yet and 1,000 whose retry is an hour late
+ * deliveries: 999,000 waiting for a retry that is not due yet and 1,000 whose retry is an hour late
  * and whose run is gone (no workflow on the dev server). The pass must finish within its activity's timeout (4
  * minutes); it prints how long it took, how many deliveries it looked at and how many it started again. The tenant is
  * seeded once with INSERT … SELECT generate_series and kept (as the list tenants are); each run re-arms its 1,000 lost

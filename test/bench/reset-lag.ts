@@ -1,9 +1,9 @@
 /**
- * The lifecycle consumer's lag while a large sandbox tenant is reset (issue 23, item 7), measured with the reset of
+ * The lifecycle consumer's lag while a large sandbox tenant is reset, measured with the reset of
  * the day (core/sandbox/reset-tenant.ts: its wipe and reseed, then its workflow ends and starts):
  *   npx tsx test/bench/reset-lag.ts [debts=20000] [--with-workflows]   (BENCH_DATABASE_URL, or TEST_DATABASE_URL)
  * With `--with-workflows` every seeded debt first gets its running `debt-<id>` workflow (on a queue no worker polls),
- * so the reset also ends them all: what a large tenant's reset costs against its activity's timeout (issue 23, item 4).
+ * so the reset also ends them all: what a large tenant's reset costs against its activity's timeout.
  * A sandbox tenant gets `debts` debts (one debtor per ten) and as many events with a delivery each, seeded in SQL. A
  * writer commits a production `debt.created` every 20 ms; the lifecycle consumer (its own cursor, run by the real
  * relay, starting workflows on a dev server with no worker) records when each event reaches it. Lag is that moment

@@ -13,7 +13,7 @@ import type { Db } from '../../core/platform/db';
 import { createRedis, redisReady } from '../../core/platform/redis';
 import { createSessionStore } from '../../core/staff/sessions';
 import { createStaffUser, findStaffUserByEmail, type StaffUser } from '../../core/staff/staff-users';
-import { cookieNames } from '../../web/console/http';
+import { cookieNames } from '../../web/console/shared/http';
 import { seedDebts } from './seed-debts';
 
 /**

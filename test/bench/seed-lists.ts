@@ -48,7 +48,7 @@ export async function seedEventsAndDeliveries(db: Db, organizationId: string, co
 
 /** The kept tenant with `rows` rows of `kind`, seeded now if missing or incomplete, with a fresh all-scopes key. */
 export async function listTenant(db: Db, kind: ListKind, rows: number): Promise<BenchTenant> {
-  // "v2": debts with a client reference and metadata (issue 24); older kept tenants lack them and are seeded again.
+  // "v2": debts with a client reference and metadata; older kept tenants lack them and are seeded again.
   const name = kind === 'debts' ? `bench debts v2 ${rows}` : `bench ${kind} ${rows}`;
   const existing = await db('organizations').where({ name }).first<{ id: string } | undefined>('id');
   let organizationId = existing?.id;

@@ -1,5 +1,5 @@
 /**
- * The debtor portal benchmark's debt (issue 28, "Measured, not asserted"): a tenant with its branding set, one debtor
+ * The debtor portal benchmark's debt (measured, not asserted): a tenant with its branding set, one debtor
  * and one debt on a running three-instalment plan (the first paid), with eight transactions and a live portal link.
  * Seeded afresh each run (a few rows) and removed afterwards in quick mode. Each run signs the debtor in through the
  * portal's own session store (core/portal/portal-sessions.ts) in the Redis the API reads, as the second factor would,

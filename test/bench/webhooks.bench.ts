@@ -1,9 +1,9 @@
 /**
- * Webhooks benchmark (issue 5): events raised through the API (POST /v1/webhooks/test) to deliveries acknowledged by a
+ * Webhooks benchmark: events raised through the API (POST /v1/webhooks/test) to deliveries acknowledged by a
  * local receiver, through the real relay, Temporal dev server, worker process and signed HTTP. Prints deliveries/s,
  * p50/p99 commit→receipt at half that rate, the same again while 1,000 deliveries of another tenant are queued
  * behind one tarpit receiver (accepts, never answers; reported too: while they arrive, a burst), and the same server's
- * throughput for a no-op workflow running one no-op activity (the engine's floor), as a ratio. Targets (issue 13):
+ * throughput for a no-op workflow running one no-op activity (the engine's floor), as a ratio. Targets:
  * ≥ 0.9× the floor, p99 < 500 ms at half load, with and without the tarpit. "Commit" is the event's created_at (its
  * transaction's start), so the latency is if anything overstated. Standalone: `npx tsx test/bench/webhooks.bench.ts`.
  *   WEBHOOK_BENCH_EVENTS=1000 WEBHOOK_BENCH_PACED_SECONDS=10 WEBHOOK_BENCH_TARPIT_EVENTS=1000

@@ -1,5 +1,5 @@
 /**
- * Kill -9, under load, loses nothing (issue 23, item 10). A stack of its own (PostgreSQL, Redis and a Temporal dev
+ * Kill -9, under load, loses nothing. A stack of its own (PostgreSQL, Redis and a Temporal dev
  * server on a file, the API, the webhooks worker and the lifecycle worker as `npm start` runs them, a real receiver)
  * takes a steady load of creates, recalls, simulated acceptances and payments from a sandbox tenant, each request
  * under an Idempotency-Key and retried with it until answered, as a careful client does. Meanwhile each process is

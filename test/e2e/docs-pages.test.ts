@@ -1,5 +1,5 @@
 /**
- * The client guides in a real browser (issue 24, items 5 and 8): the index, the event catalogue and the lifecycle's
+ * The client guides in a real browser: the index, the event catalogue and the lifecycle's
  * Mermaid diagram drawn as SVG from this host's own copy of the bundle (nothing fetched from anywhere else), and the
  * same diagram read as text with JavaScript off. Screenshots land in test-artifacts/docs/ (git-ignored).
  */

@@ -1,5 +1,5 @@
 /**
- * The portal's pay page with the Stripe adapter (issue 28, item 4), in Chromium: paying starts a PaymentIntent
+ * The portal's pay page with the Stripe adapter, in Chromium: paying starts a PaymentIntent
  * server-side (on a local stand-in for Stripe's API, which cannot be reached from here) and answers with Stripe's
  * card form under a policy that admits Stripe's origins and no inline script; with JavaScript off the page says card
  * payment needs it and shows no button; Stripe's return page promises only "being processed" (the outcome comes by

@@ -1,5 +1,5 @@
 /**
- * The console's audit log (issue 27): minting and revoking a key from the console each leave one entry naming the
+ * The console's audit log: minting and revoking a key from the console each leave one entry naming the
  * actor and the key, in the change's own transaction, with no secret in it; entries are the organisation's and the
  * mode's own; pages follow the (time, id) keyset, so entries of one millisecond are neither skipped nor repeated.
  */
@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createOrganization } from '../../core/access/organizations';
 import { listAudit, recordAudit } from '../../core/staff/audit-log';
-import { mintConsoleKey, revokeConsoleKey, type StaffActor } from '../../core/staff/console-keys';
+import { mintConsoleKey, revokeConsoleKey } from '../../core/staff/console-keys';
+import type { StaffActor } from '../../core/staff/staff-actor';
 import { createStaffUser } from '../../core/staff/staff-users';
 import { testDb } from '../support/resources';
 

@@ -1,5 +1,5 @@
 /**
- * Kill -9 under load, the short form (issue 23, item 10): one round of test/chaos/chaos-run.ts, every process of its
+ * Kill -9 under load, the short form: one round of test/chaos/chaos-run.ts, every process of its
  * own stack killed once while the load runs. `npm run chaos` runs more rounds.
  */
 import { expect } from 'chai';

@@ -1,5 +1,5 @@
 /**
- * Raising a debt by the `debtorReferenceId` of an existing debtor needs no other debtor field (issue 24, item 4); a
+ * Raising a debt by the `debtorReferenceId` of an existing debtor needs no other debtor field; a
  * reference alone that none of the organisation's debtors has is `missing_debtor`, naming what a new debtor needs.
  */
 import { expect } from 'chai';

@@ -1,5 +1,5 @@
 /**
- * POST /v1/debts in few round trips (issue 13): with an Idempotency-Key, the claim (lock + saved response) is one
+ * POST /v1/debts in few round trips: with an Idempotency-Key, the claim (lock + saved response) is one
  * statement and the debtor, debt, event and delivery are another. These tests count the statements, hold the event's
  * data to the answer byte for byte, and take the step-by-step path that settles a race on an inline debtor's reference.
  */

@@ -32,12 +32,8 @@ import type { Mode } from '../../core/platform/mode';
 import { createLogger } from '../../core/platform/logger';
 import { resolvePortalLink } from '../../core/portal/links';
 import { TASK_QUEUES, workflowIds } from '../../core/temporal/names';
-import {
-  acceptUpdate,
-  agreePlanUpdate,
-  debtLifecycleWorkflow,
-  reportPaymentUpdate,
-} from '../../workflows/debt-lifecycle';
+import { debtLifecycleWorkflow } from '../../workflows/debt-lifecycle';
+import { acceptUpdate, agreePlanUpdate, reportPaymentUpdate } from '../../workflows/lifecycle/messages';
 import { inlineDebtBody } from '../support/debt-api';
 import { raiseEvent } from '../support/webhooks';
 import { recordEvent } from '../../core/events/outbox';

@@ -1,5 +1,5 @@
 /**
- * The client guides at /docs/ (issue 24, items 5 and 8): client guides only, in sections, every link resolving; no
+ * The client guides at /docs/: client guides only, in sections, every link resolving; no
  * "for maintainers" parts; Mermaid served from this host; the event catalogue generated from the schemas; and the
  * pages about keys say where keys come from.
  */

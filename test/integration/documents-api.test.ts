@@ -1,5 +1,5 @@
 /**
- * The documents routes over HTTP (issue 26), on both stores: the local filesystem and S3 (a real versitygw process).
+ * The documents routes over HTTP, on both stores: the local filesystem and S3 (a real versitygw process).
  * Upload, list and download byte-for-byte (SHA-256 equal); a wrong type under a PDF name refused with 415; another
  * tenant's debt or document 404; an Idempotency-Key replays the first upload without storing the file again; a
  * malformed key refused before the file is stored; a field after the file that refuses it leaves nothing stored; the

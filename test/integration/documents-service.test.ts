@@ -16,10 +16,10 @@ import {
   MAX_DOCUMENT_BYTES,
   MAX_DOCUMENTS_PER_DEBT,
   openDebtDocument,
-  sweepOrphanObjects,
-  uploadDocument,
   type DocumentDeps,
 } from '../../core/documents/documents';
+import { uploadDocument } from '../../core/documents/document-upload';
+import { sweepOrphanObjects } from '../../core/documents/orphan-sweep';
 import { LocalDocumentStore } from '../../core/documents/local-store';
 import { S3DocumentStore } from '../../core/documents/s3-store';
 import type { DocumentStore } from '../../core/documents/store';

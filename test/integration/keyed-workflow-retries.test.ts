@@ -1,5 +1,5 @@
 /**
- * The Idempotency-Key covers the workflow's change (issue 23, item 5). A request that drives a debt's workflow
+ * The Idempotency-Key covers the workflow's change. A request that drives a debt's workflow
  * records its key as pending with its own id before asking, and that id is the Temporal update id: when the API
  * fails after the workflow applied the change (the fault injected here, after the real trigger returned), the
  * client's retry under the same key is the same update and gets the first one's result: one payment, one event, 2xx.

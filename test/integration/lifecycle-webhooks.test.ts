@@ -1,5 +1,5 @@
 /**
- * The lifecycle end to end (issue 11 §8): a debt raised in a transaction is given its workflow by the outbox's
+ * The lifecycle end to end: a debt raised in a transaction is given its workflow by the outbox's
  * lifecycle consumer, moved through its life by the triggers (core/lifecycle/triggers.ts, as the sandbox simulation
  * and the portal call them) on the real lifecycle worker, and every event type it emits reaches a real HTTP receiver
  * through the real relay, the real delivery workflow and a real webhooks worker, signed with the organisation's
@@ -14,7 +14,8 @@ import { ensureCursor } from '../../core/events/cursor';
 import type { Mode } from '../../core/platform/mode';
 import { workflowIds } from '../../core/temporal/names';
 import { WEBHOOK_DELIVERY_CONSUMER } from '../../core/webhooks/delivery-consumer';
-import { stateQuery, type debtLifecycleWorkflow } from '../../workflows/debt-lifecycle';
+import { type debtLifecycleWorkflow } from '../../workflows/debt-lifecycle';
+import { stateQuery } from '../../workflows/lifecycle/messages';
 import { inlineDebtBody } from '../support/debt-api';
 import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack';
 import { testLifecycle, type LifecycleStack } from '../support/lifecycle-stack';

@@ -1,5 +1,5 @@
 /**
- * Lookups a client needs (issue 24, item 4): debts by their own account number and reference and by creation time,
+ * Lookups a client needs: debts by their own account number and reference and by creation time,
  * transactions by status, type and direction, and one event or transaction by id; always within the caller's
  * organisation (another tenant's matching rows never appear, their ids are 404).
  */

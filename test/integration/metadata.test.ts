@@ -1,5 +1,5 @@
 /**
- * `metadata` on debts and debtors (issue 24, item 4; docs/debts.md): string keys and values with Stripe's limits,
+ * `metadata` on debts and debtors (docs/debts.md): string keys and values with Stripe's limits,
  * returned everywhere (the record, the lists PostgreSQL writes, the events), merged by PATCH key by key, and
  * filterable by one pair with `metadata[key]=value`.
  */

@@ -1,5 +1,5 @@
 /**
- * One open debt per `externalAccountId` (issue 24, item 4; docs/debts.md): a second open debt with the account is
+ * One open debt per `externalAccountId` (docs/debts.md): a second open debt with the account is
  * `409 external_account_id_in_use` naming the open one, writing nothing; once the first is finished (here recalled),
  * the account can be raised again. Another organisation's accounts are its own.
  */

@@ -1,5 +1,5 @@
 /**
- * The outbox horizon cannot be held hostage (issue 23, item 7): an open transaction anywhere on the server holds every
+ * The outbox horizon cannot be held hostage: an open transaction anywhere on the server holds every
  * consumer's horizon back (core/events/cursor.ts), so no consumer keeps its batch's transaction open across a call to
  * Temporal, and the application's role cuts a session that idles inside a transaction.
  */

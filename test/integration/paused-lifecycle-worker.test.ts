@@ -1,5 +1,5 @@
 /**
- * A slow Temporal never takes the API down (issue 23, items 1 and 5), against the real processes: the API and the
+ * A slow Temporal never takes the API down, against the real processes: the API and the
  * lifecycle worker spawned as `npm start` runs them, on a Temporal dev server. With the worker stopped (SIGSTOP), 50
  * concurrent recalls from one organisation answer 503 (past the per-process cap at once, with Retry-After), no API
  * connection sits in a transaction while they wait, and another organisation's reads keep answering. Once the worker

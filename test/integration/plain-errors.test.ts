@@ -1,5 +1,5 @@
 /**
- * Errors in plain words (issue 24, item 6): every 400 the schema finds says what is wrong in a client's words and
+ * Errors in plain words: every 400 the schema finds says what is wrong in a client's words and
  * names the field, never the validator's idiom; an operation that takes no body accepts `{}` and an empty body; a
  * read-only key is refused before its body is read.
  */

@@ -1,5 +1,5 @@
 /**
- * The debtor portal's links and the debtor's email opt-out (issue 28's foundation): a link's token is stored only as
+ * The debtor portal's links and the debtor's email opt-out: a link's token is stored only as
  * its hash, opens its own debt until revoked, and a new link revokes the old one; opting out is kept per debtor.
  */
 import { expect } from 'chai';

@@ -1,6 +1,6 @@
 /**
- * The debtor portal while its Redis accepts connections but never answers (SIGSTOP; issue 28, "Measured, not
- * asserted": what the debt page does then). The session lives only in Redis, so a verified visit cannot be served:
+ * The debtor portal while its Redis accepts connections but never answers (SIGSTOP; measured, not
+ * asserted: what the debt page does then). The session lives only in Redis, so a verified visit cannot be served:
  * every request answers the portal's 503 page — never a 500, never a hang — and the pages come back once Redis does.
  * The branding cache fails open to the database. The API is a real process on a redis-server of the test's own (the
  * machine's shared Redis is never paused); how fast the 503 comes is measured by `npm run bench` (BENCH_ONLY=portal).

@@ -1,5 +1,5 @@
 /**
- * Events a receiver can act on (issue 24, item 5), against the real lifecycle stack: `debt.updated` says what the
+ * Events a receiver can act on, against the real lifecycle stack: `debt.updated` says what the
  * change replaced (`previousAttributes`), and a resolved dispute leaves its outcome on the debt (docs/lifecycle.md:
  * the reason is kept, the outcome and its time are set; a new dispute replaces the reason and clears the outcome).
  */

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/sandbox/debts/{id}/advance` as a clock for one debt (issue 24, item 7), against the real lifecycle stack
+ * `POST /v1/sandbox/debts/{id}/advance` as a clock for one debt, against the real lifecycle stack
  * (a Temporal dev server and the real lifecycle worker): the answer is the debt as GET returns it plus `fired`, what
  * fired in order; `{ until }` fires every timer due up to it (a date is the end of that day, UTC) and sends the
  * events the real timers would; no body, or `{}`, fires the next timer as before; bad `until` is a plain 400.

@@ -1,5 +1,5 @@
 /**
- * An acknowledged sandbox reset happens (issue 23, item 6). `POST /v1/sandbox/reset` sends its signal before it
+ * An acknowledged sandbox reset happens. `POST /v1/sandbox/reset` sends its signal before it
  * answers, outside any transaction: when the signal cannot be sent (the failure injected here, in front of the real
  * signal-with-start) the answer is a 503 that nothing saved, and the retry under the same Idempotency-Key sends it and
  * answers 202. Before, the 202 was saved first and the signal sent after the commit: the retry replayed a 202 for a

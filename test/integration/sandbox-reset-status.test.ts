@@ -1,5 +1,5 @@
 /**
- * `GET /v1/sandbox/reset` and the answer of `POST /v1/sandbox/reset` (issue 24, item 7): where the tenant's reset
+ * `GET /v1/sandbox/reset` and the answer of `POST /v1/sandbox/reset`: where the tenant's reset
  * stands (last use, next idle reset, last reset, whether one asked for is under way), read from PostgreSQL, with no
  * workflow id. The test app's reset workflows run on a queue no worker serves, so a requested reset stays
  * `Requested` until the test runs the real reset itself (core/sandbox/reset-tenant.ts, against the dev server).

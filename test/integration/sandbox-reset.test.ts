@@ -16,7 +16,7 @@ import { resetSandboxTenant } from '../../core/sandbox/reset-tenant';
 import { createSandboxResets } from '../../core/sandbox/resets';
 import { WIPE_BATCH, wipeTenantDataInBatches } from '../../core/sandbox/wipe';
 import { NAMESPACES, SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, workflowIds } from '../../core/temporal/names';
-import { stateQuery as debtStateQuery } from '../../workflows/debt-lifecycle';
+import { stateQuery as debtStateQuery } from '../../workflows/lifecycle/messages';
 import { sandboxResetWorkflow, statusQuery } from '../../workflows/sandbox-reset';
 import { startTestServer, testDocumentStore, type TestServer } from '../support/app';
 import { raiseDebt, type Caller } from '../support/debt-api';

@@ -1,5 +1,5 @@
 /**
- * A slow Temporal never takes the API down (issue 23, item 1): lifecycle triggers waiting on a hung Temporal frontend
+ * A slow Temporal never takes the API down: lifecycle triggers waiting on a hung Temporal frontend
  * are capped per process, and past the cap a trigger is refused at once with 503 and Retry-After instead of joining
  * the wait (and holding a database connection through it). Once Temporal answers, the waiting ones complete.
  */

@@ -1,5 +1,5 @@
 /**
- * `updatedAt` never moves backwards (issue 23, item 2): a write stamps the time its transaction started, so one that
+ * `updatedAt` never moves backwards: a write stamps the time its transaction started, so one that
  * began before another committed must still land after it; every change of a row, in commit order, carries a
  * strictly later `updatedAt`, and so do the `debt.updated` events that copy it.
  */

@@ -17,18 +17,18 @@ import { createDebt } from '../../core/debts/debt-creation';
 import { recordLifecycleInput } from '../../core/lifecycle/inputs';
 import type { LifecycleState } from '../../core/lifecycle/model';
 import { workflowIds } from '../../core/temporal/names';
+import { debtLifecycleWorkflow } from '../../workflows/debt-lifecycle';
 import {
   acceptUpdate,
   advanceUpdate,
   agreePlanUpdate,
   closeUpdate,
-  debtLifecycleWorkflow,
   disputeUpdate,
   reportPaymentUpdate,
   resolveDisputeUpdate,
   stateQuery,
   writeOffUpdate,
-} from '../../workflows/debt-lifecycle';
+} from '../../workflows/lifecycle/messages';
 import { historyToJson } from './history-json';
 import { inlineDebtBody } from './debt-api';
 import { planScheduleOf } from './lifecycle';

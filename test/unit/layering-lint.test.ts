@@ -2,6 +2,10 @@
  * The layering rules of eslint.config.mjs (ARCHITECTURE.md, "what may import what") must keep reporting what they
  * forbid: each import below is linted as a snippet placed in the folder it concerns, with the repository's config.
  * A regex in the config that silently stops matching fails here instead of letting a violation through.
+ *
+ * No import cycles either, type imports included: dependency-cruiser reads the product folders' import graph (a
+ * couple of seconds; eslint-plugin-import-x's no-cycle skips type imports and would re-parse every file in lint).
+ * A fixture with a cycle checks that the check still sees one.
  */
 import path from 'node:path';
 import { expect } from 'chai';
@@ -97,4 +101,47 @@ describe('layering lint rules (eslint.config.mjs)', function () {
       for (const code of allowed) expect(await restrictedImports(file, code), `${file}: ${code}`).to.deep.equal([]);
     });
   }
+});
+
+/** The product folders: everything but test/, docs/ and the generated SDK. */
+const PRODUCT_FOLDERS = ['api', 'core', 'web', 'workers', 'activities', 'workflows', 'scripts', 'migrations'];
+
+/** Each import cycle among the files under `folders`, once, as `a.ts -> b.ts -> a.ts`. */
+async function importCycles(folders: string[]): Promise<string[]> {
+  // An ES module only (with top-level await): loaded by import(), not require().
+  const { cruise } = await import('dependency-cruiser');
+  const result = await cruise(
+    folders,
+    {
+      baseDir: ROOT,
+      tsPreCompilationDeps: true, // type-only imports are edges too
+      doNotFollow: { path: 'node_modules' },
+      validate: true,
+      ruleSet: { forbidden: [{ name: 'no-cycle', severity: 'error', from: {}, to: { circular: true } }] },
+    },
+    { extensions: ['.ts', '.tsx', '.js'] },
+    { tsConfig: { fileName: path.join(ROOT, 'tsconfig.json') } },
+  );
+  if (typeof result.output === 'string') throw new Error('dependency-cruiser answered text, not a result');
+  const cycles = new Map<string, string>();
+  for (const violation of result.output.summary.violations) {
+    const members = (violation.cycle ?? []).map((step) => step.name);
+    const key = [...members].sort().join(' ');
+    if (!cycles.has(key)) cycles.set(key, [violation.from, ...members].join(' -> '));
+  }
+  return [...cycles.values()];
+}
+
+describe('import cycles', function () {
+  this.timeout(60_000);
+
+  it('product code has none, type imports included', async function () {
+    expect(await importCycles(PRODUCT_FOLDERS)).to.deep.equal([]);
+  });
+
+  it('are reported (a fixture with a cycle closed by a type import)', async function () {
+    expect(await importCycles(['test/unit/fixtures/import-cycle'])).to.deep.equal([
+      'test/unit/fixtures/import-cycle/ledger.ts -> test/unit/fixtures/import-cycle/teller.ts -> test/unit/fixtures/import-cycle/ledger.ts',
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { ConfigError, loadConfig, loadWorkerConfig } from '../../core/platform/config';
+import { ConfigError, loadConfig } from '../../core/platform/config';
+import { loadWorkerConfig } from '../../core/platform/worker-config';
 import { createSecretBox, secretKeyId, SecretUnreadableError } from '../../core/platform/secret-box';
 
 describe('webhook secret keys: no default in production, key ids, rotation', () => {

@@ -1,5 +1,5 @@
 /**
- * The sandbox's `advance` as a clock for one debt (issue 24, item 7), on the time-skipping server with the real
+ * The sandbox's `advance` as a clock for one debt, on the time-skipping server with the real
  * activities: `{}` fires the next timer; `{ until }` fires every timer scheduled up to that moment, in order, in one
  * update, and answers what it fired. The change is the patch `lifecycle-advance-until`: a history recorded before it
  * (a worker that ignored `until` and fired one timer per call) still replays, and a new run records the marker.
@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { PATCH_IDS } from '../../core/temporal/names';
-import { acceptUpdate, advanceUpdate, stateQuery } from '../../workflows/debt-lifecycle';
+import { acceptUpdate, advanceUpdate, stateQuery } from '../../workflows/lifecycle/messages';
 import { historyFromJson } from '../support/history-json';
 import {
   PRE_PATCH_HISTORIES_DIR,

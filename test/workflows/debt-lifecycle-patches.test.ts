@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { PATCH_IDS } from '../../core/temporal/names';
-import { acceptUpdate } from '../../workflows/debt-lifecycle';
+import { acceptUpdate } from '../../workflows/lifecycle/messages';
 import { historyFromJson } from '../support/history-json';
 import {
   PRE_PATCH_HISTORIES_DIR,

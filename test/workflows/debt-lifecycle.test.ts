@@ -11,15 +11,15 @@ import { Worker } from '@temporalio/worker';
 import { createDebtLifecycleActivities } from '../../activities/debt-lifecycle';
 import { createDebt } from '../../core/debts/debt-creation';
 import { TASK_QUEUES, workflowIds } from '../../core/temporal/names';
+import { debtLifecycleWorkflow } from '../../workflows/debt-lifecycle';
 import {
   acceptUpdate,
   agreePlanUpdate,
   closeUpdate,
-  debtLifecycleWorkflow,
   reportPaymentUpdate,
   stateQuery,
   type LifecycleView,
-} from '../../workflows/debt-lifecycle';
+} from '../../workflows/lifecycle/messages';
 import { planScheduleOf } from '../support/lifecycle';
 import { testDb } from '../support/resources';
 import { bundleWorkflows, startTimeSkipping, uniqueTaskQueue } from '../support/temporal';

@@ -13,7 +13,7 @@ import type { Db } from '../../core/platform/db';
 import { ApiError } from '../../core/platform/errors';
 import type { Logger } from '../../core/platform/logger';
 import { OPT_OUT_PATH, optOutByToken, resolveOptOutToken } from '../../core/notifications/opt-out-links';
-import { checkCsrfToken, checkSameOrigin, preSessionToken, readForm } from '../console/http';
+import { checkCsrfToken, checkSameOrigin, preSessionToken, readForm } from '../console/shared/http';
 import { CsrfField } from '../layout';
 import { sendPage, setPageHeaders } from '../page';
 

@@ -6,7 +6,7 @@
 import type Router from '@koa/router';
 import { getContactPreferences, setEmailOptOut } from '../../core/notifications/contact-preferences';
 import { MAX_CIRCUMSTANCES_LENGTH, recordCircumstances } from '../../core/portal/circumstances';
-import { field } from '../console/http';
+import { field } from '../console/shared/http';
 import { CircumstancesBody, PreferencesBody } from './account-pages';
 import { backToDebt, requireAction } from './debt-routes';
 import { loadDebtView } from './debt-view';

@@ -1,5 +1,5 @@
 /**
- * The debt's page, accepting it and disputing it (issue 28, item 3). Each action is the lifecycle's trigger, asked
+ * The debt's page, accepting it and disputing it. Each action is the lifecycle's trigger, asked
  * only when the state allows it (core/portal/debtor-actions.ts); the lifecycle's own refusal is the error page.
  */
 import type Router from '@koa/router';
@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../../core/platform/errors';
 import { debtorActions } from '../../core/portal/debtor-actions';
 import type { PortalSession } from '../../core/portal/portal-sessions';
-import { field } from '../console/http';
+import { field } from '../console/shared/http';
 import { DebtBody, DISPUTE_REASON_MAX_LENGTH, DisputeBody } from './debt-pages';
 import { loadDebtView, type DebtView } from './debt-view';
 import type { PortalContext } from './portal-context';

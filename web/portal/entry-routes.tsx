@@ -1,5 +1,5 @@
 /**
- * Getting in (issue 28, item 1): a link lands on the second-factor form, whatever the link (a known, unknown or
+ * Getting in: a link lands on the second-factor form, whatever the link (a known, unknown or
  * revoked one look the same); the form's answer makes a short session for that link's debt, or says the details did
  * not match, the same words for a wrong answer and a dead link. Too many wrong answers for the link or from the
  * address is a 429 page. Signing out ends the session.
@@ -7,7 +7,7 @@
 import type Router from '@koa/router';
 import { ApiError } from '../../core/platform/errors';
 import { verifySecondFactor } from '../../core/portal/second-factor';
-import { clearCookie, field, preSessionToken, setCookie } from '../console/http';
+import { clearCookie, field, preSessionToken, setCookie } from '../console/shared/http';
 import { EnterBody, SignedOutBody, VerifyBody } from './entry-pages';
 import type { PortalContext } from './portal-context';
 

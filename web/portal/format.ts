@@ -4,8 +4,8 @@ import { money } from '../money-format';
 
 /**
  * Each text written once and then remembered: a page writes a date and an amount per instalment and per transaction,
- * the same few values on every visit, and `Intl` formatting was the largest part of rendering one (issue 28's bench).
- * Bounded: emptied when full.
+ * the same few values on every visit, and `Intl` formatting was the largest part of rendering one (the portal bench,
+ * docs/operators/performance.md). Bounded: emptied when full.
  */
 function remembered(format: (key: string) => string, max = 10_000): (key: string) => string {
   const texts = new Map<string, string>();

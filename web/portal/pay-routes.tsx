@@ -1,5 +1,5 @@
 /**
- * Paying (issue 28, item 3): the full balance, the plan's next instalment or another amount, through the injected
+ * Paying: the full balance, the plan's next instalment or another amount, through the injected
  * PaymentProcessor. The processor's outcome, not this click, reports a payment to the debt's workflow
  * (core/payments/attempts.ts). Each form carries its own idempotency key, so submitting it twice starts one payment.
  */
@@ -10,7 +10,7 @@ import { compareAmounts, normalizeAmount, parseAmount, subtractAmounts } from '.
 import { firstUnpaidIndex } from '../../core/lifecycle/plan-schedule';
 import { ApiError } from '../../core/platform/errors';
 import type { PortalSession } from '../../core/portal/portal-sessions';
-import { field } from '../console/http';
+import { field } from '../console/shared/http';
 import { requireAction } from './debt-routes';
 import { loadDebtView, type DebtView } from './debt-view';
 import { moneyText } from './format';

@@ -1,5 +1,5 @@
 /**
- * Agreeing a plan (issue 28, item 3): a form bounded by the organisation's plan rules (core/portal/plan-rules.ts),
+ * Agreeing a plan: a form bounded by the organisation's plan rules (core/portal/plan-rules.ts),
  * a preview of the schedule the lifecycle would make (core/lifecycle/plan-schedule.ts), and the confirmation, which
  * checks the rules again and asks the lifecycle (`agreePlan`).
  */
@@ -16,7 +16,7 @@ import {
   type PlanRules,
 } from '../../core/portal/plan-rules';
 import type { PortalSession } from '../../core/portal/portal-sessions';
-import { field, type FormBody } from '../console/http';
+import { field, type FormBody } from '../console/shared/http';
 import { backToDebt, requireAction } from './debt-routes';
 import { loadDebtView, type DebtView } from './debt-view';
 import { PlanFormBody, PlanPreviewBody } from './plan-pages';

@@ -20,7 +20,7 @@ import { readCreditorName } from '../../core/portal/debt-reads';
 import { isPortalLinkLive, type PortalSession, type PortalSessionStore } from '../../core/portal/portal-sessions';
 import { portalTheme } from '../../core/portal/theme';
 import { sendHtml } from '../page';
-import { checkCsrfToken, checkSameOrigin, readForm, type FormBody } from '../console/http';
+import { checkCsrfToken, checkSameOrigin, readForm, type FormBody } from '../console/shared/http';
 import { renderPortalPage, type PortalFrame } from './portal-layout';
 
 export interface PortalDeps {

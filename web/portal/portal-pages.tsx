@@ -1,5 +1,5 @@
 /**
- * The debtor portal, mounted at /portal on each host's Koa app (issue 28; ARCHITECTURE.md: pages call core/ directly
+ * The debtor portal, mounted at /portal on each host's Koa app (ARCHITECTURE.md: pages call core/ directly
  * under their own session, and every debtor action is a lifecycle trigger). Every answer under /portal carries the
  * pages' security headers; every error is the problem catalogue rendered as a portal page, with the same status.
  */

@@ -10,7 +10,7 @@ import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { ApiError } from '../../../core/platform/errors';
 import type { ApiContext, ApiState } from '../route-definition';
-import type { RouteGuard } from '../router';
+import type { RouteGuard } from '../route-pipeline';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const ACCEPTED_TYPE = 'application/json';

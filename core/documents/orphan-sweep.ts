@@ -1,0 +1,41 @@
+/**
+ * The retention sweep of stored documents' objects that no row names: what a crash between storing an upload's object
+ * and writing its row leaves (document-upload.ts), and the store's spool files a crash mid-upload leaves.
+ */
+import type { DocumentDeps } from './documents';
+
+/** An object younger than this may be an upload whose row is about to be written: the sweep leaves it. */
+export const ORPHAN_GRACE_MS = 60 * 60_000;
+
+/**
+ * Deletes stored objects that no document row names and that are older than the grace period (what a crash between
+ * storing an object and writing its row leaves), and the store's spool files as old (what a crash mid-upload leaves).
+ * Returns the number deleted.
+ */
+export async function sweepOrphanObjects(
+  deps: Pick<DocumentDeps, 'db' | 'store'>,
+  options: { graceMs?: number; now?: Date } = {},
+): Promise<number> {
+  const cutoff = (options.now ?? new Date()).getTime() - (options.graceMs ?? ORPHAN_GRACE_MS);
+  let deleted = 0;
+  let batch: string[] = [];
+  const flush = async () => {
+    const named = new Set(
+      (await deps.db('documents').whereIn('storage_key', batch).distinct('storage_key')).map((r) => r.storage_key),
+    );
+    for (const key of batch) {
+      if (named.has(key)) continue;
+      await deps.store.delete(key);
+      deleted += 1;
+    }
+    batch = [];
+  };
+  for await (const object of deps.store.listObjects()) {
+    if (object.lastModified.getTime() > cutoff) continue;
+    batch.push(object.key);
+    if (batch.length >= 500) await flush();
+  }
+  if (batch.length > 0) await flush();
+  // And what a crash mid-upload left in the store's spool: a body received but never stored.
+  return deleted + (await deps.store.sweepSpool(new Date(cutoff)));
+}
