@@ -7,7 +7,8 @@
  * The development endpoints are read from the same loaders and defaults the processes use, not listed by hand.
  */
 import net from 'node:net';
-import { loadConfig, loadWorkerConfig } from '../../core/platform/config';
+import { loadConfig } from '../../core/platform/config';
+import { loadWorkerConfig } from '../../core/platform/worker-config';
 
 /**
  * The Temporal address of a process started by a test that runs no Temporal server: port 1 is served by nothing on
