@@ -3,7 +3,7 @@
 # Idempotent set-up. Without arguments, what running the stack needs (`npm start`): Node.js 24 and the npm
 # dependencies, PostgreSQL, Redis, the Temporal CLI (dev server), the databases and their migrations. With
 # --with-tests (`npm test`, the bench, fuzzing, chaos) also what only the tests use: Chromium, the time-skipping test
-# server, Schemathesis, the S3-compatible server and the tests' own PostgreSQL cluster and Redis server. A re-run only checks.
+# server, Schemathesis, the S3-compatible server and the tests' own PostgreSQL clusters and Redis server. A re-run only checks.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -92,9 +92,11 @@ ensure_redis
 ensure_pg_role_and_databases
 run_migrations "$PG_PORT" "${PG_DATABASES[@]}"
 if $with_tests; then
-  ensure_postgres_tests
   ensure_redis_tests
-  ensure_pg_tests_role_and_databases
-  run_migrations "$PG_TESTS_PORT" "${PG_TESTS_DATABASES[@]}"
+  for ((n = 1; n <= PG_TESTS_SERVERS; n++)); do
+    ensure_postgres_tests "$n"
+    ensure_pg_tests_role_and_databases "$n"
+    run_migrations "$(pg_tests_port "$n")" "${PG_TESTS_DATABASES[@]}"
+  done
 fi
 step "bootstrap done in $((SECONDS - started))s (cache: $CACHE_DIR)"

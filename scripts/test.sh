@@ -17,11 +17,13 @@ npm run --silent typecheck
 echo '==> npm run lint'
 npm run --silent lint
 
-# The tests' own servers (scripts/lib/postgres.sh, redis.sh), never the development stack's: the PostgreSQL cluster
-# `tests` on 5433 (the outbox horizon is per server, so `npm start`'s transactions cannot hold the tests' consumers
-# back) and Redis on 6380. Each test process copies the migrated template database into its own and takes a Redis
-# database of its own (test/support/test-slot.ts). Overridable, e.g. for a second checkout with its own template.
+# The tests' own servers (scripts/lib/postgres.sh, redis.sh), never the development stack's: PostgreSQL clusters on
+# 5433 and up (`tests`, `tests2`, …: the outbox horizon is per server, so each test process side by side gets one and
+# nobody's transactions hold back another's events) and Redis on 6380. Each test process copies its server's
+# migrated template database into its own and takes a Redis database of its own (test/support/test-slot.ts).
+# Overridable, e.g. for a second checkout with its own servers.
 export TEST_TEMPLATE_DATABASE_URL=${TEST_TEMPLATE_DATABASE_URL:-postgres://client_api:client_api@127.0.0.1:5433/client_api_test}
+export TEST_POSTGRES_SERVERS=${TEST_POSTGRES_SERVERS:-4}
 export TEST_REDIS_SERVER_URL=${TEST_REDIS_SERVER_URL:-redis://127.0.0.1:6380}
 export TEMPORAL_CLI_PATH="$cache/bin/temporal"
 export TEMPORAL_TEST_SERVER_PATH="$cache/bin/temporal-test-server"

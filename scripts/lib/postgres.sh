@@ -9,12 +9,17 @@ PG_PORT=5432
 PG_APP_ROLE=client_api
 PG_APP_PASSWORD=client_api # development-only credentials, same as the defaults in core/config.ts
 PG_DATABASES=(client_api_production client_api_sandbox)
-PG_TESTS_CLUSTER=tests
+# The tests' servers: `tests` on 5433, `tests2` on 5434, … one per test process running side by side (test/support/
+# test-slot.ts), because the outbox horizon is per server: a transaction open in one test process's database would
+# otherwise hide new events from every other's. Each holds the migrated template database.
+PG_TESTS_SERVERS=4
 PG_TESTS_PORT=5433
 PG_TESTS_DATABASES=(client_api_test)
 
 pg_answering() { pg_isready -q -h "$PG_HOST" -p "${1:-$PG_PORT}"; }
-pg_tests_answering() { pg_answering "$PG_TESTS_PORT"; }
+# Usage: pg_tests_cluster N (1-based): its name; pg_tests_port N: its port.
+pg_tests_cluster() { if (($1 == 1)); then echo tests; else echo "tests$1"; fi; }
+pg_tests_port() { echo $((PG_TESTS_PORT + $1 - 1)); }
 
 # Version of the newest installed server that has a `main` cluster; empty when there is none.
 pg_main_version() { pg_lsclusters -h 2>/dev/null | awk '$2 == "main" { print $1 }' | sort -V | tail -n1; }
@@ -69,32 +74,36 @@ ensure_postgres() {
   record_started "postgres $ver main"
 }
 
-# Version of the cluster `tests`; empty when there is none.
-pg_tests_version() { pg_lsclusters -h 2>/dev/null | awk -v c="$PG_TESTS_CLUSTER" '$2 == c { print $1 }' | sort -V | tail -n1; }
+# Version of a cluster; empty when there is none. Usage: pg_cluster_version NAME
+pg_cluster_version() { pg_lsclusters -h 2>/dev/null | awk -v c="$1" '$2 == c { print $1 }' | sort -V | tail -n1; }
 
-# The tests' own cluster, created on first use with the server version of `main`. Not recorded as started by this
-# run: `npm start` stopping on exit must not take the tests' server away from a test run beside it.
+# One of the tests' own clusters, created on first use with the server version of `main`. Not recorded as started by
+# this run: `npm start` stopping on exit must not take the tests' servers away from a test run beside it.
+# Usage: ensure_postgres_tests N
 ensure_postgres_tests() {
-  step "PostgreSQL for tests on $PG_HOST:$PG_TESTS_PORT (cluster $PG_TESTS_CLUSTER)"
-  if pg_tests_answering; then
+  local cluster port
+  cluster=$(pg_tests_cluster "$1")
+  port=$(pg_tests_port "$1")
+  step "PostgreSQL for tests on $PG_HOST:$port (cluster $cluster)"
+  if pg_answering "$port"; then
     info "already answering"
     return
   fi
-  have_root || die "the tests' PostgreSQL cluster is not running and starting it needs root; run: sudo pg_ctlcluster <version> $PG_TESTS_CLUSTER start"
+  have_root || die "the tests' PostgreSQL cluster is not running and starting it needs root; run: sudo pg_ctlcluster <version> $cluster start"
   local ver
-  ver=$(pg_tests_version)
+  ver=$(pg_cluster_version "$cluster")
   if [[ -z $ver ]]; then
     ver=$(pg_main_version)
     [[ -n $ver ]] || ver=$(pg_newest_installed)
     [[ -n $ver ]] || die "no PostgreSQL server installed; run: apt-get install -y postgresql"
-    info "creating cluster $ver/$PG_TESTS_CLUSTER on port $PG_TESTS_PORT"
-    as_root pg_createcluster "$ver" "$PG_TESTS_CLUSTER" --port "$PG_TESTS_PORT" >/dev/null
+    info "creating cluster $ver/$cluster on port $port"
+    as_root pg_createcluster "$ver" "$cluster" --port "$port" >/dev/null
   fi
-  pg_ensure_conf "$ver" "$PG_TESTS_CLUSTER" "$PG_TESTS_PORT"
-  pg_ensure_hba "$ver" "$PG_TESTS_CLUSTER" "$PG_TESTS_PORT"
-  info "starting cluster $ver/$PG_TESTS_CLUSTER"
-  as_root pg_ctlcluster "$ver" "$PG_TESTS_CLUSTER" start 9>&- # the server must not inherit the bootstrap lock
-  wait_for 60 "PostgreSQL (tests)" pg_tests_answering
+  pg_ensure_conf "$ver" "$cluster" "$port"
+  pg_ensure_hba "$ver" "$cluster" "$port"
+  info "starting cluster $ver/$cluster"
+  as_root pg_ctlcluster "$ver" "$cluster" start 9>&- # the server must not inherit the bootstrap lock
+  wait_for 60 "PostgreSQL (tests)" pg_answering "$port"
 }
 
 # True when the role logs in with its password and owns every database (fast path of a re-run).
@@ -140,6 +149,7 @@ SQL
 }
 
 ensure_pg_role_and_databases() { pg_ensure_role_and_databases main "$PG_PORT" "${PG_DATABASES[@]}"; }
+# Usage: ensure_pg_tests_role_and_databases N
 ensure_pg_tests_role_and_databases() {
-  pg_ensure_role_and_databases "$PG_TESTS_CLUSTER" "$PG_TESTS_PORT" "${PG_TESTS_DATABASES[@]}"
+  pg_ensure_role_and_databases "$(pg_tests_cluster "$1")" "$(pg_tests_port "$1")" "${PG_TESTS_DATABASES[@]}"
 }

@@ -37,9 +37,12 @@ const pkg = JSON.parse(read('package.json')) as {
 function envNamesReadBy(functionName: string): string[] {
   const objects = new Map<string, ts.ObjectLiteralExpression>();
   let fn: ts.FunctionDeclaration | undefined;
-  // config.ts loads; the shared spec objects it spreads may live in the modules it reads them from.
+  // config.ts and worker-config.ts load; the shared spec objects they spread live in the modules they read them from.
   for (const file of [
     'core/platform/config.ts',
+    'core/platform/worker-config.ts',
+    'core/platform/config-env.ts',
+    'core/platform/console-config.ts',
     'core/platform/webhook-config.ts',
     'core/platform/document-config.ts',
     'core/platform/payment-config.ts',
@@ -56,7 +59,7 @@ function envNamesReadBy(functionName: string): string[] {
       }
     }
   }
-  if (!fn) throw new Error(`core/config.ts has no function ${functionName}`);
+  if (!fn) throw new Error(`core/platform has no function ${functionName}`);
   const names: string[] = [];
   const collect = (spec: ts.ObjectLiteralExpression): void => {
     for (const prop of spec.properties) {
@@ -64,7 +67,7 @@ function envNamesReadBy(functionName: string): string[] {
         names.push(prop.name.text);
       } else if (ts.isSpreadAssignment(prop) && ts.isIdentifier(prop.expression)) {
         const spread = objects.get(prop.expression.text);
-        if (!spread) throw new Error(`cannot resolve ...${prop.expression.text} in core/config.ts`);
+        if (!spread) throw new Error(`cannot resolve ...${prop.expression.text} in core/platform`);
         collect(spread);
       } else {
         throw new Error(`unexpected entry in the cleanEnv spec of ${functionName}: ${prop.getText()}`);

@@ -1,6 +1,6 @@
 /**
  * Where the tests find the real services. scripts/test.sh sets these; the defaults match scripts/bootstrap.sh. The
- * tests' own PostgreSQL cluster (5433) and Redis server (6380), never the development stack's.
+ * tests' own PostgreSQL clusters (5433 and up) and Redis server (6380), never the development stack's.
  *
  * Each test process works in its own slot (test-slot.ts): `databaseUrl` is the slot's copy of the migrated template
  * database (made by `prepareTestSlot`, a root hook) and `redisUrl` the slot's Redis database. `TEST_DATABASE_URL` or
@@ -12,9 +12,23 @@ import { testSlot } from './test-slot';
 
 const cacheDir = process.env.CLIENT_API_CACHE ?? path.join(os.homedir(), '.cache', 'client-public-api');
 
-/** The migrated database each slot's database is copied from. */
-export const templateDatabaseUrl =
-  process.env.TEST_TEMPLATE_DATABASE_URL ?? 'postgres://client_api:client_api@127.0.0.1:5433/client_api_test';
+/**
+ * The tests' PostgreSQL servers (scripts/lib/postgres.sh): `TEST_POSTGRES_SERVERS` of them on consecutive ports from
+ * the template URL's. The outbox horizon is per server, so test processes side by side each get one of their own
+ * (slot N the ((N - 1) mod count)-th): a transaction open in one's database never hides another's new events.
+ */
+const postgresServers = Number(process.env.TEST_POSTGRES_SERVERS ?? 4);
+
+/** The migrated database this process's database is copied from, on the server of its slot. */
+export const templateDatabaseUrl = (() => {
+  const url = new URL(
+    process.env.TEST_TEMPLATE_DATABASE_URL ?? 'postgres://client_api:client_api@127.0.0.1:5433/client_api_test',
+  );
+  if (process.env.TEST_DATABASE_URL === undefined) {
+    url.port = String(Number(url.port || 5432) + ((testSlot() - 1) % postgresServers));
+  }
+  return url.toString();
+})();
 const redisServerUrl = process.env.TEST_REDIS_SERVER_URL ?? 'redis://127.0.0.1:6380';
 
 function slotDatabaseUrl(): string {
