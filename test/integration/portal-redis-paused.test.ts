@@ -56,8 +56,15 @@ describe('debtor portal with Redis paused', function () {
   };
 
   it('answers every request with the 503 page while paused, and the branded page once Redis answers again', async () => {
-    const before = await debtPage();
-    expect(before.status, before.text).to.equal(200);
+    // A process that has just started answers 503 until its Redis connection is up (`GET /`, which startApi waits
+    // for, needs no dependency): the branded page first, once it answers.
+    const before = await waitFor(
+      async () => {
+        const page = await debtPage();
+        return page.status === 200 && page;
+      },
+      { what: 'the debt page of the freshly started API' },
+    );
     expect(before.text).to.contain(BRANDED);
 
     redis.pause();
