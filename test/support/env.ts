@@ -6,11 +6,8 @@
  * database (made by `prepareTestSlot`, a root hook) and `redisUrl` the slot's Redis database. `TEST_DATABASE_URL` or
  * `TEST_REDIS_URL`, when set, name one database to use as it is instead (the bench's and the fuzzer's runs).
  */
-import os from 'node:os';
 import path from 'node:path';
-import { testSlot } from './test-slot';
-
-const cacheDir = process.env.CLIENT_API_CACHE ?? path.join(os.homedir(), '.cache', 'client-public-api');
+import { cacheDir, testSlot } from './test-slot';
 
 /**
  * The tests' PostgreSQL servers (scripts/lib/postgres.sh): `TEST_POSTGRES_SERVERS` of them on consecutive ports from

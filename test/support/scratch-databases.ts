@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { escapeIdentifier, escapeLiteral } from 'pg';
 import { templateDatabaseUrl, testEnv } from './env';
 import { testSlot } from './test-slot';
+import { waitFor } from './wait';
 
 /** `url` with its database replaced by `database`. */
 export function withDatabase(url: string, database: string): string {
@@ -47,15 +48,17 @@ export function prepareTestSlot(): Promise<void> {
           await admin.raw('drop database if exists ?? with (force)', [name]);
           // Copying needs the template to have no session; slots starting together copy it at the same time, which
           // PostgreSQL allows, but a session opened on it by hand refuses the copy: retried for a while, then said.
-          for (let attempt = 1; ; attempt++) {
-            try {
-              await admin.raw('create database ?? template ??', [name, template]);
-              break;
-            } catch (err) {
-              if (attempt >= 50 || !/being accessed by other users/.test((err as Error).message)) throw err;
-              await new Promise((resolve) => setTimeout(resolve, 200));
-            }
-          }
+          await waitFor(
+            () =>
+              admin.raw('create database ?? template ??', [name, template]).then(
+                () => true,
+                (err: Error) => {
+                  if (/being accessed by other users/.test(err.message)) return false;
+                  throw err;
+                },
+              ),
+            { what: `the template database ${template} to be free to copy`, timeoutMs: 10_000, intervalMs: 200 },
+          );
           await copyRoleSettings(admin, template, name);
         },
         withDatabase(templateDatabaseUrl, 'postgres'),

@@ -12,7 +12,8 @@ import { isAlive } from './processes';
 
 export const SLOT_COUNT = 15; // Redis databases 1..15; 0 stays unused
 
-const cacheDir = process.env.CLIENT_API_CACHE ?? path.join(os.homedir(), '.cache', 'client-public-api');
+/** The project's cache (scripts/lib/common.sh), where the installed test binaries and the slots' files are. */
+export const cacheDir = process.env.CLIENT_API_CACHE ?? path.join(os.homedir(), '.cache', 'client-public-api');
 const slotsDir = process.env.TEST_SLOTS_DIR ?? path.join(cacheDir, 'run', 'test-slots');
 
 function tryTake(file: string): boolean {
