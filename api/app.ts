@@ -20,6 +20,7 @@ import { resolveAll, type ResolveHost } from '../core/webhooks/ssrf-guard';
 import { loadDocsSite } from './discovery/docs-site';
 import { jsonBodyGuard } from './http/middleware/json-body';
 import { problemErrors } from './http/middleware/problem-errors';
+import { httpsPages } from './http/middleware/https-pages';
 import { requestFrame } from './http/middleware/request-frame';
 import { createExecutor } from './http/idempotent-execution';
 import { apiKeyGuard, authenticateV1, isV1Path } from './http/api-key-guard';
@@ -241,7 +242,12 @@ export function createApp(deps: AppDeps): BuiltApp {
   const everythingElse = compose([...pages, problems, ...stripeIngest, routed]);
   // Likewise a portal page is the portal's alone (a debtor's every page passes here): it answers everything under
   // /portal, errors included, and nothing else, so it is not one of `pages`.
-  const byPath = (path: string) => (isV1Path(path) ? v1 : isPortalPath(path) ? portal : everythingElse);
+  // Pages are served over https only where their cookies are Secure (https-pages.ts); `/v1` skips that layer.
+  const httpsOnly = httpsPages({ secureCookies: config.console.secureCookies, publicBaseUrl: config.publicBaseUrl });
+  const portalOverHttps = compose([httpsOnly, portal]);
+  const everythingElseOverHttps = compose([httpsOnly, everythingElse]);
+  const byPath = (path: string) =>
+    isV1Path(path) ? v1 : isPortalPath(path) ? portalOverHttps : everythingElseOverHttps;
   app.use((ctx, next): Promise<unknown> => byPath(ctx.path)(ctx, next) as Promise<unknown>);
   return { app, metrics, routes, openApiDocument };
 }

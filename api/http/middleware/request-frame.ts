@@ -1,6 +1,7 @@
 /**
  * What every request gets before and after everything else, in one layer (each layer of the stack is paid on every
- * request, the cheapest included): the client's address (client-address.ts), the request id (request-id.ts), and,
+ * request, the cheapest included): the client's address (client-address.ts) and protocol (forwarded-protocol.ts),
+ * the request id (request-id.ts), and,
  * once answered or failed, its log line and latency (request-log.ts).
  */
 import type { Middleware } from 'koa';
@@ -9,6 +10,7 @@ import type { AddressRange } from '../../../core/platform/trusted-proxies';
 import type { ApiMetrics } from '../metrics';
 import type { ApiState } from '../route-definition';
 import { clientAddressResolver } from './client-address';
+import { forwardedProtocolResolver } from './forwarded-protocol';
 import { startRequest } from './request-id';
 import { requestLogger } from './request-log';
 
@@ -18,9 +20,11 @@ export function requestFrame(options: {
   metrics: ApiMetrics;
 }): Middleware<ApiState> {
   const resolveClientAddress = clientAddressResolver(options.trustedProxies);
+  const resolveProtocol = forwardedProtocolResolver(options.trustedProxies);
   const logRequest = requestLogger(options.logger, options.metrics);
   return async (ctx, next) => {
     resolveClientAddress(ctx);
+    resolveProtocol(ctx);
     startRequest(ctx);
     try {
       await next();
