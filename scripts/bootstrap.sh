@@ -3,7 +3,9 @@
 # Idempotent set-up. Without arguments, what running the stack needs (`npm start`): Node.js 24 and the npm
 # dependencies, PostgreSQL, Redis, the Temporal CLI (dev server), the databases and their migrations. With
 # --with-tests (`npm test`, the bench, fuzzing, chaos) also what only the tests use: Chromium, the time-skipping test
-# server, Schemathesis, the S3-compatible server and the tests' own PostgreSQL clusters and Redis server. A re-run only checks.
+# server, Schemathesis, the S3-compatible server and the tests' own PostgreSQL clusters and Redis server. With
+# --with-stage (`npm run stage`, the production profile) also Caddy, supervisor and the real Temporal server and Web UI
+# built from source; --with-tests includes those (the tests run the profile). A re-run only checks.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -22,6 +24,8 @@ source "$here/lib/temporal.sh"
 source "$here/lib/schemathesis.sh"
 # shellcheck source=lib/s3.sh
 source "$here/lib/s3.sh"
+# shellcheck source=lib/temporal-server.sh
+source "$here/lib/temporal-server.sh"
 
 mkdir -p "$RUN_DIR"
 # Two bootstraps at once (e.g. `npm start` and `npm test`) would race to start the same services.
@@ -57,10 +61,12 @@ run_migrations() {
 }
 
 with_tests=false
+with_stage=false
 case ${1:-} in
---with-tests) with_tests=true ;;
+--with-tests) with_tests=true with_stage=true ;;
+--with-stage) with_stage=true ;;
 '') ;;
-*) die "usage: bootstrap.sh [--with-tests]" ;;
+*) die "usage: bootstrap.sh [--with-tests | --with-stage]" ;;
 esac
 
 started=$SECONDS
@@ -69,9 +75,16 @@ started=$SECONDS
 # printed when they are done.
 packages=(postgresql redis-server python3-venv)
 $with_tests && packages+=(chromium)
+$with_stage && packages+=(caddy supervisor)
 apt_log="$RUN_DIR/bootstrap-apt.log"
 ensure_apt_packages "${packages[@]}" >"$apt_log" 2>&1 9>&- &
 apt_pid=$!
+# The production profile's Temporal server and Web UI compile from source (minutes, once): beside the rest too.
+temporal_log="$RUN_DIR/bootstrap-temporal-server.log"
+if $with_stage; then
+  ensure_temporal_server >"$temporal_log" 2>&1 9>&- &
+  temporal_pid=$!
+fi
 ensure_node
 ensure_npm_deps
 step "compiled build (tsc -p tsconfig.build.json, incremental)"
@@ -86,6 +99,12 @@ if $with_tests; then
   ensure_s3_server
 else
   ensure_temporal_binaries
+fi
+if $with_stage; then
+  temporal_status=0
+  wait "$temporal_pid" || temporal_status=$?
+  cat "$temporal_log"
+  ((temporal_status == 0)) || die "the Temporal server could not be built (above)"
 fi
 ensure_postgres
 ensure_redis

@@ -230,9 +230,11 @@ async function ensureTemporal(address: string, uiUrl: string, namespaces: string
       print('dev', `creating namespace ${ns}`);
       await temporalCli(['operator', 'namespace', 'create', '-n', ns, ...at]);
     }
-    const names = SEARCH_ATTRIBUTES.flatMap((sa) => ['--name', sa]);
-    const create = ['operator', 'search-attribute', 'create', '--namespace', ns, ...names, '--type', 'Keyword', ...at];
-    await waitFor(`search attributes on ${ns}`, 30_000, () => temporalCli(create));
+    // One attribute a call: given several names at once, the CLI and server register only some of them.
+    for (const sa of SEARCH_ATTRIBUTES) {
+      const create = ['operator', 'search-attribute', 'create', '--namespace', ns, '--name', sa, '--type', 'Keyword'];
+      await waitFor(`search attribute ${sa} on ${ns}`, 30_000, () => temporalCli([...create, ...at]));
+    }
   }
   if (temporal) await waitFor('Temporal Web UI', 30_000, () => httpAnswers(uiUrl));
   print('dev', `Temporal ready on ${address}: namespaces ${namespaces.join(', ')}`);
