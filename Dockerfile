@@ -27,6 +27,8 @@ RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY docs ./docs
 COPY web/assets ./web/assets
+# Where the `documents` volume mounts (docker-compose.yml): a new volume takes this directory's owner.
+RUN mkdir -p /data/documents && chown node:node /data/documents
 
 USER node
 EXPOSE 3000

@@ -5,12 +5,15 @@
  * of the names module (core/temporal/names.ts).
  */
 import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { parse } from 'yaml';
 import { FAIRNESS_DYNAMIC_CONFIG } from '../../core/temporal/fairness';
 import { NAMESPACES, SEARCH_ATTRIBUTES, TASK_QUEUES } from '../../core/temporal/names';
+import { loadConfig } from '../../core/platform/config';
+import { loadWorkerConfig } from '../../core/platform/worker-config';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -109,10 +112,11 @@ const MIGRATE_SERVICES = { 'migrate-production': 'production', 'migrate-sandbox'
 const WORKER_SERVICES = Object.fromEntries(Object.values(TASK_QUEUES).map((queue) => [`worker-${queue}`, queue]));
 const APP_SERVICES = [...Object.keys(API_SERVICES), ...Object.keys(MIGRATE_SERVICES), ...Object.keys(WORKER_SERVICES)];
 
-describe('docker-compose.yml', function () {
-  const configVars = envNamesReadBy('loadConfig');
-  const workerVars = envNamesReadBy('loadWorkerConfig');
+// API_PROCESSES is read by the API's entry point before its configuration (api/cluster.ts).
+const configVars = [...envNamesReadBy('loadConfig'), 'API_PROCESSES'];
+const workerVars = envNamesReadBy('loadWorkerConfig');
 
+describe('docker-compose.yml', function () {
   it('reads the variable names of both loaders from core/config.ts', function () {
     expect(configVars).to.include.members(['API_MODE', 'PORT', 'DATABASE_URL', 'TEMPORAL_NAMESPACE', 'REDIS_URL']);
     expect(workerVars).to.include.members(['WORKER_MODES', 'PRODUCTION_DATABASE_URL', 'SANDBOX_TEMPORAL_NAMESPACE']);
@@ -208,9 +212,10 @@ describe('docker-compose.yml', function () {
 
   it('registers exactly the search attributes of the names module, as keywords', function () {
     const setup = temporalSetupScript();
-    const registered = [...setup.matchAll(/--name (\w+)/g)].map((match) => match[1]);
+    const registered = /for sa in ([^;]+);/.exec(setup)?.[1]?.trim().split(/\s+/);
     expect(registered).to.have.members(SEARCH_ATTRIBUTES);
-    expect(setup).to.match(/search-attribute create [^\n]*--type Keyword/);
+    // One attribute a call: several names in one call register only some of them on SQL visibility.
+    expect(setup).to.match(/search-attribute create [^\n]*--type Keyword --name "\$\$sa"/);
   });
 
   it('builds the app services from a Dockerfile that compiles every folder their commands use', function () {
@@ -236,5 +241,125 @@ describe('docker-compose.yml', function () {
       const folder = (commandOf(name)[1] ?? '').split('/')[1];
       expect(build, `${name}: the build stage copies ${folder}/`).to.match(new RegExp(`^COPY ${folder} `, 'm'));
     }
+  });
+});
+
+/**
+ * The compose file is the production profile (scripts/stage.sh, docs/operators/production-profile.md) in containers:
+ * the same proxy file, the same versions, the same environment. Read from the profile's own files.
+ */
+describe('docker-compose.yml matches the production profile', function () {
+  /** `${NAME:?…}` and `${NAME:-default}` as compose resolves them: required ones get a stand-in value. */
+  const resolved = (env: Record<string, string>): Record<string, string> =>
+    Object.fromEntries(
+      Object.entries(env).map(([k, v]) => [
+        k,
+        v
+          .replace(/\$\{(\w+):\?[^}]*\}/g, (_m, name: string) =>
+            name === 'WEBHOOK_SECRET_KEY' ? Buffer.alloc(32, 7).toString('base64') : `stand-in-${name.toLowerCase()}`,
+          )
+          .replace(/\$\{\w+:-([^}]*)\}/g, '$1'),
+      ]),
+    );
+  const profileScript = read('scripts/lib/temporal-server.sh');
+  const versionIn = (name: string) => new RegExp(`^${name}=v?(\\S+)$`, 'm').exec(profileScript)?.[1];
+
+  it('runs the proxy from ops/Caddyfile, the file the profile runs, and only the proxy publishes an app', function () {
+    const proxy = compose.services.proxy!;
+    expect(proxy.volumes).to.include('./ops/Caddyfile:/etc/caddy/Caddyfile:ro');
+    expect(read('ops/stage/supervisord.conf')).to.contain('/ops/Caddyfile --adapter caddyfile');
+    const published = Object.entries(compose.services)
+      .filter(([, service]) => ((service as { ports?: string[] }).ports ?? []).length > 0)
+      .map(([name]) => name);
+    // The mail sink's inbox is on loopback only, Prometheus is the operators' own: neither is an app.
+    expect(published).to.have.members(['proxy', 'mail', 'prometheus']);
+    expect((compose.services.mail as { ports: string[] }).ports.every((p) => p.startsWith('127.0.0.1:'))).to.equal(
+      true,
+    );
+    for (const name of [...Object.keys(API_SERVICES), 'temporal-ui', 'temporal']) {
+      expect((compose.services[name] as { ports?: string[] }).ports, name).to.equal(undefined);
+    }
+    const env = environment(proxy);
+    expect(env.UPSTREAM_API_PRODUCTION).to.equal('api-production:3000');
+    expect(env.UPSTREAM_API_SANDBOX).to.equal('api-sandbox:3000');
+  });
+
+  it('names the versions the profile runs: Caddy, Temporal server and admin tools, the Web UI, PostgreSQL, Redis, maildev', function () {
+    const caddy = /v?(\d+\.\d+\.\d+)/.exec(execFileSync('caddy', ['version'], { encoding: 'utf8' }))?.[1];
+    expect(compose.services.proxy?.image).to.equal(`caddy:${caddy}`);
+    expect(compose.services.temporal?.image).to.equal(`temporalio/server:${versionIn('TEMPORAL_SERVER_VERSION')}`);
+    expect(compose.services['temporal-setup']?.image).to.equal(
+      `temporalio/admin-tools:${versionIn('TEMPORAL_SERVER_VERSION')}`,
+    );
+    expect(compose.services['temporal-ui']?.image).to.equal(`temporalio/ui:${versionIn('TEMPORAL_UI_VERSION')}`);
+    const postgres = fs.readdirSync('/usr/lib/postgresql').sort().at(-1);
+    expect(compose.services.postgres?.image).to.equal(`postgres:${postgres}-bookworm`);
+    const redis = /v=(\d+)\./.exec(execFileSync('redis-server', ['--version'], { encoding: 'utf8' }))?.[1];
+    expect(compose.services.redis?.image).to.equal(`redis:${redis}-bookworm`);
+    const maildev = (JSON.parse(read('node_modules/maildev/package.json')) as { version: string }).version;
+    expect(compose.services.mail?.image).to.equal(`maildev/maildev:${maildev}`);
+    // Redis as the profile's: the append-only file on, a password.
+    expect(commandOf('redis').join(' '))
+      .to.match(/--appendonly yes\b/)
+      .and.match(/--requirepass /);
+    expect(read('scripts/lib/stage-setup.sh'))
+      .to.match(/^appendonly yes$/m)
+      .and.match(/^requirepass /m);
+  });
+
+  it('sets every variable the profile sets for the same process, with the same production values', function () {
+    // The profile: what stage_process_env passes every process, what supervisord adds per program, and the secrets
+    // scripts/stage-exec.sh reads for the apps.
+    const common = /for name in (APP_ENV[A-Z_ \\\n]+); do/.exec(read('scripts/lib/stage-setup.sh'))?.[1];
+    expect(common, 'the list in stage_process_env').to.be.a('string');
+    const secrets = ['REDIS_URL', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_SECRET_KEY_PREVIOUS'];
+    const supervisor = read('ops/stage/supervisord.conf');
+    const programEnv = (program: string) =>
+      (new RegExp(`\\[program:${program}\\][^[]*?\\nenvironment = ([^\\n]+)`).exec(supervisor)?.[1] ?? '')
+        .split(',')
+        .map((pair) => pair.split('=')[0]!);
+    // Read by the loaders; NODE_ENV is the image's (Dockerfile), NODE_EXTRA_CA_CERTS trusts the profile's local CA
+    // and WEBHOOK_ALLOW_HOSTS is empty unless the profile's test suite names its receiver.
+    const ignored = ['NODE_ENV', 'NODE_EXTRA_CA_CERTS', 'WEBHOOK_ALLOW_HOSTS'];
+    const profileSets = (program: string, extra: string[]) =>
+      [...common!.split(/[\s\\]+/).filter(Boolean), ...secrets, ...programEnv(program), ...extra].filter(
+        (v) => !ignored.includes(v),
+      );
+    for (const [name, mode] of Object.entries(API_SERVICES)) {
+      const env = environment(compose.services[name]!);
+      const expected = profileSets(`api-${mode}`, ['DATABASE_URL', 'PORT']).filter((v) => configVars.includes(v));
+      expect(expected, name).to.include.members(['APP_ENV', 'TRUSTED_PROXIES', 'PUBLIC_BASE_URL', 'API_PROCESSES']);
+      expect(Object.keys(env), name).to.include.members(expected);
+      expect(env).to.include({ APP_ENV: 'production', LOG_FORMAT: 'json', API_PROCESSES: '2' });
+    }
+    for (const name of Object.keys(WORKER_SERVICES)) {
+      const env = environment(compose.services[name]!);
+      const expected = profileSets(name, ['PRODUCTION_DATABASE_URL', 'SANDBOX_DATABASE_URL']).filter((v) =>
+        workerVars.includes(v),
+      );
+      expect(Object.keys(env), name).to.include.members(expected);
+      expect(env).to.include({ APP_ENV: 'production', LOG_FORMAT: 'json' });
+    }
+    expect(read('Dockerfile')).to.match(/^ENV NODE_ENV=production$/m);
+  });
+
+  it('gives each app every variable it requires in production: its loader accepts the environment, https public URLs, the proxy trusted', function () {
+    for (const name of Object.keys(API_SERVICES)) {
+      const config = loadConfig(resolved(environment(compose.services[name]!)));
+      expect(config.publicBaseUrl, name).to.match(/^https:\/\//);
+      expect(config.productionBaseUrl, name).to.match(/^https:\/\//);
+      expect(config.console.secureCookies, name).to.equal(true);
+      expect(
+        config.trustedProxies.map(([address, bits]) => `${address.toString()}/${bits}`),
+        name,
+      ).to.deep.equal(['172.28.0.10/32']);
+    }
+    for (const name of Object.keys(WORKER_SERVICES)) {
+      const config = loadWorkerConfig(resolved(environment(compose.services[name]!)));
+      expect(config.modes.length, name).to.be.greaterThan(0);
+    }
+    const network = (compose as unknown as { networks: { default: { ipam: { config: { subnet: string }[] } } } })
+      .networks.default.ipam.config[0]!.subnet;
+    expect(network).to.equal('172.28.0.0/24');
   });
 });
