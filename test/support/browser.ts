@@ -2,7 +2,8 @@
 import { chromium, type Browser } from 'playwright-core';
 import { testEnv } from './env';
 
-export async function withBrowser<T>(fn: (browser: Browser) => Promise<T>): Promise<T> {
+/** `extraArgs`: more Chromium switches (the production profile's suite trusts its certificate's key with one). */
+export async function withBrowser<T>(fn: (browser: Browser) => Promise<T>, extraArgs: string[] = []): Promise<T> {
   const browser = await chromium.launch({
     executablePath: testEnv.chromiumPath,
     headless: true,
@@ -14,6 +15,7 @@ export async function withBrowser<T>(fn: (browser: Browser) => Promise<T>): Prom
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      ...extraArgs,
     ],
   });
   try {

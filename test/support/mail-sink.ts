@@ -26,23 +26,16 @@ export interface MailSink {
   stop(): Promise<void>;
 }
 
-export async function startMailSink(): Promise<MailSink> {
-  const smtp = await freePort();
-  const web = await freePort();
-  // maildev 3 is ESM-only with an import-only export map: load it with import(), which nodenext keeps as is.
-  const { MailDev } = await import('maildev');
-  // Its own directory: maildev's default (/tmp/maildev) would be shared by every sink on the machine.
-  const mailDirectory = await mkdtemp(path.join(tmpdir(), 'mail-sink-'));
-  const maildev = new MailDev({ smtp, web, ip: '127.0.0.1', webIp: '127.0.0.1', silent: true, mailDirectory });
-  await maildev.start();
-  const webUrl = `http://127.0.0.1:${web}`;
+export type Mailbox = Pick<MailSink, 'webUrl' | 'mailTo' | 'nthMailTo'>;
+
+/** The messages of a maildev already running (ours, or the production profile's relay), read through its web API. */
+export function mailboxAt(webUrl: string): Mailbox {
   const mailTo = async (address: string) => {
     const res = await fetch(`${webUrl}/api/email`);
     const all = (await res.json()) as ReceivedMail[];
     return all.filter((m) => m.to.some((t) => t.address.toLowerCase() === address.toLowerCase()));
   };
   return {
-    smtpUrl: `smtp://127.0.0.1:${smtp}`,
     webUrl,
     mailTo,
     async nthMailTo(address, count) {
@@ -56,6 +49,22 @@ export async function startMailSink(): Promise<MailSink> {
       );
       return found as ReceivedMail;
     },
+  };
+}
+
+export async function startMailSink(): Promise<MailSink> {
+  const smtp = await freePort();
+  const web = await freePort();
+  // maildev 3 is ESM-only with an import-only export map: load it with import(), which nodenext keeps as is.
+  const { MailDev } = await import('maildev');
+  // Its own directory: maildev's default (/tmp/maildev) would be shared by every sink on the machine.
+  const mailDirectory = await mkdtemp(path.join(tmpdir(), 'mail-sink-'));
+  const maildev = new MailDev({ smtp, web, ip: '127.0.0.1', webIp: '127.0.0.1', silent: true, mailDirectory });
+  await maildev.start();
+  const webUrl = `http://127.0.0.1:${web}`;
+  return {
+    smtpUrl: `smtp://127.0.0.1:${smtp}`,
+    ...mailboxAt(webUrl),
     async stop() {
       await maildev.stop();
       await rm(mailDirectory, { recursive: true, force: true });

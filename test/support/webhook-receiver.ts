@@ -1,11 +1,12 @@
 /**
  * A webhook receiver for tests, written from the spec alone (§6 "Signature", §8 tolerance), not from our signing
  * code: it parses `Service-Signature`, recomputes the HMAC-SHA256 of `<t>.<raw body>` with the secret, compares in
- * constant time and rejects timestamps more than 300 seconds from its clock. Plus a real HTTP server on 127.0.0.1
- * that records every request and answers as the test says.
+ * constant time and rejects timestamps more than 300 seconds from its clock. Plus a real HTTP (or https) server on
+ * 127.0.0.1 that records every request and answers as the test says.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export const TOLERANCE_SECONDS = 300;
@@ -70,11 +71,15 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookReceiver> {
+/** Over plain HTTP on 127.0.0.1, or over https with `tls` (a certificate for 127.0.0.1: the production profile's). */
+export async function startWebhookReceiver(
+  path = '/hooks',
+  options: { tls?: { key: string; cert: string } } = {},
+): Promise<WebhookReceiver> {
   const requests: ReceivedRequest[] = [];
   const waiters: (() => void)[] = [];
   let responder: Responder = () => ({ status: 200, body: 'ok' });
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       const rawBody = await readBody(req);
       const received: ReceivedRequest = {
@@ -93,12 +98,13 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
       res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
       res.end(reply.body ?? '');
     })().catch(() => res.destroy());
-  });
+  };
+  const server: Server = options.tls ? createHttpsServer(options.tls, handler) : createServer(handler);
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}${path}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}${path}`,
     requests,
     respondWith: (next) => (responder = next),
     waitForRequests: (count, timeoutMs = 30_000) =>

@@ -1,0 +1,79 @@
+/**
+ * The production profile (scripts/stage.sh) as a test suite runs it: its own instance (`stagetest`, ports from 18400,
+ * its own PostgreSQL cluster, Redis, Temporal server and state directory), beside a running `npm start` and the other
+ * test processes. It is the operator's command with three settings a production deployment would not have, each
+ * named: the test-mode card processor, the suite's webhook receiver on 127.0.0.1, and no bootstrap (npm test's ran).
+ * Clients reach it only through its TLS proxy, trusting its local CA: undici with the CA for fetch, Chromium trusting
+ * the certificate's key.
+ */
+import { execFile } from 'node:child_process';
+import { createHash, X509Certificate } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import { PROJECT_ROOT } from '../../core/platform/project-root';
+
+const run = promisify(execFile);
+
+export const PROFILE_SETTINGS = {
+  STAGE_NAME: 'stagetest',
+  STAGE_PORT_BASE: '18400',
+  STAGE_PAYMENT_PROCESSOR: 'test',
+  STAGE_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+  STAGE_SKIP_BOOTSTRAP: '1',
+};
+
+export interface ProductionProfile {
+  env: Record<string, string>;
+  /** The profile's CA certificate (PEM). */
+  ca: string;
+  /** The proxy's certificate and key, for a receiver the profile's processes trust (the same CA). */
+  serverTls: { cert: string; key: string };
+  /** Chromium's switch trusting exactly the proxy's key (the certificate is the local CA's). */
+  chromiumArgs: string[];
+  /** fetch through the proxy, trusting the local CA. */
+  fetch: (url: string, init?: UndiciRequestInit) => ReturnType<typeof undiciFetch>;
+  stage: (...args: string[]) => Promise<string>;
+  /** The pid supervisor reports for a program; 0 while it is not running. */
+  pidOf: (program: string) => Promise<number>;
+}
+
+async function stage(...args: string[]): Promise<string> {
+  const { stdout } = await run('bash', ['scripts/stage.sh', ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...PROFILE_SETTINGS },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/** Starts the profile (idempotent: what is up stays up) and returns how to reach it. */
+export async function startProductionProfile(): Promise<ProductionProfile> {
+  await stage('start', '--detach');
+  const env = Object.fromEntries(
+    (await stage('env'))
+      .trim()
+      .split('\n')
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+  const pki = env.STAGE_PKI_DIR!;
+  const [ca, cert, key] = await Promise.all(
+    ['ca.crt', 'server.crt', 'server.key'].map((f) => readFile(path.join(pki, f), 'utf8')),
+  );
+  const spki = new X509Certificate(cert!).publicKey.export({ type: 'spki', format: 'der' });
+  const dispatcher = new Agent({ connect: { ca } });
+  return {
+    env,
+    ca: ca!,
+    serverTls: { cert: cert!, key: key! },
+    chromiumArgs: [`--ignore-certificate-errors-spki-list=${createHash('sha256').update(spki).digest('base64')}`],
+    fetch: (url, init) => undiciFetch(url, { ...init, dispatcher }),
+    stage,
+    pidOf: async (program) => Number((await stage('ctl', 'pid', program)).trim()) || 0,
+  };
+}
+
+export function stopProductionProfile(): Promise<string> {
+  return stage('stop');
+}
