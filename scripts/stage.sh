@@ -44,6 +44,7 @@ start)
   [[ ${STAGE_SKIP_BOOTSTRAP:-} == 1 ]] || bash scripts/bootstrap.sh --with-stage
   require_project_node
   stage_settings # again: the project's Node.js is on PATH now
+  mkdir -p "$STAGE_STATE_DIR"
   exec 8>"$STAGE_STATE_DIR/stage.lock"
   flock -n 8 || die "another scripts/stage.sh is working on $STAGE_STATE_DIR"
   ensure_stage_secrets
