@@ -77,6 +77,13 @@ export const LIFECYCLE_CACHED_WORKFLOWS = 500;
 
 /** Drain time for in-flight activities after a stop signal; at least the webhook attempt timeout (10 s). */
 const SHUTDOWN_GRACE_TIME = '15s';
+/**
+ * How long a workflow task waits on the queue of the worker that last ran its workflow (its cache) before any worker
+ * may take it. A task normally starts there in milliseconds; when that worker has died (a SIGKILL, a lost machine) the
+ * task waits this long before another worker replays the history. The SDK's default (10 s) equals a portal or API
+ * trigger's whole wait (TRIGGER_TIMEOUT_MS): a debtor's click just after a worker died would answer "retry shortly".
+ */
+const STICKY_FAILOVER_TIME = '3s';
 const DEFAULT_ACTIVITY_SLOTS = 20;
 /** Connections beyond the activity slots: the sidecar's batch transaction and sweep, the diagnostic probe's margin. */
 const SIDECAR_CONNECTIONS = 5;
@@ -144,6 +151,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
             : { maxConcurrentWorkflowTaskExecutions: options.workflowTaskSlots }),
           shutdownGraceTime: SHUTDOWN_GRACE_TIME,
           shutdownForceTime: SHUTDOWN_FORCE_TIME,
+          stickyQueueScheduleToStartTimeout: STICKY_FAILOVER_TIME,
         }),
       ),
     );

@@ -16,6 +16,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../core/platform/project-root';
 import { TEST_CARDS } from '../../core/payments/test-mode-processor';
 import { PORTAL_LINK_PATH } from '../../core/portal/links';
+import { workflowIds } from '../../core/temporal/names';
 import { PAGE_CSP } from '../../web/page';
 import { withBrowser } from '../support/browser';
 import { mailboxAt, type Mailbox, type ReceivedMail } from '../support/mail-sink';
@@ -292,7 +293,7 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
         const page = await context.newPage();
         const query = encodeURIComponent(`DebtId="${debt.id}"`);
         await page.goto(`${profile.env.TEMPORAL_UI_URL}/namespaces/client-api-production/workflows?query=${query}`);
-        await page.getByText(`debt-${debt.id}`).first().waitFor({ timeout: 60_000 });
+        await page.getByText(workflowIds.debt(debt.id)).first().waitFor({ timeout: 60_000 });
         await shot(page, 'temporal-ui-debt-workflow');
       },
       { javaScript: true },
