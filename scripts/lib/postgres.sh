@@ -90,7 +90,13 @@ ensure_postgres_tests() {
     return
   fi
   have_root || die "the tests' PostgreSQL cluster is not running and starting it needs root; run: sudo pg_ctlcluster <version> $cluster start"
-  local ver
+  pg_start_cluster "$cluster" "$port" "PostgreSQL (tests)"
+}
+
+# Creates (with the server version of `main`, or the newest installed) and starts a cluster of its own: loopback, its
+# port, password logins. Usage: pg_start_cluster NAME PORT DESCRIPTION
+pg_start_cluster() {
+  local cluster=$1 port=$2 what=$3 ver
   ver=$(pg_cluster_version "$cluster")
   if [[ -z $ver ]]; then
     ver=$(pg_main_version)
@@ -101,9 +107,10 @@ ensure_postgres_tests() {
   fi
   pg_ensure_conf "$ver" "$cluster" "$port"
   pg_ensure_hba "$ver" "$cluster" "$port"
+  pg_answering "$port" && return
   info "starting cluster $ver/$cluster"
-  as_root pg_ctlcluster "$ver" "$cluster" start 9>&- # the server must not inherit the bootstrap lock
-  wait_for 60 "PostgreSQL (tests)" pg_answering "$port"
+  as_root pg_ctlcluster "$ver" "$cluster" start 8>&- 9>&- # the server must inherit no lock of the scripts
+  wait_for 60 "$what" pg_answering "$port"
 }
 
 # True when the role logs in with its password and owns every database (fast path of a re-run).

@@ -118,26 +118,11 @@ ensure_stage_pki() {
 # The profile's own PostgreSQL cluster (named after the profile), with the application's and Temporal's roles, their
 # passwords from the secrets, and their databases.
 ensure_stage_postgres() {
-  local cluster=$STAGE_NAME port=$STAGE_POSTGRES_PORT ver
+  local cluster=$STAGE_NAME port=$STAGE_POSTGRES_PORT
   step "PostgreSQL cluster $cluster on $PG_HOST:$port"
   have_root || die "the profile's PostgreSQL cluster needs the postgres superuser (root or sudo)"
-  ver=$(pg_cluster_version "$cluster")
-  if [[ -z $ver ]]; then
-    ver=$(pg_main_version)
-    [[ -n $ver ]] || ver=$(pg_newest_installed)
-    [[ -n $ver ]] || die "no PostgreSQL server installed; run: apt-get install -y postgresql"
-    info "creating cluster $ver/$cluster"
-    as_root pg_createcluster "$ver" "$cluster" --port "$port" >/dev/null
-  fi
-  pg_ensure_conf "$ver" "$cluster" "$port"
-  pg_ensure_hba "$ver" "$cluster" "$port"
-  if pg_answering "$port"; then
-    info "already answering"
-  else
-    info "starting cluster $ver/$cluster"
-    as_root pg_ctlcluster "$ver" "$cluster" start 8>&-
-    wait_for 60 "PostgreSQL ($cluster)" pg_answering "$port"
-  fi
+  if pg_answering "$port"; then info "already answering"; fi
+  pg_start_cluster "$cluster" "$port" "PostgreSQL ($cluster)"
   # The passwords go in on standard input, never on a command line.
   as_postgres psql -p "$port" -v ON_ERROR_STOP=1 -qX <<SQL
 \set app_pw '$(<"$STAGE_SECRETS_DIR/app-db-password")'

@@ -6,6 +6,9 @@
 # The versions are docker-compose.yml's images' (test/integration/docker-compose.test.ts checks they agree).
 # Why this route: docs/operators/production-profile.md.
 
+# shellcheck source=go.sh
+source "$(dirname "${BASH_SOURCE[0]}")/go.sh"
+
 TEMPORAL_SERVER_VERSION=v1.32.2
 # The newest UI whose dependencies the module proxy serves here: 2.58.x needs go.temporal.io/api v1.64.0 and 2.56.3
 # labstack/echo v4.16.1, which it refuses (403); 2.56.0 uses api v1.63.5 (the server's own) and echo v4.15.4.
@@ -16,32 +19,11 @@ TEMPORAL_GO_TOOLCHAIN=go1.26.10
 TEMPORAL_SERVER_DIR="$CACHE_DIR/temporal-server-$TEMPORAL_SERVER_VERSION"
 TEMPORAL_UI_DIR="$CACHE_DIR/temporal-ui-$TEMPORAL_UI_VERSION"
 
-# Usage: go_build_once DIR BINARY MODULE/PACKAGE@VERSION — `go install` into a temporary GOBIN, then renamed: an
-# interrupted build never leaves a binary that looks complete. BINARY is the name the package's binary gets.
-go_build_once() {
-  local dir=$1 name=$2 package=$3 built
-  if [[ -x $dir/$name ]]; then
-    info "already built: $dir/$name"
-    return
-  fi
-  local go
-  go=$(command -v go || echo /usr/local/go/bin/go)
-  [[ -x $go ]] || die "Go is needed to build $package (install Go >= 1.24, or put it on PATH)"
-  info "go install $package (several minutes on 2 cores, once)"
-  mkdir -p "$dir"
-  rm -rf "$dir/.build"
-  GOTOOLCHAIN=$TEMPORAL_GO_TOOLCHAIN GOBIN="$dir/.build" GOFLAGS=-trimpath "$go" install "$package"
-  built=$(find "$dir/.build" -maxdepth 1 -type f -perm -u+x | head -n1)
-  [[ -n $built ]] || die "go install $package left no binary"
-  mv "$built" "$dir/$name"
-  rm -rf "$dir/.build"
-}
-
 ensure_temporal_server() {
   step "Temporal server $TEMPORAL_SERVER_VERSION (SQL persistence), its schema tool, and the Web UI $TEMPORAL_UI_VERSION"
-  go_build_once "$TEMPORAL_SERVER_DIR" temporal-server "go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION"
-  go_build_once "$TEMPORAL_SERVER_DIR" temporal-sql-tool "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_SERVER_VERSION"
-  go_build_once "$TEMPORAL_UI_DIR" temporal-ui-server "github.com/temporalio/ui-server/v2/cmd/server@$TEMPORAL_UI_VERSION"
+  go_build_once "$TEMPORAL_SERVER_DIR" temporal-server "go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION" "$TEMPORAL_GO_TOOLCHAIN"
+  go_build_once "$TEMPORAL_SERVER_DIR" temporal-sql-tool "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_SERVER_VERSION" "$TEMPORAL_GO_TOOLCHAIN"
+  go_build_once "$TEMPORAL_UI_DIR" temporal-ui-server "github.com/temporalio/ui-server/v2/cmd/server@$TEMPORAL_UI_VERSION" "$TEMPORAL_GO_TOOLCHAIN"
   if [[ ! -d $TEMPORAL_SERVER_DIR/schema/postgresql/v12 ]]; then
     local go module
     go=$(command -v go || echo /usr/local/go/bin/go)
