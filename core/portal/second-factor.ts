@@ -5,9 +5,11 @@
  * reads that mailbox need not have, and they work for every debtor (one with no email address included).
  *
  * A wrong answer, an unknown link and a revoked link all answer `no_match`, so the portal says the same for each.
- * Wrong answers are counted per link (its token's hash, known or not) and per client address over an hour; past
- * either limit nothing is checked and the answer is `too_many`. Counting needs Redis: if it is unreachable this
- * throws (the portal fails closed; the API's rate limits fail open, but these guard a debtor's data).
+ * Tries are counted per link (its token's hash, known or not) and per client address over an hour, *before* the
+ * answers are judged, in one atomic step (a Lua script): N answers sent at once take N tries, so no more than the
+ * limit are ever judged; past either limit nothing is checked and the answer is `too_many`. A right answer gives its
+ * try back. Counting needs Redis: if it is unreachable this throws (the portal fails closed; the API's rate limits
+ * fail open, but these guard a debtor's data).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { findDebtRow } from '../debts/debts';
@@ -52,31 +54,58 @@ function sameAnswer(expected: string, given: string): boolean {
 const linkKey = (token: string) => `portal:verify-fails:link:${hashPortalToken(token)}`;
 const addressKey = (address: string) => `portal:verify-fails:address:${address}`;
 
-async function overLimit(deps: SecondFactorDeps, input: SecondFactorInput): Promise<boolean> {
-  const [perLink, perAddress] = await deps.redis.mget(linkKey(input.token), addressKey(input.clientAddress));
-  return Number(perLink ?? 0) >= deps.triesPerLinkPerHour || Number(perAddress ?? 0) >= deps.triesPerAddressPerHour;
+/**
+ * Takes a try from each budget (KEYS, with their limits in ARGV and the window last), starting a key's window with its
+ * first try; answers 1 when every budget was still within its limit, 0 when one was spent already.
+ */
+const TAKE_TRY = `
+local within = 1
+local window = ARGV[#ARGV]
+for i, key in ipairs(KEYS) do
+  local tries = redis.call('INCR', key)
+  if tries == 1 then redis.call('PEXPIRE', key, window) end
+  if tries > tonumber(ARGV[i]) then within = 0 end
+end
+return within`;
+
+/** Gives back a try taken by a right answer (a key whose window ended meanwhile is left alone). */
+const GIVE_BACK = `
+for _, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then redis.call('DECR', key) end
+end
+return 0`;
+
+function budgets(deps: SecondFactorDeps, input: SecondFactorInput): { keys: string[]; limits: number[] } {
+  return {
+    keys: [linkKey(input.token), addressKey(input.clientAddress)],
+    limits: [deps.triesPerLinkPerHour, deps.triesPerAddressPerHour],
+  };
 }
 
-async function countFailure(deps: SecondFactorDeps, input: SecondFactorInput): Promise<void> {
-  const multi = deps.redis.multi();
-  for (const key of [linkKey(input.token), addressKey(input.clientAddress)]) {
-    multi.incr(key).pexpire(key, TRY_WINDOW_MS, 'NX');
-  }
-  await multi.exec();
+async function takeTry(deps: SecondFactorDeps, input: SecondFactorInput): Promise<boolean> {
+  const { keys, limits } = budgets(deps, input);
+  return (await deps.redis.eval(TAKE_TRY, keys.length, ...keys, ...limits, TRY_WINDOW_MS)) === 1;
+}
+
+async function giveTryBack(deps: SecondFactorDeps, input: SecondFactorInput): Promise<void> {
+  const { keys } = budgets(deps, input);
+  await deps.redis.eval(GIVE_BACK, keys.length, ...keys);
 }
 
 export async function verifySecondFactor(
   deps: SecondFactorDeps,
   input: SecondFactorInput,
 ): Promise<SecondFactorResult> {
-  if (await overLimit(deps, input)) return { ok: false, reason: 'too_many' };
+  if (!(await takeTry(deps, input))) return { ok: false, reason: 'too_many' };
   const link = await resolvePortalLink(deps.db, input.token);
   const debt = link ? await findDebtRow(deps.db, link.organizationId, link.debtId) : undefined;
   const debtor = link && debt ? await getDebtor(deps.db, link.organizationId, debt.debtor_id) : undefined;
   // Both answers are always compared, so a right reference with a wrong surname takes as long as two wrong ones.
   const referenceOk = sameAnswer(debt?.external_account_id ?? '', input.accountReference);
   const surnameOk = sameAnswer(debtor?.lastName ?? '', input.surname);
-  if (link && debt && debtor && referenceOk && surnameOk) return { ok: true, link, debtorId: debtor.id };
-  await countFailure(deps, input);
+  if (link && debt && debtor && referenceOk && surnameOk) {
+    await giveTryBack(deps, input);
+    return { ok: true, link, debtorId: debtor.id };
+  }
   return { ok: false, reason: 'no_match' };
 }
