@@ -70,4 +70,22 @@ describe('the portal layout kept as a shell around the title, the CSRF token and
     expect(before).to.include('Fair &lt;terms> &amp; &quot;plain&quot; words');
     expect(after).to.include('New words').and.not.include('Fair &lt;terms>');
   });
+
+  it('a stored text cannot forge a slot: a favicon URL and a name carrying the old fixed markers stay text', () => {
+    const forged: PortalFrame = {
+      creditorName: 'Evil \u0001title\u0001 Co',
+      branding: {
+        ...branded,
+        faviconUrl: 'https://evil.example/f.ico?t=\u0001csrf\u0001',
+        brandTagline: '\u0001body\u0001',
+      },
+      collector,
+      csrfToken: 'tok_SECRET',
+    };
+    const html = renderedFromShell('Your account', forged, 'page body');
+    expect(html).to.equal(renderedWhole('Your account', forged, 'page body'));
+    expect(html).to.include('href="https://evil.example/f.ico?t=\u0001csrf\u0001"');
+    expect(html.match(/tok_SECRET/g)).to.have.length(1);
+    expect(html.match(/page body/g)).to.have.length(1);
+  });
 });

@@ -4,6 +4,7 @@
  * collector with the collector's contact details. Before the second factor the frame is the collector's alone: no
  * creditor name or branding is shown to someone who has only the link.
  */
+import { randomBytes } from 'node:crypto';
 import type { ComponentChildren, VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { Branding } from '../../core/branding/branding';
@@ -108,9 +109,15 @@ export function renderPortalPage(props: Omit<PortalLayoutProps, 'children'>, bod
 }
 
 type Slot = 'title' | 'csrf' | 'body';
-/** Stand-ins the renderer passes through unescaped (no `"`, `&` or `<`), and no page text can contain. */
-const MARK = '\u0001';
-const SLOTS = new RegExp(`${MARK}(title|csrf|body)${MARK}`);
+/**
+ * The slots' stand-ins: text the renderer passes through unescaped (no `"`, `&` or `<`) around 128 random bits drawn
+ * when the shell is made, so no stored text (an organisation's name, a branding field) can forge one: a favicon URL
+ * carrying a fixed marker would otherwise receive the visitor's CSRF token.
+ */
+function slotMarkers(): { marked: (slot: Slot) => string; slots: RegExp } {
+  const mark = `\u0001${randomBytes(16).toString('hex')}`;
+  return { marked: (slot) => `${mark}${slot}\u0001`, slots: new RegExp(`${mark}(title|csrf|body)\u0001`) };
+}
 
 interface Shell {
   /** The layout's text between the slots: one more than the slots. */
@@ -131,7 +138,7 @@ function shellOf({ stylesheetHref, themeHref, frame }: Omit<PortalLayoutProps, '
     verified,
   ]);
   return cachedIn(shells, key, () => {
-    const marked = (slot: Slot) => `${MARK}${slot}${MARK}`;
+    const { marked, slots } = slotMarkers();
     const html = `<!doctype html>${renderToString(
       <PortalLayout
         title={marked('title')}
@@ -142,7 +149,7 @@ function shellOf({ stylesheetHref, themeHref, frame }: Omit<PortalLayoutProps, '
         {marked('body')}
       </PortalLayout>,
     )}`;
-    const pieces = html.split(SLOTS); // text, slot, text, slot, …, text
+    const pieces = html.split(slots); // text, slot, text, slot, …, text
     return {
       texts: pieces.filter((_, i) => i % 2 === 0),
       slots: pieces.filter((_, i) => i % 2 === 1) as Slot[],
