@@ -2,11 +2,12 @@
  * Request validation with ajv against the routes' JSON Schemas (2020-12, as in OpenAPI 3.1).
  * Query and path parameters arrive as strings and are coerced ("50" → 50), but only from their plain form: a number
  * parameter must be written as decimal digits, since ajv would also take "1e2", "0x10", " 5 " or "5.0".
- * Bodies are never coerced. A NUL character anywhere in a body or query (PostgreSQL text cannot hold one) is refused
- * before the schema runs, naming the field.
+ * Bodies are never coerced. A NUL character anywhere in a body or query (PostgreSQL text cannot hold one), or any
+ * other control character but tab, line feed and carriage return, is refused before the schema runs, naming the field.
  */
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { controlCharacterProblem } from '../../core/platform/control-characters';
 import { errors, type FieldError } from '../../core/platform/errors';
 import { CANONICAL_UUID } from '../../core/platform/ids';
 import { plainFieldErrors } from './plain-errors';
@@ -38,8 +39,8 @@ export function compileValidator(part: RequestPart, schema: JsonSchema): Validat
   const validate: ValidateFunction = (part === 'body' ? bodyAjv : parameterAjv).compile(schema);
   const numberParameters = part === 'body' ? [] : numberProperties(schema);
   return (value: unknown) => {
-    // Path ids are opaque: a malformed one (NUL included) is simply not found, so params skip the NUL check.
-    if (part !== 'params') refuseNul(part, value);
+    // Path ids are opaque: a malformed one (NUL included) is simply not found, so params skip this check.
+    if (part !== 'params') refuseControlCharacters(part, value);
     refuseNonDecimal(part, value, numberParameters);
     if (validate(value)) return;
     const fieldErrors = plainFieldErrors(validate.errors ?? [], (e) => fieldPath(part, e));
@@ -72,28 +73,33 @@ function refuseNonDecimal(part: RequestPart, value: unknown, names: string[]): v
   );
 }
 
-/** Throws invalid_request naming every field whose value (or a field name in it) holds a NUL character. */
-function refuseNul(part: RequestPart, value: unknown): void {
+/**
+ * Throws invalid_request naming every field whose value (or a field name in it) holds a NUL or another control
+ * character (core/platform/control-characters.ts).
+ */
+function refuseControlCharacters(part: RequestPart, value: unknown): void {
   const found: FieldError[] = [];
-  collectNul(value, [part], found);
+  collectControlCharacters(value, [part], found);
   if (found.length === 0) return;
   throw errors.invalidRequest(
-    `The request ${part} is invalid: ${found.map((f) => f.path).join(', ')} must not contain a NUL character.`,
+    `The request ${part} is invalid: ${found.map((f) => `${f.path} ${f.message}`).join('; ')}.`,
     found,
   );
 }
 
-function collectNul(value: unknown, path: string[], found: FieldError[]): void {
+function collectControlCharacters(value: unknown, path: string[], found: FieldError[]): void {
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) found.push({ path: path.join('.'), message: 'must not contain a NUL character' });
+    const problem = controlCharacterProblem(value);
+    if (problem) found.push({ path: path.join('.'), message: problem });
     return;
   }
   if (value === null || typeof value !== 'object') return;
   for (const [name, item] of Object.entries(value)) {
-    if (name.includes('\u0000')) {
-      found.push({ path: path.join('.'), message: 'must not contain a NUL character in a field name' });
+    const problem = controlCharacterProblem(name);
+    if (problem) {
+      found.push({ path: path.join('.'), message: `${problem} in a field name` });
     } else {
-      collectNul(item, [...path, name], found);
+      collectControlCharacters(item, [...path, name], found);
     }
   }
 }

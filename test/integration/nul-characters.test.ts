@@ -7,13 +7,13 @@ import { exampleBody, pathWithId, routeName, tenantRoutes } from '../support/rou
 
 const NUL = '\u0000';
 
-/** The example body with one string field (top-level or nested) given a NUL; one variant per string field. */
-function bodiesWithNul(example: unknown, path: string[] = []): { path: string; body: unknown }[] {
-  if (typeof example === 'string') return [{ path: path.join('.'), body: `a${NUL}b` }];
+/** The example body with one string field (top-level or nested) given `char`; one variant per string field. */
+function bodiesWith(char: string, example: unknown, path: string[] = []): { path: string; body: unknown }[] {
+  if (typeof example === 'string') return [{ path: path.join('.'), body: `a${char}b` }];
   if (example === null || typeof example !== 'object') return [];
   const entries = Object.entries(example as Record<string, unknown>);
   return entries.flatMap(([name, value]) =>
-    bodiesWithNul(value, [...path, name]).map((variant) => ({
+    bodiesWith(char, value, [...path, name]).map((variant) => ({
       path: variant.path,
       body: Array.isArray(example)
         ? Object.assign([...(example as unknown[])], { [name]: variant.body })
@@ -26,24 +26,52 @@ const queryNames = (route: RouteDefinition) => Object.keys(route.query?.properti
 
 // Each host's own route table: the sandbox's adds its simulation routes (`/v1/sandbox/debts/{id}/…`).
 for (const mode of ['production', 'sandbox'] as const) {
-  describe(`A NUL character in any string is 400 invalid_request naming the field, on every route (${mode})`, () => {
+  describe(`A NUL or another control character in any string is 400 invalid_request naming the field, on every route (${mode})`, () => {
     const ctx = useApiSuite({ mode });
     const idOf = '01936f1e-8a52-7c1d-9a5e-3f0b6c2d4e71';
 
-    it('in any string field of any body', async () => {
-      const routes = tenantRoutes(ctx.server.built.routes).filter((r) => r.body);
-      expect(routes).to.not.be.empty;
-      for (const route of routes) {
-        const variants = bodiesWithNul(exampleBody(route));
-        expect(variants, routeName(route)).to.not.be.empty;
-        for (const { path, body } of variants) {
-          const answer = await ctx.api(route.method.toUpperCase(), pathWithId(route, idOf), body);
-          const problem = expectProblem(answer, 400, 'invalid_request');
-          expect(problem.errors, `${routeName(route)} body.${path}`).to.deep.include({
-            path: `body.${path}`,
-            message: 'must not contain a NUL character',
-          });
+    // NUL, which PostgreSQL text cannot hold, and U+0001, the character the portal layout's slots were once cut on.
+    for (const [char, message] of [
+      [NUL, 'must not contain a NUL character'],
+      ['\u0001', 'must not contain a control character (U+0001)'],
+    ] as const) {
+      it(`${message}: in any string field of any body`, async () => {
+        const routes = tenantRoutes(ctx.server.built.routes).filter((r) => r.body);
+        expect(routes).to.not.be.empty;
+        for (const route of routes) {
+          const variants = bodiesWith(char, exampleBody(route));
+          expect(variants, routeName(route)).to.not.be.empty;
+          for (const { path, body } of variants) {
+            const answer = await ctx.api(route.method.toUpperCase(), pathWithId(route, idOf), body);
+            const problem = expectProblem(answer, 400, 'invalid_request');
+            expect(problem.errors, `${routeName(route)} body.${path}`).to.deep.include({
+              path: `body.${path}`,
+              message,
+            });
+          }
         }
+      });
+    }
+
+    it('any other control character too (escape, DEL, C1), and nothing is written', async () => {
+      for (const [char, code] of [
+        ['\u001b', '001B'],
+        ['\u007f', '007F'],
+        ['\u0085', '0085'],
+        ['\u009f', '009F'],
+      ]) {
+        const reference = `CTRL-${code}-${Date.now()}`;
+        const answer = await ctx.api('POST', '/v1/debtors', {
+          referenceId: reference,
+          firstName: `Ava${char}`,
+          lastName: 'Harris',
+        });
+        expect(expectProblem(answer, 400, 'invalid_request').errors).to.deep.include({
+          path: 'body.firstName',
+          message: `must not contain a control character (U+${code})`,
+        });
+        const listed = await ctx.api('GET', `/v1/debtors?referenceId=${reference}`);
+        expect(JSON.stringify(listed.body)).to.not.contain(reference);
       }
     });
 

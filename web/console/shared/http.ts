@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
+import { controlCharacterProblem } from '../../../core/platform/control-characters';
 import { ApiError } from '../../../core/platform/errors';
 import { csrfTokensMatch } from '../../../core/staff/sessions';
 
@@ -30,7 +31,10 @@ export function seeOther(ctx: Context, location: string): void {
   ctx.redirect(location);
 }
 
-/** Reads an `application/x-www-form-urlencoded` body; anything else, or more than 16 KiB, is refused. */
+/**
+ * Reads an `application/x-www-form-urlencoded` body; anything else, more than 16 KiB, or a field holding a control
+ * character is refused.
+ */
 export async function readForm(ctx: Context): Promise<FormBody> {
   if (!ctx.is('application/x-www-form-urlencoded')) throw new ApiError('unsupported_media_type');
   const chunks: Buffer[] = [];
@@ -42,6 +46,11 @@ export async function readForm(ctx: Context): Promise<FormBody> {
   }
   const form: FormBody = {};
   for (const [key, value] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) {
+    // Nothing a form stores may hold a control character (core/platform/control-characters.ts).
+    const problem = controlCharacterProblem(key) ?? controlCharacterProblem(value);
+    if (problem) {
+      throw new ApiError('invalid_request', `The form's field ${JSON.stringify(key.slice(0, 40))} ${problem}.`);
+    }
     (form[key] ??= []).push(value);
   }
   return form;
