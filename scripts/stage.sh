@@ -8,7 +8,8 @@
 #
 # Usage: scripts/stage.sh [start [--detach] | stop | status | ctl ARGS... | cli ARGS... | env]
 #   start     set up what is missing, start everything, wait until each host answers through the proxy; in the
-#             foreground (Ctrl-C stops it all) unless --detach
+#             foreground (Ctrl-C stops it all) unless --detach. Running apps are restarted on this build, as after a
+#             deployment (a supervisor started from another checkout is stopped first)
 #   stop      stop the apps (draining), the platform, Redis and PostgreSQL of the profile
 #   status    supervisor's view of every process
 #   ctl       supervisorctl on this profile (restart api-production, tail -f worker-lifecycle, …)

@@ -203,11 +203,17 @@ stage_supervisor_running() { supervisorctl -c "$STAGE_SUPERVISOR_CONF" pid >/dev
 # supervisord with the platform (proxy, Temporal, Web UI, mail relay); the apps wait for the namespaces.
 start_stage_platform() {
   step "supervisor (ops/stage/supervisord.conf): proxy, Temporal server, Web UI$([[ -z ${STAGE_SMTP_URL:-} ]] && echo ', mail relay')"
+  # A supervisor started from another checkout runs that checkout's configuration and build: stop it first.
+  if stage_supervisor_running && [[ $(cat "$STAGE_RUN_DIR/root" 2>/dev/null) != "$STAGE_ROOT" ]]; then
+    info "running from $(cat "$STAGE_RUN_DIR/root" 2>/dev/null || echo 'another checkout'): stopping it"
+    stop_stage_supervisor
+  fi
   if stage_supervisor_running; then
     info "already running (pid $(supervisorctl -c "$STAGE_SUPERVISOR_CONF" pid))"
   else
     mapfile -t process_env < <(stage_process_env)
     env -i "${process_env[@]}" supervisord -c "$STAGE_SUPERVISOR_CONF" 8>&- 9>&-
+    printf '%s\n' "$STAGE_ROOT" >"$STAGE_RUN_DIR/root"
     wait_for 30 supervisord stage_supervisor_running
   fi
   [[ -z ${STAGE_SMTP_URL:-} ]] && supervisorctl -c "$STAGE_SUPERVISOR_CONF" start mail-relay >/dev/null
@@ -261,7 +267,8 @@ stage_https_answers() { curl -fsS --cacert "$STAGE_PKI_DIR/ca.crt" -o /dev/null 
 
 start_stage_apps() {
   step "the apps: api-production and api-sandbox ($STAGE_API_PROCESSES processes each), worker-webhooks, worker-lifecycle, worker-sandbox"
-  supervisorctl -c "$STAGE_SUPERVISOR_CONF" start 'apps:*' | sed 's/^/    /'
+  # Restarted when already running, so they run this build (dist/), as after a deployment.
+  supervisorctl -c "$STAGE_SUPERVISOR_CONF" restart 'apps:*' | sed 's/^/    /'
   info "waiting for each host through the proxy"
   wait_for 90 "the production host" stage_https_answers "$PRODUCTION_BASE_URL/healthz"
   wait_for 90 "the sandbox host" stage_https_answers "$SANDBOX_BASE_URL/healthz"
@@ -287,15 +294,19 @@ stage_summary() {
   info "processes: scripts/stage.sh status | scripts/stage.sh ctl restart api-production | scripts/stage.sh stop"
 }
 
+# Stops supervisor and, draining them, every process it runs.
+stop_stage_supervisor() {
+  stage_supervisor_running || return 0
+  local pid
+  pid=$(supervisorctl -c "$STAGE_SUPERVISOR_CONF" pid)
+  supervisorctl -c "$STAGE_SUPERVISOR_CONF" shutdown >/dev/null
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+  info "supervisor and its processes stopped"
+}
+
 stop_stage() {
   step "stopping the production profile '$STAGE_NAME'"
-  if stage_supervisor_running; then
-    local pid
-    pid=$(supervisorctl -c "$STAGE_SUPERVISOR_CONF" pid)
-    supervisorctl -c "$STAGE_SUPERVISOR_CONF" shutdown >/dev/null
-    while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
-    info "supervisor and its processes stopped"
-  fi
+  stop_stage_supervisor
   if [[ -s $STAGE_SECRETS_DIR/redis-password ]] && stage_redis_answering; then
     REDISCLI_AUTH=$(<"$STAGE_SECRETS_DIR/redis-password") redis-cli -p "$STAGE_REDIS_PORT" shutdown >/dev/null 2>&1 || true
     info "Redis stopped (its append-only file stays)"
