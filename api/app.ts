@@ -244,8 +244,9 @@ export function createApp(deps: AppDeps): BuiltApp {
   // /portal, errors included, and nothing else, so it is not one of `pages`.
   // Pages are served over https only where their cookies are Secure (https-pages.ts); `/v1` skips that layer.
   const httpsOnly = httpsPages({ secureCookies: config.console.secureCookies, publicBaseUrl: config.publicBaseUrl });
-  const portalOverHttps = compose([httpsOnly, portal]);
-  const everythingElseOverHttps = compose([httpsOnly, everythingElse]);
+  const overHttps = (layer: Middleware<ApiState>) => (httpsOnly ? compose([httpsOnly, layer]) : layer);
+  const portalOverHttps = overHttps(portal);
+  const everythingElseOverHttps = overHttps(everythingElse);
   const byPath = (path: string) =>
     isV1Path(path) ? v1 : isPortalPath(path) ? portalOverHttps : everythingElseOverHttps;
   app.use((ctx, next): Promise<unknown> => byPath(ctx.path)(ctx, next) as Promise<unknown>);

@@ -171,17 +171,18 @@ CONF
 ensure_stage_temporal_schema() {
   step "Temporal schema (temporal, temporal_visibility) by temporal-sql-tool"
   local db dir args
+  # SQL_PASSWORD: the tool reads the password from the environment, not the command line.
+  temporal_sql() {
+    SQL_PASSWORD=$(<"$STAGE_SECRETS_DIR/temporal-db-password") "$STAGE_BIN_DIR/temporal-sql-tool" "${args[@]}" "$@" \
+      >>"$STAGE_LOG_DIR/temporal-schema.log" 2>&1
+  }
   for db in temporal:temporal temporal_visibility:visibility; do
     dir="$TEMPORAL_SERVER_DIR/schema/postgresql/v12/${db##*:}/versioned"
     args=(--plugin postgres12 --ep 127.0.0.1 -p "$STAGE_POSTGRES_PORT" -u temporal --db "${db%%:*}")
-    # SQL_PASSWORD: the tool reads the password from the environment, not the command line.
-    if ! SQL_PASSWORD=$(<"$STAGE_SECRETS_DIR/temporal-db-password") "$STAGE_BIN_DIR/temporal-sql-tool" "${args[@]}" \
-      update-schema -d "$dir" >>"$STAGE_LOG_DIR/temporal-schema.log" 2>&1; then
+    if ! temporal_sql update-schema -d "$dir"; then
       info "${db%%:*}: new database, setting up at 0.0"
-      SQL_PASSWORD=$(<"$STAGE_SECRETS_DIR/temporal-db-password") "$STAGE_BIN_DIR/temporal-sql-tool" "${args[@]}" \
-        setup-schema -v 0.0 >>"$STAGE_LOG_DIR/temporal-schema.log" 2>&1
-      SQL_PASSWORD=$(<"$STAGE_SECRETS_DIR/temporal-db-password") "$STAGE_BIN_DIR/temporal-sql-tool" "${args[@]}" \
-        update-schema -d "$dir" >>"$STAGE_LOG_DIR/temporal-schema.log" 2>&1 ||
+      temporal_sql setup-schema -v 0.0
+      temporal_sql update-schema -d "$dir" ||
         die "temporal-sql-tool failed on ${db%%:*} (log: $STAGE_LOG_DIR/temporal-schema.log)"
     fi
     info "${db%%:*}: at the newest version in $dir"

@@ -1,10 +1,11 @@
 /**
  * The pages that set cookies (the console, the debtor portal, the email opt-out page), where those cookies are
- * `Secure` (APP_ENV=production, or an https public URL): they are served over https only. A request that reached the app over plain HTTP (neither a
- * TLS socket nor a trusted proxy's `X-Forwarded-Proto: https`: forwarded-protocol.ts) is sent to the same path on the
- * public https URL with a 308, or, when the configured public URL is not https itself (a misconfiguration: redirecting
- * there would loop), answered with a page that says what to set. Never a 500 from a cookie the `cookies` module
- * refuses to send in clear.
+ * `Secure` (APP_ENV=production, or an https public URL): they are served over https only. A request that reached the
+ * app over plain HTTP (neither a TLS socket nor a trusted proxy's `X-Forwarded-Proto: https`: forwarded-protocol.ts)
+ * is sent to the same path on the public https URL with a 308, or, when the configured public URL is not https itself
+ * (a misconfiguration: redirecting there would loop), answered with a page that says what to set. Never a 500 from a
+ * cookie the `cookies` module refuses to send in clear. Undefined (no layer at all) where neither applies: development
+ * and the tests pay nothing on every request.
  *
  * Behind https, a redirect's relative `Location` (`/console`) is made absolute on the public URL, so every redirect
  * names the public https host whatever the proxy forwarded as `Host`.
@@ -20,10 +21,13 @@ import type { ApiState } from '../route-definition';
 
 const COOKIE_PAGES = new RegExp(`^(?:/console(?:/|$)|/portal(?:/|$)|${OPT_OUT_PATH})`);
 
-export function httpsPages(options: { secureCookies: boolean; publicBaseUrl: string }): Middleware<ApiState> {
+export function httpsPages(options: {
+  secureCookies: boolean;
+  publicBaseUrl: string;
+}): Middleware<ApiState> | undefined {
   const publicOrigin = new URL(options.publicBaseUrl).origin;
   const publicIsHttps = publicOrigin.startsWith('https:');
-  if (!options.secureCookies && !publicIsHttps) return async (_ctx, next) => void (await next());
+  if (!options.secureCookies && !publicIsHttps) return undefined;
   return async (ctx, next) => {
     if (!COOKIE_PAGES.test(ctx.path)) {
       await next();
