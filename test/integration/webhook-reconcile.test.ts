@@ -199,9 +199,13 @@ describe('the webhook delivery reconciler on a Temporal dev server', function ()
     const schedule = stack.client.schedule.getHandle(SCHEDULE_IDS.webhookReconcile);
     await schedule.trigger();
     await deliveryWhere(eventId, 'the scheduled pass to start the delivery', (r) => r.status === 'Succeeded');
-    const counted = await registry.getSingleMetricAsString('client_api_webhook_deliveries_reconciled_total');
-    expect(counted).to.match(
-      /client_api_webhook_deliveries_reconciled_total\{mode="production",reason="unstarted"\} [1-9]/,
+    // The pass counts once it has gone through every delivery it found, which can be after this one has succeeded.
+    await waitFor(
+      async () =>
+        /client_api_webhook_deliveries_reconciled_total\{mode="production",reason="unstarted"\} [1-9]/.test(
+          await registry.getSingleMetricAsString('client_api_webhook_deliveries_reconciled_total'),
+        ),
+      { what: 'the scheduled pass to count the delivery it started' },
     );
     await schedule.delete();
   });
