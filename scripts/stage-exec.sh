@@ -26,6 +26,11 @@ app)
   REDIS_URL="redis://:$(secret redis-password)@127.0.0.1:$STAGE_REDIS_PORT"
   WEBHOOK_SECRET_KEY=$(secret webhook-secret-key)
   export REDIS_URL WEBHOOK_SECRET_KEY
+  # Stripe's two secrets, where the operator put them (STAGE_PAYMENT_PROCESSOR=stripe).
+  if [[ -s $secrets/stripe-secret-key ]]; then
+    STRIPE_SECRET_KEY=$(secret stripe-secret-key) STRIPE_WEBHOOK_SECRET=$(secret stripe-webhook-secret)
+    export STRIPE_SECRET_KEY STRIPE_WEBHOOK_SECRET
+  fi
   # During a rotation only: the key being retired still opens what it sealed.
   if [[ -s $secrets/webhook-secret-key-previous ]]; then
     WEBHOOK_SECRET_KEY_PREVIOUS=$(secret webhook-secret-key-previous)

@@ -18,7 +18,8 @@
 #   env       the profile's URLs and paths as KEY=VALUE lines (what the tests read)
 # Settings (environment): STAGE_NAME (stage), STAGE_PORT_BASE (8400), STAGE_STATE_DIR
 # (~/.local/state/client-public-api/<name>), STAGE_API_PROCESSES (2), STAGE_SMTP_URL (unset: the profile's own
-# maildev is the named relay), STAGE_PAYMENT_PROCESSOR (unset: no online payments; `test` only for a test suite),
+# maildev is the named relay), STAGE_PAYMENT_PROCESSOR (unset: no online payments; or stripe, with
+# STAGE_STRIPE_PUBLISHABLE_KEY, the two secrets in the secrets directory, and STAGE_STRIPE_API_URL for a stand-in),
 # STAGE_WEBHOOK_ALLOW_HOSTS (unset; a test suite's own receiver), STAGE_SKIP_BOOTSTRAP=1 (already bootstrapped).
 set -euo pipefail
 

@@ -2,11 +2,13 @@
  * The payment processor part of the configuration (config.ts reads it for the API): which processor takes debtors'
  * payments, and Stripe's keys when it is Stripe (docs/operators/configuration.md, "Payments"). The sandbox always
  * uses the test-mode processor: no money moves there (spec §1), so PAYMENT_PROCESSOR=stripe on the sandbox host
- * stops start-up. The Stripe secret key and webhook signing secret are held in `RedactedSecret`s, so a config object
+ * stops start-up; and a production host with APP_ENV=production refuses the test-mode processor, so a test card can
+ * never settle a real debt. The Stripe secret key and webhook signing secret are held in `RedactedSecret`s, so a config object
  * that reaches a log line, JSON or `console.log` by mistake shows `[redacted]`, never the value.
  */
 import { inspect } from 'node:util';
 import { str } from 'envalid';
+import type { StripeEndpoint } from '../payments/stripe-client';
 import type { Mode } from './mode';
 
 export type PaymentProcessorChoice = 'test' | 'stripe';
@@ -38,6 +40,8 @@ export interface StripeConfig {
   publishableKey: string;
   /** `whsec_…`: verifies the signature of Stripe's webhook events at POST /processor/stripe/webhook. */
   webhookSecret: RedactedSecret;
+  /** Where Stripe's API is reached (STRIPE_API_URL); absent: api.stripe.com. */
+  endpoint?: StripeEndpoint;
 }
 
 /**
@@ -51,11 +55,15 @@ export const PAYMENT_ENV = {
   PAYMENT_PROCESSOR: str({
     choices: ['', 'test', 'stripe'],
     default: '',
-    desc: 'test (no money moves) or stripe; unset: test, except on a production host with APP_ENV=production',
+    desc: 'test (no money moves; refused on a production host with APP_ENV=production) or stripe; unset: test, except on a production host with APP_ENV=production (none)',
   }),
   STRIPE_SECRET_KEY: str({ default: '', desc: 'Stripe secret key (sk_…/rk_…); required with stripe; never logged' }),
   STRIPE_PUBLISHABLE_KEY: str({ default: '', desc: 'Stripe publishable key (pk_…); required with stripe' }),
   STRIPE_WEBHOOK_SECRET: str({ default: '', desc: 'Stripe webhook signing secret (whsec_…); required with stripe' }),
+  STRIPE_API_URL: str({
+    default: '',
+    desc: "Stripe's API origin when not https://api.stripe.com: an egress proxy or a Stripe-compatible stand-in",
+  }),
 };
 
 export interface PaymentEnv {
@@ -64,6 +72,7 @@ export interface PaymentEnv {
   STRIPE_SECRET_KEY: string;
   STRIPE_PUBLISHABLE_KEY: string;
   STRIPE_WEBHOOK_SECRET: string;
+  STRIPE_API_URL: string;
 }
 
 /** Each Stripe variable's expected prefix; a problem names the variable and the prefix, never the value. */
@@ -73,12 +82,34 @@ const STRIPE_PREFIXES: { name: keyof PaymentEnv; prefixes: string[] }[] = [
   { name: 'STRIPE_WEBHOOK_SECRET', prefixes: ['whsec_'] },
 ];
 
-export function paymentConfig(e: PaymentEnv, mode: Mode, problems: string[]): PaymentConfig {
-  if (e.PAYMENT_PROCESSOR === '') {
-    const realDebts = mode === 'production' && e.APP_ENV !== 'development' && e.APP_ENV !== 'test';
-    return realDebts ? { processor: 'none' } : { processor: 'test' };
+/** An http(s) origin as the `stripe` library takes it (host, port, protocol); undefined when the value is not one. */
+function stripeEndpoint(value: string): StripeEndpoint | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
   }
-  if (e.PAYMENT_PROCESSOR === 'test') return { processor: 'test' };
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.username) {
+    return undefined;
+  }
+  const protocol = url.protocol === 'http:' ? 'http' : 'https';
+  return { protocol, host: url.hostname, port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443 };
+}
+
+export function paymentConfig(e: PaymentEnv, mode: Mode, problems: string[]): PaymentConfig {
+  // Real debts live only on a production host outside development and tests.
+  const realDebts = mode === 'production' && e.APP_ENV !== 'development' && e.APP_ENV !== 'test';
+  if (e.PAYMENT_PROCESSOR === '') return realDebts ? { processor: 'none' } : { processor: 'test' };
+  if (e.PAYMENT_PROCESSOR === 'test') {
+    if (realDebts) {
+      problems.push(
+        `PAYMENT_PROCESSOR is invalid: test is refused on the production host with APP_ENV=${e.APP_ENV} (a test card ` +
+          'would settle a real debt); use stripe, or leave it unset for no online payments',
+      );
+    }
+    return { processor: 'test' };
+  }
   if (mode === 'sandbox') {
     problems.push('PAYMENT_PROCESSOR is invalid: the sandbox always uses the test-mode processor (no money moves)');
     return { processor: 'test' };
@@ -90,12 +121,17 @@ export function paymentConfig(e: PaymentEnv, mode: Mode, problems: string[]): Pa
       problems.push(`${name} is invalid: expected a value starting with ${prefixes.join(' or ')}`);
     }
   }
+  const endpoint = e.STRIPE_API_URL === '' ? undefined : stripeEndpoint(e.STRIPE_API_URL);
+  if (e.STRIPE_API_URL !== '' && !endpoint) {
+    problems.push('STRIPE_API_URL is invalid: expected an http(s) origin such as https://stripe-proxy.internal:8443');
+  }
   return {
     processor: 'stripe',
     stripe: {
       secretKey: new RedactedSecret(e.STRIPE_SECRET_KEY),
       publishableKey: e.STRIPE_PUBLISHABLE_KEY,
       webhookSecret: new RedactedSecret(e.STRIPE_WEBHOOK_SECRET),
+      ...(endpoint ? { endpoint } : {}),
     },
   };
 }

@@ -34,7 +34,16 @@ stage_settings() {
   export STAGE_HTTPS_TEMPORAL_UI_PORT=$((b + 45))
   export STAGE_HTTP_PRODUCTION_PORT=$((b + 80)) STAGE_HTTP_SANDBOX_PORT=$((b + 81))
   export STAGE_HTTP_TEMPORAL_UI_PORT=$((b + 82))
+  # The production host's payments: none online (unset) or stripe, its secret key and webhook secret read from the
+  # secrets directory (stripe-secret-key, stripe-webhook-secret), the publishable key and an API origin other than
+  # api.stripe.com (a test suite's stand-in) from here. `test` is refused by the API itself with APP_ENV=production.
   export STAGE_PAYMENT_PROCESSOR=${STAGE_PAYMENT_PROCESSOR:-}
+  export STAGE_STRIPE_PUBLISHABLE_KEY=${STAGE_STRIPE_PUBLISHABLE_KEY:-} STAGE_STRIPE_API_URL=${STAGE_STRIPE_API_URL:-}
+  case $STAGE_PAYMENT_PROCESSOR in
+  '' | stripe) ;;
+  test) die "STAGE_PAYMENT_PROCESSOR=test: the test-mode processor is refused in production configuration (a test card would settle a real debt); use stripe, or leave it unset" ;;
+  *) die "STAGE_PAYMENT_PROCESSOR must be stripe or unset: $STAGE_PAYMENT_PROCESSOR" ;;
+  esac
   export STAGE_API_PROCESSES=${STAGE_API_PROCESSES:-2}
   export STAGE_TEMPORAL_UI_URL=https://localhost:$STAGE_HTTPS_TEMPORAL_UI_PORT
 
@@ -87,6 +96,13 @@ ensure_stage_secrets() {
   done
   chmod 0600 "$STAGE_SECRETS_DIR"/*
   if ((${#made[@]})); then info "generated ${made[*]}"; else info "already present"; fi
+  if [[ $STAGE_PAYMENT_PROCESSOR == stripe ]]; then
+    for name in stripe-secret-key stripe-webhook-secret; do
+      [[ -s $STAGE_SECRETS_DIR/$name ]] || die "STAGE_PAYMENT_PROCESSOR=stripe: put your Stripe ${name#stripe-} into $STAGE_SECRETS_DIR/$name (mode 0600)"
+    done
+    [[ -n $STAGE_STRIPE_PUBLISHABLE_KEY ]] || die "STAGE_PAYMENT_PROCESSOR=stripe needs STAGE_STRIPE_PUBLISHABLE_KEY (pk_…)"
+    info "Stripe's secret key and webhook secret present"
+  fi
 }
 
 # A local CA (ten years) and the proxy's certificate for localhost, 127.0.0.1 and ::1 (renewed within 30 days of its
@@ -209,12 +225,20 @@ start_stage_platform() {
     info "running from $(cat "$STAGE_RUN_DIR/root" 2>/dev/null || echo 'another checkout'): stopping it"
     stop_stage_supervisor
   fi
+  # Supervisor hands its processes the environment it was started with: different settings need a new one.
+  local settings
+  settings=$(stage_process_env | sha256sum | cut -d' ' -f1)
+  if stage_supervisor_running && [[ $(cat "$STAGE_RUN_DIR/settings" 2>/dev/null) != "$settings" ]]; then
+    info "started with other settings: stopping it"
+    stop_stage_supervisor
+  fi
   if stage_supervisor_running; then
     info "already running (pid $(supervisorctl -c "$STAGE_SUPERVISOR_CONF" pid))"
   else
     mapfile -t process_env < <(stage_process_env)
     env -i "${process_env[@]}" supervisord -c "$STAGE_SUPERVISOR_CONF" 8>&- 9>&-
     printf '%s\n' "$STAGE_ROOT" >"$STAGE_RUN_DIR/root"
+    printf '%s\n' "$settings" >"$STAGE_RUN_DIR/settings"
     wait_for 30 supervisord stage_supervisor_running
   fi
   [[ -z ${STAGE_SMTP_URL:-} ]] && supervisorctl -c "$STAGE_SUPERVISOR_CONF" start mail-relay >/dev/null
@@ -278,6 +302,7 @@ start_stage_apps() {
 
 stage_env_lines() {
   printf '%s\n' "STAGE_STATE_DIR=$STAGE_STATE_DIR" "STAGE_PKI_DIR=$STAGE_PKI_DIR" "STAGE_LOG_DIR=$STAGE_LOG_DIR" \
+    "STAGE_SECRETS_DIR=$STAGE_SECRETS_DIR" \
     "STAGE_SUPERVISOR_CONF=$STAGE_SUPERVISOR_CONF" "PRODUCTION_BASE_URL=$PRODUCTION_BASE_URL" \
     "SANDBOX_BASE_URL=$SANDBOX_BASE_URL" "TEMPORAL_UI_URL=$STAGE_TEMPORAL_UI_URL" "TEMPORAL_ADDRESS=$TEMPORAL_ADDRESS" \
     "HTTP_PRODUCTION_URL=http://localhost:$STAGE_HTTP_PRODUCTION_PORT" \

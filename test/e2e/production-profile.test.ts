@@ -3,8 +3,9 @@
  * instance brought up by the operator's command (test/support/production-profile.ts), then driven only from outside,
  * as its users reach it. The operator creates an organisation and invites a developer with the CLI; the developer
  * signs in to the console by the emailed link in Chromium, mints a key, sets the webhook receiver, and calls the
- * API with the key; a debt's debtor gets the portal email, verifies, accepts, agrees a plan and pays with the test
- * card (the one test-only setting the suite's profile names); the receiver gets the events, signed; the Temporal Web
+ * API with the key; a debt's debtor gets the portal email, verifies, accepts, agrees a plan and pays by card through
+ * the Stripe adapter (Stripe's API is the suite's local stand-in, Stripe's signed webhook is sent by the test, as
+ * Stripe would); the receiver gets the events, signed; the Temporal Web
  * UI finds the debt's workflow by its search attribute. Midway one API process and one worker are killed with
  * SIGKILL and supervisor brings them back. Screenshots of every page: test-artifacts/stage/.
  */
@@ -14,13 +15,16 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { BrowserContext, Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../core/platform/project-root';
-import { TEST_CARDS } from '../../core/payments/test-mode-processor';
+import { RedactedSecret } from '../../core/platform/payment-config';
+import { createStripeClient } from '../../core/payments/stripe-client';
+import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook';
 import { PORTAL_LINK_PATH } from '../../core/portal/links';
 import { workflowIds } from '../../core/temporal/names';
 import { PAGE_CSP } from '../../web/page';
 import { withBrowser } from '../support/browser';
 import { mailboxAt, type Mailbox, type ReceivedMail } from '../support/mail-sink';
-import { startProductionProfile, type ProductionProfile } from '../support/production-profile';
+import { startFakeStripeApi, type FakeStripeApi } from '../support/fake-stripe-api';
+import { PROFILE_STRIPE, startProductionProfile, type ProductionProfile } from '../support/production-profile';
 import { enterPortal, PHONE } from '../support/portal-browser';
 import { waitFor } from '../support/wait';
 import { startWebhookReceiver, verifySignature, type WebhookReceiver } from '../support/webhook-receiver';
@@ -33,6 +37,7 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
   let profile: ProductionProfile;
   let mail: Mailbox;
   let receiver: WebhookReceiver;
+  let stripeApi: FakeStripeApi;
   let production: string;
   const run = randomUUID().slice(0, 8);
   const developer = `dev.${run}@creditor.example`;
@@ -46,6 +51,7 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
 
   before(async () => {
     await mkdir(SHOTS, { recursive: true });
+    stripeApi = await startFakeStripeApi({ port: PROFILE_STRIPE.port });
     profile = await startProductionProfile();
     production = profile.env.PRODUCTION_BASE_URL!;
     mail = mailboxAt(profile.env.MAIL_INBOX_URL!);
@@ -53,7 +59,10 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
   });
   // The profile stays up for the next run (a start only checks what is running); `scripts/stage.sh stop` with
   // STAGE_NAME=stagetest stops it.
-  after(() => receiver?.close());
+  after(async () => {
+    await receiver?.close();
+    await stripeApi?.close();
+  });
 
   /** The console and the Temporal UI on a desktop screen, the debtor's portal on a phone; JavaScript off unless asked. */
   const DESKTOP = { width: 1280, height: 800 };
@@ -227,7 +236,7 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
     });
   });
 
-  it('the debtor verifies, accepts, agrees a plan and pays with the test card; the receiver gets the events, signed', async () => {
+  it('the debtor verifies, accepts, agrees a plan and pays by card through Stripe; the receiver gets the events, signed', async () => {
     const notice = mailed.find((m) => m.to.some((t) => t.address === debtorEmail))!;
     const token = new RegExp(`${PORTAL_LINK_PATH}([A-Za-z0-9_-]{43})`).exec(notice.text)![1]!;
     await browse(
@@ -260,11 +269,46 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
         await page.getByText('Your payment plan is set up.').waitFor();
         await page.getByRole('link', { name: 'Make a payment' }).click();
         await page.getByRole('heading', { name: 'Make a payment' }).waitFor();
-        await page.getByLabel('Card number').fill(TEST_CARDS.succeeds);
+        expect(await page.getByLabel('Card number').count()).to.equal(0); // card details go to Stripe, never to us
         await shot(page, 'portal-pay');
         await page.getByRole('button', { name: 'Pay now' }).click();
-        await page.getByRole('heading', { name: 'Payment received' }).waitFor();
-        expect(await page.locator('main').innerText()).to.contain('Your balance is now 833.67 AUD');
+        await page.getByRole('heading', { name: 'Confirm your card' }).waitFor();
+        await shot(page, 'portal-pay-card-form');
+
+        // Stripe's part: the card form confirms the PaymentIntent our API created on Stripe's API, and Stripe
+        // reports the outcome by its signed webhook, to this host's public address.
+        const intent = [...stripeApi.intents.values()].find((i) => i.metadata.debtId === debt.id)!;
+        expect(intent.amount).to.equal(41683); // the first of three instalments of 1250.50 AUD
+        const payload = JSON.stringify({
+          id: `evt_${randomUUID().replace(/-/g, '')}`,
+          object: 'event',
+          api_version: '2026-10-28.endive',
+          created: Math.floor(Date.now() / 1000),
+          livemode: false,
+          pending_webhooks: 1,
+          request: { id: null, idempotency_key: null },
+          type: 'payment_intent.succeeded',
+          data: { object: { ...intent, status: 'succeeded' } },
+        });
+        const stripe = createStripeClient({ secretKey: new RedactedSecret(PROFILE_STRIPE.secretKey) });
+        const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: PROFILE_STRIPE.webhookSecret });
+        const ingest = await profile.fetch(`${production}${STRIPE_WEBHOOK_PATH}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json; charset=utf-8', 'Stripe-Signature': signature },
+          body: payload,
+        });
+        expect(ingest.status).to.equal(200);
+
+        await page.goto(`${production}/portal/pay/confirming?payment_intent=${intent.id}&redirect_status=succeeded`);
+        await page.getByRole('heading', { name: 'Payment being processed' }).waitFor();
+        await shot(page, 'portal-pay-confirming');
+        await waitFor(
+          async () => {
+            await page.goto(`${production}/portal/debt`);
+            return (await page.locator('main').innerText()).includes('833.67 AUD');
+          },
+          { what: 'the paid balance on the portal', timeoutMs: 60_000, intervalMs: 500 },
+        );
         await shot(page, 'portal-paid');
       },
       { viewport: PHONE },

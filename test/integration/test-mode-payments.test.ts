@@ -120,7 +120,7 @@ describe('Test-mode payments through the real lifecycle', function () {
     // A real production that names no processor takes no online payments: a test card must never pay a real debt.
     const live = { APP_ENV: 'production', WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') };
     expect(kindOf('production', live)).to.equal(undefined);
-    expect(kindOf('production', { ...live, PAYMENT_PROCESSOR: 'test' })).to.equal('test');
+    expect(() => kindOf('production', { ...live, PAYMENT_PROCESSOR: 'test' })).to.throw(/test is refused/);
     expect(kindOf('sandbox', live)).to.equal('test');
     // Even handed a Stripe configuration, the sandbox never takes real payments.
     const stripe = loadConfig(stripeEnv);

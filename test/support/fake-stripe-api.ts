@@ -41,7 +41,8 @@ async function readForm(req: IncomingMessage): Promise<Record<string, string>> {
   return Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
 }
 
-export async function startFakeStripeApi(): Promise<FakeStripeApi> {
+/** `port`: a fixed one, for a process started elsewhere that is told where Stripe is (the production profile). */
+export async function startFakeStripeApi(options: { port?: number } = {}): Promise<FakeStripeApi> {
   const requests: RecordedStripeRequest[] = [];
   const intents = new Map<string, FakePaymentIntent>();
   const byIdempotencyKey = new Map<string, FakePaymentIntent>();
@@ -88,7 +89,7 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
       send(404, { error: { type: 'invalid_request_error', message: `No such route or object: ${path}` } });
     })();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: { host: '127.0.0.1', port, protocol: 'http' },

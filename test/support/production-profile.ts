@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
@@ -16,10 +16,20 @@ import { PROJECT_ROOT } from '../../core/platform/project-root';
 
 const run = promisify(execFile);
 
+/** The suite's Stripe account: the stand-in's port (the profile's base + 23) and the keys the profile is given. */
+export const PROFILE_STRIPE = {
+  port: 18423,
+  secretKey: 'sk_test_production_profile_suite',
+  publishableKey: 'pk_test_production_profile_suite',
+  webhookSecret: 'whsec_production_profile_suite',
+};
+
 export const PROFILE_SETTINGS = {
   STAGE_NAME: 'stagetest',
   STAGE_PORT_BASE: '18400',
-  STAGE_PAYMENT_PROCESSOR: 'test',
+  STAGE_PAYMENT_PROCESSOR: 'stripe',
+  STAGE_STRIPE_PUBLISHABLE_KEY: PROFILE_STRIPE.publishableKey,
+  STAGE_STRIPE_API_URL: `http://127.0.0.1:${PROFILE_STRIPE.port}`,
   STAGE_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
   STAGE_SKIP_BOOTSTRAP: '1',
 };
@@ -48,15 +58,26 @@ async function stage(...args: string[]): Promise<string> {
   return stdout;
 }
 
-/** Starts the profile (idempotent: what is up stays up) and returns how to reach it. */
-export async function startProductionProfile(): Promise<ProductionProfile> {
-  await stage('start', '--detach');
-  const env = Object.fromEntries(
+const stageEnv = async (): Promise<Record<string, string>> =>
+  Object.fromEntries(
     (await stage('env'))
       .trim()
       .split('\n')
       .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
   );
+
+/** Where an operator puts them: Stripe's two secrets, in the profile's secrets directory. */
+async function writeStripeSecrets(secretsDir: string): Promise<void> {
+  await mkdir(secretsDir, { recursive: true, mode: 0o700 });
+  await writeFile(path.join(secretsDir, 'stripe-secret-key'), PROFILE_STRIPE.secretKey, { mode: 0o600 });
+  await writeFile(path.join(secretsDir, 'stripe-webhook-secret'), PROFILE_STRIPE.webhookSecret, { mode: 0o600 });
+}
+
+/** Starts the profile (idempotent: what is up stays up) and returns how to reach it. */
+export async function startProductionProfile(): Promise<ProductionProfile> {
+  await writeStripeSecrets((await stageEnv()).STAGE_SECRETS_DIR!);
+  await stage('start', '--detach');
+  const env = await stageEnv();
   const pki = env.STAGE_PKI_DIR!;
   const [ca, cert, key] = await Promise.all(
     ['ca.crt', 'server.crt', 'server.key'].map((f) => readFile(path.join(pki, f), 'utf8')),

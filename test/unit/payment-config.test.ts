@@ -30,11 +30,45 @@ describe('payment processor configuration', () => {
     expect(loadConfig({ ...base, API_MODE: 'sandbox' }).payments).to.deep.equal({ processor: 'test' });
   });
 
-  it('takes no online payments on an unconfigured production host with APP_ENV=production, unless told test', () => {
-    const live = { APP_ENV: 'production', WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') };
+  const live = { APP_ENV: 'production', WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') };
+
+  it('takes no online payments on an unconfigured production host with APP_ENV=production', () => {
     expect(loadConfig(live).payments).to.deep.equal({ processor: 'none' });
-    expect(loadConfig({ ...live, PAYMENT_PROCESSOR: 'test' }).payments).to.deep.equal({ processor: 'test' });
     expect(loadConfig({ ...live, API_MODE: 'sandbox' }).payments).to.deep.equal({ processor: 'test' });
+  });
+
+  it('refuses the test-mode processor on the production host with APP_ENV=production: a test card never settles a real debt', () => {
+    expect(problemsOf({ ...live, PAYMENT_PROCESSOR: 'test' })).to.deep.equal([
+      'PAYMENT_PROCESSOR is invalid: test is refused on the production host with APP_ENV=production (a test card ' +
+        'would settle a real debt); use stripe, or leave it unset for no online payments',
+    ]);
+    // Where no real debt lives it stays allowed: the sandbox host, and production mode in development and tests.
+    expect(loadConfig({ ...live, API_MODE: 'sandbox', PAYMENT_PROCESSOR: 'test' }).payments.processor).to.equal('test');
+    for (const APP_ENV of ['development', 'test']) {
+      expect(loadConfig({ APP_ENV, PAYMENT_PROCESSOR: 'test' }).payments.processor, APP_ENV).to.equal('test');
+    }
+  });
+
+  it('reaches Stripe at api.stripe.com, or at STRIPE_API_URL (an egress proxy or a Stripe-compatible stand-in)', () => {
+    const at = (env: Record<string, string>) => {
+      const payments = loadConfig(env).payments;
+      if (payments.processor !== 'stripe') throw new Error('expected stripe');
+      return payments.stripe.endpoint;
+    };
+    expect(at(stripe)).to.equal(undefined);
+    expect(at({ ...stripe, STRIPE_API_URL: 'http://127.0.0.1:18423' })).to.deep.equal({
+      protocol: 'http',
+      host: '127.0.0.1',
+      port: 18423,
+    });
+    expect(at({ ...stripe, STRIPE_API_URL: 'https://stripe-proxy.internal' })).to.deep.equal({
+      protocol: 'https',
+      host: 'stripe-proxy.internal',
+      port: 443,
+    });
+    expect(problemsOf({ ...stripe, STRIPE_API_URL: 'ftp://x/y' })).to.deep.equal([
+      'STRIPE_API_URL is invalid: expected an http(s) origin such as https://stripe-proxy.internal:8443',
+    ]);
   });
 
   it('builds the Stripe config on production, its secrets revealed only on request', () => {
