@@ -5,6 +5,7 @@
  */
 import type { Db } from '../core/platform/db';
 import type { Logger } from '../core/platform/logger';
+import type { SecretBox } from '../core/platform/secret-box';
 import type { Mode } from '../core/platform/mode';
 import type { Mailer } from '../core/notifications/mail';
 import {
@@ -23,6 +24,8 @@ export interface DebtorNotificationActivityDeps {
   publicBaseUrl: string;
   /** Debtor mail; unused in the sandbox. */
   mailer?: Mailer;
+  /** Seals each message's secrets between attempts; unused in the sandbox. */
+  secretBox?: SecretBox;
   logger?: Logger;
 }
 

@@ -19,10 +19,11 @@ import { TASK_QUEUES } from '../core/temporal/names';
 import { LIFECYCLE_CACHED_WORKFLOWS, runWorker } from '../core/temporal/worker-process';
 
 /** What debtor notifications need in a mode: its public URL, and a mailer with the notifications' `From`. */
-function notificationDeps({ db, mode, logger, notifications }: WorkerDeps) {
+function notificationDeps({ db, mode, logger, notifications, secretBox }: WorkerDeps) {
   return {
     db,
     mode,
+    secretBox,
     logger: logger.child({ mode }),
     publicBaseUrl: notifications.publicBaseUrls[mode],
     mailer: createMailer({ smtpUrl: notifications.smtpUrl, from: notifications.from }),

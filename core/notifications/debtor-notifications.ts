@@ -6,6 +6,7 @@
  */
 import type { Db, Trx } from '../platform/db';
 import type { Mode } from '../platform/mode';
+import type { SealedSecretColumns } from '../platform/secret-box';
 import { newId } from '../platform/ids';
 import type { NotificationKind } from './debtor-messages';
 
@@ -34,6 +35,9 @@ export interface NotificationRow {
   created_at: Date;
   handled_at: Date | null;
 }
+
+/** A claimed row, with its message's sealed secrets while it has some (message-secrets.ts). */
+export type ClaimedNotificationRow = NotificationRow & Partial<SealedSecretColumns>;
 
 export interface NewNotification {
   organizationId: string;
@@ -69,8 +73,8 @@ export async function recordNotifications(db: Db | Trx, items: NewNotification[]
 }
 
 /** Takes the notification for sending: null when it is handled already or another sender holds a live claim. */
-export async function claimNotification(db: Db, id: string, now = new Date()): Promise<NotificationRow | null> {
-  const { rows } = await db.raw<{ rows: NotificationRow[] }>(
+export async function claimNotification(db: Db, id: string, now = new Date()): Promise<ClaimedNotificationRow | null> {
+  const { rows } = await db.raw<{ rows: ClaimedNotificationRow[] }>(
     `update debtor_notifications set status = 'sending', claimed_at = ?, attempts = attempts + 1
       where id = ? and (status = 'pending' or status = 'sending' and claimed_at < ?)
       returning *`,
@@ -97,6 +101,11 @@ export async function finishNotification(
       body: 'body' in outcome ? outcome.body : null,
       handled_at: new Date(),
       claimed_at: null,
+      // Handled: no attempt will need the message's secrets again.
+      secret_key_id: null,
+      secret_iv: null,
+      secret_tag: null,
+      secret_ciphertext: null,
     });
 }
 

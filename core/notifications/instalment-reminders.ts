@@ -7,19 +7,12 @@
  * (`asOf`) is the business time, as the lifecycle's activities take it.
  */
 import type { Db } from '../platform/db';
-import type { Instalment } from '../lifecycle/model';
-import { compareAmounts } from '../debts/money';
 import { REMINDER_LEAD_DAYS } from './debtor-messages';
 import { finishNotification, recordNotifications } from './debtor-notifications';
 import { deliverNotification, type DeliveryOutcome, type NotificationSenderDeps } from './notification-sender';
+import { currentPlan, DAY_MS, reminderSuppression, unpaid, type ReminderTarget } from './reminder-check';
 
-const DAY_MS = 86_400_000;
-
-export interface ReminderTarget {
-  organizationId: string;
-  debtId: string;
-  planEventId: string;
-}
+export type { ReminderTarget } from './reminder-check';
 
 export interface NextReminder {
   instalmentIndex: number;
@@ -32,41 +25,6 @@ export interface NextReminder {
 export function reminderTime(dueDate: string): number {
   return Date.parse(`${dueDate}T00:00:00.000Z`) - REMINDER_LEAD_DAYS * DAY_MS;
 }
-
-/** The end of the due date, UTC: after it a reminder "before" the instalment is too late. */
-function dueAt(dueDate: string): number {
-  return Date.parse(`${dueDate}T00:00:00.000Z`) + DAY_MS;
-}
-
-interface CurrentPlan {
-  schedule: Instalment[];
-  /** When the plan started: instalments whose reminder time came before it were in the schedule email. */
-  activatedAt: Date;
-}
-
-/** The plan the event activated, if it is still the debt's running plan; null otherwise. */
-async function currentPlan(db: Db, target: ReminderTarget): Promise<CurrentPlan | null> {
-  const debt = await db('debts')
-    .where({ organization_id: target.organizationId, id: target.debtId })
-    .first<{ status: string; plan_status: string | null; plan_schedule: Instalment[] | null } | undefined>(
-      'status',
-      'plan_status',
-      'plan_schedule',
-    );
-  if (!debt || debt.status !== 'Active' || debt.plan_status !== 'Active' || !debt.plan_schedule) return null;
-  const latest = await db('events')
-    .where({ organization_id: target.organizationId, type: 'plan.activated' })
-    .whereRaw(`data -> 'debt' ->> 'id' = ?`, [target.debtId])
-    .orderBy([
-      { column: 'txid', order: 'desc' },
-      { column: 'seq', order: 'desc' },
-    ])
-    .first<{ id: string; created_at: Date } | undefined>('id', 'created_at');
-  if (latest?.id !== target.planEventId) return null;
-  return { schedule: debt.plan_schedule, activatedAt: latest.created_at };
-}
-
-const unpaid = (i: Instalment) => compareAmounts(i.paid, i.amount) < 0;
 
 /** The next instalment after `afterIndex` to remind, or null when there is none (the workflow then ends). */
 export async function nextInstalmentReminder(
@@ -111,10 +69,7 @@ export async function remindInstalment(
         .first<{ id: string } | undefined>('id')
     )?.id;
   if (!existing) return 'skipped';
-  const plan = await currentPlan(deps.db, target);
-  const instalment = plan?.schedule[target.instalmentIndex];
-  const late = instalment !== undefined && Date.parse(target.asOf) >= dueAt(instalment.dueDate);
-  const reason = !plan || !instalment ? 'plan_not_current' : !unpaid(instalment) ? 'paid' : late ? 'too_late' : null;
+  const reason = await reminderSuppression(deps.db, target, target.asOf);
   if (reason) {
     const taken = await deps
       .db('debtor_notifications')

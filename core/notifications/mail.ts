@@ -4,6 +4,14 @@
  * entry point from `SMTP_URL`, never at import time.
  */
 import nodemailer from 'nodemailer';
+import { parseConnectionUrl } from 'nodemailer/lib/shared';
+
+/**
+ * How long a relay may take, each step (milliseconds). nodemailer's own socket timeout is an hour: a relay that went
+ * quiet mid-send would outlive a debtor notification's claim (CLAIM_EXPIRY_MS, 5 minutes), and a second sender would
+ * mail it again. Each limit is a pause of the relay, not the whole send; together they stay well inside the claim.
+ */
+export const SMTP_TIMEOUTS_MS = { dns: 10_000, connection: 10_000, greeting: 10_000, socket: 30_000 } as const;
 
 export interface MailMessage {
   to: string;
@@ -28,7 +36,13 @@ export interface MailerOptions {
 }
 
 export function createMailer(options: MailerOptions): Mailer {
-  const transport = nodemailer.createTransport(options.smtpUrl);
+  const transport = nodemailer.createTransport({
+    ...parseConnectionUrl(options.smtpUrl),
+    dnsTimeout: SMTP_TIMEOUTS_MS.dns,
+    connectionTimeout: SMTP_TIMEOUTS_MS.connection,
+    greetingTimeout: SMTP_TIMEOUTS_MS.greeting,
+    socketTimeout: SMTP_TIMEOUTS_MS.socket,
+  });
   return {
     async send(message) {
       await transport.sendMail({ from: options.from, ...message });

@@ -3,9 +3,13 @@
  * address, no opt-out, a debt it still makes sense for), renders it with what the database holds now, and then, in
  * production, mails it; in the sandbox, which sends nothing (spec §1), records the message it would have sent.
  *
- * The secrets a message carries (a portal link's token, the opt-out token) exist only in the mail: the database keeps
- * their hashes. The sandbox's record shows placeholders in their place, and issues no portal link: the console's
- * "Send a new portal link" shows a sandbox user a working one once.
+ * The secrets a message carries (a portal link's token, the opt-out token) are the same on every attempt to send it
+ * (message-secrets.ts: sealed on the row until it is handled); the database keeps only their hashes after that. The
+ * sandbox's record shows placeholders in their place, and issues no portal link: the console's "Send a new portal
+ * link" shows a sandbox user a working one once.
+ *
+ * Every attempt checks again that the message may go, with what the database holds then: a retried reminder of an
+ * instalment paid meanwhile, or of a plan replaced, is suppressed, not sent.
  */
 import { getOrganization } from '../access/organizations';
 import { getBranding } from '../branding/branding';
@@ -18,7 +22,8 @@ import { subtractAmounts } from '../debts/money';
 import type { Db } from '../platform/db';
 import type { Logger } from '../platform/logger';
 import type { Mode } from '../platform/mode';
-import { issuePortalLink, portalLinkUrl, PORTAL_LINK_PATH } from '../portal/links';
+import type { SecretBox } from '../platform/secret-box';
+import { portalLinkUrl, PORTAL_LINK_PATH } from '../portal/links';
 import { getContactPreferences } from './contact-preferences';
 import { renderDebtorMessage, type MessageDetails, type MessageFacts } from './debtor-messages';
 import {
@@ -26,11 +31,14 @@ import {
   finishNotification,
   MAX_SEND_ATTEMPTS,
   releaseNotification,
+  type ClaimedNotificationRow,
   type NotificationRow,
   type SuppressionReason,
 } from './debtor-notifications';
 import type { Mailer } from './mail';
-import { newOptOutToken, optOutUrl, OPT_OUT_PATH } from './opt-out-links';
+import { messageSecrets, type MessageSecrets } from './message-secrets';
+import { optOutUrl, OPT_OUT_PATH } from './opt-out-links';
+import { reminderSuppression } from './reminder-check';
 
 export interface NotificationSenderDeps {
   db: Db;
@@ -39,6 +47,8 @@ export interface NotificationSenderDeps {
   publicBaseUrl: string;
   /** Debtor mail, with the notifications' `From`; unused in the sandbox. */
   mailer?: Mailer;
+  /** Seals a message's secrets between attempts (WEBHOOK_SECRET_KEY's box); unused in the sandbox. */
+  secretBox?: SecretBox;
   logger?: Logger;
 }
 
@@ -70,7 +80,7 @@ export async function deliverNotification(deps: NotificationSenderDeps, id: stri
   }
 }
 
-async function handle(deps: NotificationSenderDeps, row: NotificationRow): Promise<DeliveryOutcome> {
+async function handle(deps: NotificationSenderDeps, row: ClaimedNotificationRow): Promise<DeliveryOutcome> {
   const { db } = deps;
   const debt = await findDebtRow(db, row.organization_id, row.debt_id);
   const debtor = debt && (await getDebtor(db, row.organization_id, debt.debtor_id));
@@ -83,13 +93,24 @@ async function handle(deps: NotificationSenderDeps, row: NotificationRow): Promi
   if ((await getContactPreferences(db, row.organization_id, debtor.id)).emailOptedOut) return suppress('opted_out');
   const ended = (TERMINAL_STATUSES as readonly string[]).includes(debt.status);
   if (ended && (row.kind === 'portal_link' || row.kind === 'instalment_reminder')) return suppress('debt_ended');
+  if (row.kind === 'instalment_reminder') {
+    const reason = await reminderSuppression(db, {
+      organizationId: row.organization_id,
+      debtId: row.debt_id,
+      planEventId: row.source_id,
+      instalmentIndex: row.instalment_index ?? -1,
+    });
+    if (reason) return suppress(reason);
+  }
 
   const sandbox = deps.mode === 'sandbox';
-  const optOut = sandbox ? undefined : newOptOutToken();
-  const details = await detailsOf(deps, row, debt, sandbox);
+  if (!sandbox && !deps.mailer) throw new Error('debtor notifications need a mailer outside the sandbox');
+  if (!sandbox && !deps.secretBox) throw new Error('debtor notifications need the secret box outside the sandbox');
+  const secrets = sandbox ? undefined : await messageSecrets(db, deps.secretBox!, row);
+  const details = await detailsOf(deps, row, debt, secrets);
   const facts = await factsOf(deps, row, debt, debtor.firstName, {
-    optOutUrl: optOut
-      ? optOutUrl(deps.publicBaseUrl, optOut.token)
+    optOutUrl: secrets
+      ? optOutUrl(deps.publicBaseUrl, secrets.optOutToken)
       : `${deps.publicBaseUrl}${OPT_OUT_PATH}${SANDBOX_PLACEHOLDERS.optOut}`,
   });
   const message = renderDebtorMessage(facts, details);
@@ -97,10 +118,7 @@ async function handle(deps: NotificationSenderDeps, row: NotificationRow): Promi
     await finishNotification(db, row.id, { status: 'recorded', subject: message.subject, body: message.text });
     return 'recorded';
   }
-  if (!deps.mailer) throw new Error('debtor notifications need a mailer outside the sandbox');
-  // The token's hash first: a mail that went out always has a link that works.
-  await db('debtor_notifications').where({ id: row.id }).update({ opt_out_token_hash: optOut!.hash });
-  await deps.mailer.send({
+  await deps.mailer!.send({
     to: debtor.email,
     subject: message.subject,
     text: message.text,
@@ -140,20 +158,17 @@ async function detailsOf(
   deps: NotificationSenderDeps,
   row: NotificationRow,
   debt: DebtRow,
-  sandbox: boolean,
+  secrets: MessageSecrets | undefined,
 ): Promise<MessageDetails> {
   const schedule = await planScheduleOf(deps.db, row.organization_id, debt.id);
   switch (row.kind) {
-    case 'portal_link': {
-      if (sandbox) {
-        return {
-          kind: 'portal_link',
-          portalUrl: `${deps.publicBaseUrl}${PORTAL_LINK_PATH}${SANDBOX_PLACEHOLDERS.portalLink}`,
-        };
-      }
-      const { token } = await issuePortalLink(deps.db, { organizationId: row.organization_id, debtId: row.debt_id });
-      return { kind: 'portal_link', portalUrl: portalLinkUrl(deps.publicBaseUrl, token) };
-    }
+    case 'portal_link':
+      return {
+        kind: 'portal_link',
+        portalUrl: secrets?.portalToken
+          ? portalLinkUrl(deps.publicBaseUrl, secrets.portalToken)
+          : `${deps.publicBaseUrl}${PORTAL_LINK_PATH}${SANDBOX_PLACEHOLDERS.portalLink}`,
+      };
     case 'plan_schedule':
       return {
         kind: 'plan_schedule',

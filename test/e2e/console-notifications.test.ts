@@ -36,6 +36,7 @@ import { testDb } from '../support/resources';
 import { bundleWorkflows, uniqueTaskQueue } from '../support/temporal';
 import { mintKey } from '../support/tenants';
 import { waitFor } from '../support/wait';
+import { testSecretBox } from '../support/secret-box';
 
 const logger = createLogger({ level: 'silent', name: 'notifications-e2e' });
 const FROM = 'notifications@collect.example.test';
@@ -69,7 +70,14 @@ describe('Debtor notifications: sandbox Debtor emails, opt-out link, portal link
         deps: { mailer: consoleMailer, debtorMailer },
         env: { SIGN_IN_REQUESTS_PER_HOUR: '1000' },
       });
-      const deps = { db: testDb(), mode, publicBaseUrl: servers[mode].baseUrl, mailer: debtorMailer, logger };
+      const deps = {
+        db: testDb(),
+        mode,
+        publicBaseUrl: servers[mode].baseUrl,
+        mailer: debtorMailer,
+        secretBox: testSecretBox(),
+        logger,
+      };
       // The plans' reminder workflows run on a queue of this suite, with the notification activities.
       const taskQueue = uniqueTaskQueue(TASK_QUEUES.lifecycle);
       const worker = await Worker.create({

@@ -93,7 +93,7 @@ describe('Debtor portal: getting in, tenancy, branding and the console’s side'
       expect(await seriousAxeViolations(page)).to.deep.equal([]);
       await portalShot(page, 'too-many-tries');
       // The link's token is a secret: the request log names the link's shape, never the token.
-      expect(server.rawLog()).to.contain('/portal/l/:token').and.not.to.contain(link.token);
+      expect(server.rawLog()).to.contain('/portal/l/:secret').and.not.to.contain(link.token);
       expect(await page.context().cookies()).to.satisfy((cookies: { name: string }[]) =>
         cookies.every((c) => c.name !== 'portal_session'),
       );

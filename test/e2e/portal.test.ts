@@ -41,6 +41,7 @@ import { mintKey } from '../support/tenants';
 import { waitFor } from '../support/wait';
 import { startWebhookReceiver, verifySignature, type WebhookReceiver } from '../support/webhook-receiver';
 import { configureReceiver } from '../support/webhooks';
+import { testSecretBox } from '../support/secret-box';
 
 /** Starts the webhook consumer after everything committed so far: other suites' events are not this test's. */
 async function skipBacklog(): Promise<void> {
@@ -82,6 +83,7 @@ describe('Debtor portal: the journey in a real browser, with webhooks', function
       mode: 'production',
       publicBaseUrl: server.baseUrl,
       mailer,
+      secretBox: testSecretBox(),
       logger,
       client: lifecycle.client('production'),
       taskQueue: uniqueTaskQueue(TASK_QUEUES.lifecycle),

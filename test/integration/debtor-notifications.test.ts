@@ -46,6 +46,7 @@ import { testDb } from '../support/resources';
 import { bundleWorkflows, startTimeSkipping, uniqueTaskQueue } from '../support/temporal';
 import { createTestTenant } from '../support/tenants';
 import { waitFor } from '../support/wait';
+import { testSecretBox } from '../support/secret-box';
 
 const REMINDER_HISTORIES_DIR = join(__dirname, '..', 'workflows', 'histories', 'instalment-reminders');
 const DAY = 86_400_000;
@@ -90,7 +91,7 @@ describe('debtor notifications (outbox consumer, reminder workflow, SMTP sink)',
     env = await startTimeSkipping();
     const workflowBundle = await bundleWorkflows(require.resolve('../../workflows/bundles/lifecycle'));
     for (const mode of ['production', 'sandbox'] as const) {
-      const deps = { db: testDb(), mode, publicBaseUrl: PUBLIC_URLS[mode], mailer, logger };
+      const deps = { db: testDb(), mode, publicBaseUrl: PUBLIC_URLS[mode], mailer, secretBox: testSecretBox(), logger };
       const worker = await Worker.create({
         connection: env.nativeConnection,
         taskQueue: taskQueues[mode],

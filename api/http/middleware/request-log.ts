@@ -4,7 +4,6 @@
  */
 import type { ParameterizedContext } from 'koa';
 import type { Logger } from '../../../core/platform/logger';
-import { PORTAL_LINK_PATH } from '../../../core/portal/links';
 import type { ApiMetrics } from '../metrics';
 import type { ApiState } from '../route-definition';
 
@@ -39,9 +38,15 @@ export function requestLogger(logger: Logger, metrics: ApiMetrics): (ctx: Parame
   };
 }
 
-/** A debtor portal link's path carries its token, a secret: the line names the link's shape instead. */
+/**
+ * Every secret we put in a URL path (a portal link's token, an opt-out token, …) is 32 random bytes in base64url:
+ * 43 characters or more of [A-Za-z0-9_-] in one segment. A segment of that shape is logged as `:secret`, whatever
+ * the route, so a new secret path needs no entry in a list; ids (UUIDs, 36 characters) stay readable.
+ */
+const SECRET_SEGMENT = /(?<=\/)[A-Za-z0-9_-]{43,}(?=\/|$)/g;
+
 export function loggablePath(path: string): string {
-  return path.startsWith(PORTAL_LINK_PATH) ? `${PORTAL_LINK_PATH}:token` : path;
+  return path.replace(SECRET_SEGMENT, ':secret');
 }
 
 /**

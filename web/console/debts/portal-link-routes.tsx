@@ -18,10 +18,11 @@ import { actorOf } from '../shared/signed-in';
 
 export function portalLinkRoutes(router: Router, c: ConsoleContext): void {
   const { db, config, logger } = c.deps;
+  const { secretBox } = c.deps.webhooks;
   let mailer: Mailer | undefined = c.deps.debtorMailer;
   const senderDeps = () => {
     mailer ??= createMailer({ smtpUrl: config.mail.smtpUrl, from: config.debtorMailFrom });
-    return { db, mode: config.mode, publicBaseUrl: config.publicBaseUrl, mailer, logger };
+    return { db, mode: config.mode, publicBaseUrl: config.publicBaseUrl, mailer, secretBox, logger };
   };
 
   router.post('/console/debts/:id/portal-link/send', async (ctx) => {
