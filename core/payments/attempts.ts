@@ -189,6 +189,16 @@ export async function settlePaymentAttempt(
   return (await findAttempt(deps.db, attempt.organizationId, attempt.id)) ?? attempt;
 }
 
+/** Marks a processing attempt declined (the processor refused it outright); answers the attempt as it now is. */
+export async function declineAttempt(db: Db, attempt: PaymentAttempt, reason: string): Promise<PaymentAttempt> {
+  const [row] = await db('payment_attempts')
+    .where({ id: attempt.id, organization_id: attempt.organizationId, status: 'processing' })
+    .update({ status: 'declined', decline_reason: reason, settled_at: new Date() })
+    .returning<AttemptRow[]>('*');
+  if (row) return toAttempt(row);
+  return (await findAttempt(db, attempt.organizationId, attempt.id)) ?? attempt;
+}
+
 /** The prefix of an attempt's reference until the processor has named the payment (the Stripe adapter's). */
 export const PENDING_REFERENCE_PREFIX = 'pending_';
 

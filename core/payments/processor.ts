@@ -30,7 +30,15 @@ export type PaymentStart =
   /** Stripe: the browser confirms the card with Stripe's own script, using this PaymentIntent's client secret. */
   | { status: 'requires_confirmation'; attemptId: string; clientSecret: string; publishableKey: string };
 
+/** Why a processor cannot take an amount in a currency at all (./stripe-currencies.ts): asked before any attempt. */
+export type ChargeRefusal =
+  | { reason: 'currency_not_supported' }
+  /** `step`: the smallest amount it charges in the currency ("0.01" in KWD at Stripe); amounts go in such steps. */
+  | { reason: 'amount_not_representable'; step: string };
+
 export interface PaymentProcessor {
   readonly kind: ProcessorKind;
+  /** Null when the processor can charge `amount` (a decimal; omitted: any amount) in `currency`. */
+  refusal(currency: string, amount?: string): ChargeRefusal | null;
   start(request: PaymentRequest): Promise<PaymentStart>;
 }

@@ -10,7 +10,7 @@
  * the attempt first, then the PaymentIntent) is matched by the ids in its metadata. A refusal by the debt's workflow
  * (the debt closed meanwhile) is recorded on the attempt, so Stripe is answered 200 and does not resend for days.
  */
-import { toMinorUnits } from '../debts/money';
+import { amountsEqual } from '../debts/money';
 import type { DebtTriggers } from '../lifecycle/triggers';
 import type { Db } from '../platform/db';
 import { isUuid } from '../platform/ids';
@@ -25,6 +25,7 @@ import {
   type PaymentAttempt,
 } from './attempts';
 import type { Stripe } from './stripe-client';
+import { fromStripeAmount } from './stripe-currencies';
 
 export type StripeIngestOutcome =
   /** The attempt took the event's outcome now (and the debt's workflow recorded it, unless `refusedWith`). */
@@ -82,10 +83,12 @@ async function attemptOf(db: Db, intent: Stripe.PaymentIntent): Promise<PaymentA
   return adoptProcessorReference(db, pending, intent.id);
 }
 
-/** The PaymentIntent charges what the attempt recorded: anything else is not ours to report. */
+/**
+ * The PaymentIntent charges what the attempt recorded, read back through Stripe's currency table (the one the charge
+ * used, not ISO's minor units): anything else is not ours to report.
+ */
 function sameAmount(attempt: PaymentAttempt, intent: Stripe.PaymentIntent): boolean {
-  return (
-    intent.currency?.toUpperCase() === attempt.currency &&
-    intent.amount === toMinorUnits(attempt.amount, attempt.currency)
-  );
+  if (intent.currency?.toUpperCase() !== attempt.currency) return false;
+  const charged = fromStripeAmount(intent.amount, attempt.currency);
+  return charged !== null && amountsEqual(charged, attempt.amount);
 }

@@ -36,6 +36,8 @@ function digits(cardNumber: string): string {
 export function createTestModeProcessor(deps: TestModeProcessorDeps): PaymentProcessor {
   return {
     kind: 'test',
+    // No money moves: any amount a debt can hold is taken.
+    refusal: () => null,
     async start(request): Promise<PaymentStart> {
       const { attempt, created } = await recordAttempt(deps.db, {
         organizationId: request.organizationId,

@@ -9,6 +9,7 @@ import type { Context } from 'koa';
 import { compareAmounts, normalizeAmount, parseAmount, subtractAmounts } from '../../core/debts/money';
 import { firstUnpaidIndex } from '../../core/lifecycle/plan-schedule';
 import { ApiError } from '../../core/platform/errors';
+import type { ChargeRefusal } from '../../core/payments/processor';
 import type { PortalSession } from '../../core/portal/portal-sessions';
 import { field } from '../console/shared/http';
 import { requireAction } from './debt-routes';
@@ -51,6 +52,7 @@ export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: st
         instalment={nextInstalment(view)}
         testMode={processor?.kind === 'test'}
         available={processor !== undefined}
+        currencyRefused={processor?.refusal(view.debt.currency) != null}
         values={values}
         problem={problem}
       />
@@ -73,6 +75,9 @@ export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: st
     const values = { choice: field(form, 'choice'), amount: field(form, 'amount').trim() };
     const read = amountOf(view, values);
     if ('problem' in read) return showForm(ctx, session, view, values, read.problem);
+    // The processor's own rules (Stripe's minor units): an amount it cannot charge exactly is never rounded.
+    const refusal = processor.refusal(view.debt.currency, read.amount);
+    if (refusal) return showForm(ctx, session, view, values, refusalProblem(refusal, read.amount, view));
     const attemptKey = field(form, 'attempt');
     if (!ATTEMPT_KEY.test(attemptKey)) throw new ApiError('invalid_request', 'The form was incomplete. Reload it.');
     const start = await processor.start({
@@ -112,6 +117,18 @@ export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: st
     const session = await c.requireVisit(ctx);
     c.page(ctx, await c.frameOf(session), PAYMENT_TITLES.processing, <PaymentProcessingBody />);
   });
+}
+
+function refusalProblem(refusal: ChargeRefusal, amount: string, view: DebtView): string {
+  const currency = view.debt.currency;
+  if (refusal.reason === 'currency_not_supported') {
+    return `Card payments in ${currency} are not available. Please contact us to pay.`;
+  }
+  const step = moneyText(refusal.step, currency);
+  return (
+    `${moneyText(amount, currency)} cannot be paid by card: card payments in ${currency} go in steps of ${step}. ` +
+    `Choose "Another amount" and enter a whole number of such steps; you can pay the rest another way.`
+  );
 }
 
 function amountOf(
