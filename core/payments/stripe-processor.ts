@@ -77,6 +77,44 @@ export function createStripeProcessor(deps: StripeProcessorDeps): PaymentProcess
     );
   }
 
+  /** An attempt's PaymentIntent (made now if the attempt has none yet) and what the browser does next. */
+  async function continueAttempt(attempt: PaymentAttempt): Promise<PaymentStart> {
+    if (attempt.status === 'succeeded') {
+      return attempt.reportRefusal
+        ? { status: 'refunded', attemptId: attempt.id, reason: attempt.reportRefusal }
+        : { status: 'succeeded', attemptId: attempt.id };
+    }
+    if (attempt.status === 'declined') {
+      return { status: 'declined', attemptId: attempt.id, reason: attempt.declineReason ?? 'card_declined' };
+    }
+    // Processing, or failed (a PaymentIntent whose card failed takes another): the browser confirms it.
+    const pending = attempt.processorReference.startsWith(PENDING_REFERENCE_PREFIX);
+    let intent: Stripe.PaymentIntent;
+    try {
+      intent = await withStripe(() =>
+        pending ? createIntent(attempt) : stripe.paymentIntents.retrieve(attempt.processorReference),
+      );
+    } catch (err) {
+      // Stripe refused the PaymentIntent itself (a rule our table missed): no PaymentIntent exists, so the
+      // attempt ends declined and the debt stays free for another payment, rather than a 500 and an open attempt.
+      if (!(pending && errorType(err) === 'StripeInvalidRequestError')) throw err;
+      const declined = await declineAttempt(db, attempt, PROCESSOR_REFUSED);
+      return { status: 'declined', attemptId: declined.id, reason: PROCESSOR_REFUSED };
+    }
+    const adopted = await adoptProcessorReference(db, attempt, intent.id);
+    if (!adopted) throw new Error(`payment attempt ${attempt.id} already names another PaymentIntent`);
+    // Confirmed already (the webhook not yet here): nothing for the browser to do, the outcome is on its way.
+    if (intent.status === 'succeeded' || intent.status === 'processing' || !intent.client_secret) {
+      return { status: 'processing', attemptId: attempt.id };
+    }
+    return {
+      status: 'requires_confirmation',
+      attemptId: attempt.id,
+      clientSecret: intent.client_secret,
+      publishableKey: deps.publishableKey,
+    };
+  }
+
   return {
     kind: 'stripe',
     refusal: stripeRefusal,
@@ -95,44 +133,20 @@ export function createStripeProcessor(deps: StripeProcessorDeps): PaymentProcess
         amount: request.amount,
         currency: request.currency,
       });
-      if (attempt.status === 'succeeded') return { status: 'succeeded', attemptId: attempt.id };
-      if (attempt.status === 'declined') {
-        return { status: 'declined', attemptId: attempt.id, reason: attempt.declineReason ?? 'card_declined' };
+      // Another tab's payment is in flight: one PaymentIntent per debt at a time, so this form starts none.
+      if (attempt.idempotencyKey !== request.idempotencyKey) {
+        return { status: 'already_open', attemptId: attempt.id, amount: attempt.amount };
       }
-      // Processing, or failed (a PaymentIntent whose card failed takes another): the browser confirms it.
-      const pending = attempt.processorReference.startsWith(PENDING_REFERENCE_PREFIX);
-      let intent: Stripe.PaymentIntent;
-      try {
-        intent = await withStripe(() =>
-          pending ? createIntent(attempt) : stripe.paymentIntents.retrieve(attempt.processorReference),
-        );
-      } catch (err) {
-        // Stripe refused the PaymentIntent itself (a rule our table missed): no PaymentIntent exists, so the
-        // attempt ends declined and the debt stays free for another payment, rather than a 500 and an open attempt.
-        if (!(pending && errorType(err) === 'StripeInvalidRequestError')) throw err;
-        const declined = await declineAttempt(db, attempt, PROCESSOR_REFUSED);
-        return { status: 'declined', attemptId: declined.id, reason: PROCESSOR_REFUSED };
-      }
-      const adopted = await adoptProcessorReference(db, attempt, intent.id);
-      if (!adopted) throw new Error(`payment attempt ${attempt.id} already names another PaymentIntent`);
-      // Confirmed already (the webhook not yet here): nothing for the browser to do, the outcome is on its way.
-      if (intent.status === 'succeeded' || intent.status === 'processing' || !intent.client_secret) {
-        return { status: 'processing', attemptId: attempt.id };
-      }
-      return {
-        status: 'requires_confirmation',
-        attemptId: attempt.id,
-        clientSecret: intent.client_secret,
-        publishableKey: deps.publishableKey,
-      };
+      return continueAttempt(attempt);
     },
+    resume: continueAttempt,
   };
 }
 
 /** The decline reason of a PaymentIntent Stripe refused to create (an InvalidRequestError). */
 export const PROCESSOR_REFUSED = 'processor_refused';
 
-function errorType(err: unknown): unknown {
+export function errorType(err: unknown): unknown {
   return (err as { type?: unknown } | null)?.type;
 }
 
@@ -151,7 +165,7 @@ const RETRYABLE_STRIPE_ERRORS = new Set([
 ]);
 
 /** Stripe not answering (network, its 5xx, its rate limit) is our 503: the debtor may try again shortly. */
-async function withStripe<T>(call: () => Promise<T>): Promise<T> {
+export async function withStripe<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {

@@ -115,7 +115,8 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
   const server: Server = createServer((req, res) => {
     void (async () => {
       const form = await readForm(req);
-      const path = new URL(req.url ?? '/', 'http://stripe.invalid').pathname;
+      const url = new URL(req.url ?? '/', 'http://stripe.invalid');
+      const path = url.pathname;
       requests.push({ method: req.method ?? '', path, headers: req.headers, form });
       const send = (status: number, body: unknown) => {
         res.writeHead(status, { 'Content-Type': 'application/json', 'Request-Id': `req_fake_${requests.length}` });
@@ -157,6 +158,11 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
         refunds.set(refund.id, refund);
         if (key) byIdempotencyKey.set(key, refund);
         return send(200, refund);
+      }
+      if (req.method === 'GET' && path === '/v1/refunds') {
+        const intent = url.searchParams.get('payment_intent');
+        const data = [...refunds.values()].filter((r) => r.payment_intent === intent).reverse();
+        return send(200, { object: 'list', url: '/v1/refunds', has_more: false, data });
       }
       if (req.method === 'POST' && path === '/v1/payment_intents') {
         const existing = key ? byIdempotencyKey.get(key) : undefined;

@@ -122,6 +122,8 @@ export const PAYMENT_TITLES: Record<PaymentStart['status'], string> = {
   declined: 'Payment declined',
   processing: 'Payment being processed',
   requires_confirmation: 'Confirm your card',
+  refunded: 'Payment refunded',
+  already_open: 'A payment is already in progress',
 };
 
 export function PaymentResultBody(props: { start: PaymentStart; amount: string; balance: string; currency: string }) {
@@ -138,6 +140,14 @@ export function PaymentResultBody(props: { start: PaymentStart; amount: string; 
         : `Your card was declined, so no money was taken and your balance has not changed. You can try another card.`,
     processing: `Your payment of ${amount} is being processed. We will confirm once it is complete; your balance will update then.`,
     requires_confirmation: 'Your card needs one more step. No money has been taken yet.',
+    refunded:
+      `Your payment of ${amount} could not be applied to your account, because your balance changed in the ` +
+      'meantime (it may already be paid). It has been refunded in full to your card; your balance has not changed.',
+    already_open:
+      props.start.status === 'already_open'
+        ? `A payment of ${moneyText(props.start.amount, props.currency)} you started (perhaps in another window) is ` +
+          'still in progress, so no new payment was started and no money was taken for this one.'
+        : '',
   };
   return (
     <section class="card" role="status">
@@ -146,6 +156,11 @@ export function PaymentResultBody(props: { start: PaymentStart; amount: string; 
         {props.start.status === 'declined' && (
           <>
             <a href="/portal/pay">Try again</a> ·{' '}
+          </>
+        )}
+        {props.start.status === 'already_open' && (
+          <>
+            <a href="/portal/pay">See that payment</a> ·{' '}
           </>
         )}
         <a href="/portal/debt">Back to your account</a>

@@ -9,7 +9,8 @@ import type { Context } from 'koa';
 import { compareAmounts, normalizeAmount, parseAmount, subtractAmounts } from '../../core/debts/money';
 import { firstUnpaidIndex } from '../../core/lifecycle/plan-schedule';
 import { ApiError } from '../../core/platform/errors';
-import type { ChargeRefusal } from '../../core/payments/processor';
+import { findOpenAttempt } from '../../core/payments/attempts';
+import type { ChargeRefusal, PaymentStart } from '../../core/payments/processor';
 import type { PortalSession } from '../../core/portal/portal-sessions';
 import { field } from '../console/shared/http';
 import { requireAction } from './debt-routes';
@@ -60,10 +61,44 @@ export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: st
     c.page(ctx, await c.frameOf(session), TITLE, body, problem ? 400 : 200);
   }
 
+  /** The answer to a payment started or shown again: Stripe's card form, or the outcome in words. */
+  async function showStart(ctx: Context, session: PortalSession, view: DebtView, start: PaymentStart, amount: string) {
+    const frame = await c.frameOf(session);
+    if (start.status === 'requires_confirmation') {
+      const collector = c.deps.config.portal.collector;
+      const body = (
+        <StripeConfirmation
+          clientSecret={start.clientSecret}
+          publishableKey={start.publishableKey}
+          returnUrl={`${c.deps.config.publicBaseUrl}${STRIPE_RETURN_PATH}`}
+          scriptHref={stripeScriptHref}
+          amountLabel={moneyText(amount, view.debt.currency)}
+          otherWaysToPay={`Call ${collector.name} on ${collector.phone} (${collector.hours}) to pay another way.`}
+        />
+      );
+      c.page(ctx, frame, PAYMENT_TITLES[start.status], body, 200, stripePageCsp(PORTAL_CSP));
+      return;
+    }
+    const after = await loadDebtView(c, session);
+    const body = (
+      <PaymentResultBody start={start} amount={amount} balance={after.outstanding} currency={view.debt.currency} />
+    );
+    c.page(ctx, frame, PAYMENT_TITLES[start.status], body);
+  }
+
   router.get('/portal/pay', async (ctx) => {
     const session = await c.requireVisit(ctx);
     const view = await loadDebtView(c, session);
     requireAction(view, 'pay');
+    // One payment at a time: while one is in flight (another tab's, or this one's before Stripe's webhook), the page
+    // shows it, and no new form (no new attempt key) is handed out.
+    const open = processor && (await findOpenAttempt(c.deps.db, session.organizationId, session.debtId));
+    if (processor && open) {
+      const start = await processor.resume(open);
+      if (start.status === 'requires_confirmation' || start.status === 'processing') {
+        return showStart(ctx, session, view, start, normalizeAmount(open.amount));
+      }
+    }
     await showForm(ctx, session, view);
   });
 
@@ -88,27 +123,7 @@ export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: st
       idempotencyKey: `portal:${attemptKey}`,
       testCardNumber: field(form, 'cardNumber'),
     });
-    const frame = await c.frameOf(session);
-    if (start.status === 'requires_confirmation') {
-      const collector = c.deps.config.portal.collector;
-      const body = (
-        <StripeConfirmation
-          clientSecret={start.clientSecret}
-          publishableKey={start.publishableKey}
-          returnUrl={`${c.deps.config.publicBaseUrl}${STRIPE_RETURN_PATH}`}
-          scriptHref={stripeScriptHref}
-          amountLabel={moneyText(read.amount, view.debt.currency)}
-          otherWaysToPay={`Call ${collector.name} on ${collector.phone} (${collector.hours}) to pay another way.`}
-        />
-      );
-      c.page(ctx, frame, PAYMENT_TITLES[start.status], body, 200, stripePageCsp(PORTAL_CSP));
-      return;
-    }
-    const after = await loadDebtView(c, session);
-    const body = (
-      <PaymentResultBody start={start} amount={read.amount} balance={after.outstanding} currency={view.debt.currency} />
-    );
-    c.page(ctx, frame, PAYMENT_TITLES[start.status], body);
+    await showStart(ctx, session, view, start, read.amount);
   });
 
   // Stripe's return after the card step: the payment's outcome reaches the debt only through Stripe's webhook, so
