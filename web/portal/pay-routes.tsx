@@ -1,7 +1,8 @@
 /**
  * Paying: the full balance, the plan's next instalment or another amount, through the injected
  * PaymentProcessor. The processor's outcome, not this click, reports a payment to the debt's workflow
- * (core/payments/attempts.ts). Each form carries its own idempotency key, so submitting it twice starts one payment.
+ * (core/payments/attempts.ts). Each form carries its own idempotency key, so submitting it twice starts one payment;
+ * and a debt has one payment in flight at a time, which the page shows again instead of handing out a new form.
  */
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
