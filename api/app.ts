@@ -56,6 +56,7 @@ import { createMailer, type Mailer } from '../core/notifications/mail';
 import { consolePages } from '../web/console/console-pages';
 import { createStripeClient, type Stripe } from '../core/payments/stripe-client';
 import { createStripeProcessor } from '../core/payments/stripe-processor';
+import { createStripeRefunder } from '../core/payments/stripe-refunder';
 import { stripeWebhookIngest } from './routes/stripe-webhook';
 import { isPortalPath, portalPages } from '../web/portal/portal-pages';
 import type { PaymentProcessor } from '../core/payments/processor';
@@ -95,7 +96,10 @@ export interface AppDeps {
   consoleNow?: () => Date;
   /** Where uploaded documents are kept; defaults to the store `config.documents` describes. */
   documentStore?: DocumentStore;
-  /** The Stripe client of the webhook ingest (PAYMENT_PROCESSOR=stripe); built from `config.payments` if absent. */
+  /**
+   * The Stripe client of the webhook ingest and its refunds (PAYMENT_PROCESSOR=stripe); built from `config.payments`
+   * if absent.
+   */
   stripe?: Stripe;
   /**
    * Takes the debtor portal's payments: api/server.ts passes `createPaymentProcessor`'s (core/payments, with the
@@ -254,12 +258,14 @@ export function createApp(deps: AppDeps): BuiltApp {
 }
 
 function stripeIngestOf(deps: AppDeps, stripe: StripeConfig): Middleware<ApiState> {
+  const client = deps.stripe ?? createStripeClient(stripe);
   return stripeWebhookIngest({
     db: deps.db,
     triggers: deps.debtTriggers,
     logger: deps.logger,
-    stripe: deps.stripe ?? createStripeClient(stripe),
+    stripe: client,
     webhookSecret: stripe.webhookSecret,
+    refunder: createStripeRefunder(client),
   });
 }
 

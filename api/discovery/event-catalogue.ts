@@ -8,6 +8,7 @@ import { debtExample } from '../schemas/debts';
 import { eventComponentSchemas, eventSchemaName } from '../schemas/event-data';
 import { eventExample } from '../schemas/events';
 import { simulationExamples } from '../schemas/sandbox-simulation';
+import { refundExample } from '../schemas/refunds';
 import { transactionExample } from '../schemas/transactions';
 import { namedSchemas } from './named-schemas';
 import { schemaExample } from './schema-example';
@@ -21,6 +22,9 @@ const SENT_WHEN: Record<EventType, string> = {
   'debt.accepted': 'The debtor acknowledged the debt in the portal.',
   'debt.disputed': 'The debtor disputed the debt, with a reason.',
   'payment.received': 'A payment on the debt succeeded (a failed one sends no event).',
+  'payment.refunded':
+    'A payment the processor took was refused by the debt (already settled or closed, or more than the balance) and ' +
+    'refunded in full; no transaction was recorded for it.',
   'plan.activated': 'The debtor agreed an instalment plan.',
   'plan.defaulted': 'An instalment was still unpaid when its 7-day grace period ended.',
   'test.ping': 'You asked for a test delivery (`POST /v1/webhooks/test`).',
@@ -41,6 +45,8 @@ function momentOf(type: EventType): Record<string, unknown> {
       const amount = Math.round((paid.originalPrincipal - paid.outstandingPrincipal) * 100) / 100;
       return { payment: { ...transactionExample, amount, createdAt: paid.updatedAt }, debt: paid };
     }
+    case 'payment.refunded':
+      return { refund: { ...refundExample, debtId: paid.id }, debt: paid };
     case 'plan.activated':
       return { plan: planned.plan, debt: planned };
     case 'plan.defaulted':

@@ -9,6 +9,7 @@ import { debtPreviousAttributesSchema, debtSchema } from '../schemas/debts';
 import { documentSchema } from '../schemas/documents';
 import { eventListSchema } from '../schemas/events';
 import { organizationSchema } from '../schemas/organization';
+import { refundSchema } from '../schemas/refunds';
 import { transactionSchema } from '../schemas/transactions';
 import { deliveryDetailSchema, deliverySchema } from '../schemas/webhook-deliveries';
 import { webhookConfigSchema } from '../schemas/webhooks';
@@ -31,6 +32,7 @@ function registry(): [string, JsonSchema][] {
     ['Document', documentSchema],
     ['Debtor', debtorSchema],
     ['Transaction', transactionSchema],
+    ['Refund', refundSchema],
     ['Organization', organizationSchema],
     ['Branding', brandingSchema],
     ['WebhookConfig', webhookConfigSchema],

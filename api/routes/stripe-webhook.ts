@@ -16,6 +16,7 @@ import { ApiError } from '../../core/platform/errors';
 import type { Logger } from '../../core/platform/logger';
 import type { RedactedSecret } from '../../core/platform/payment-config';
 import type { Stripe } from '../../core/payments/stripe-client';
+import type { Refunder } from '../../core/payments/refunds';
 import { ingestStripeEvent } from '../../core/payments/stripe-events';
 import { MAX_BODY_BYTES } from '../http/middleware/json-body';
 import type { ApiState } from '../http/route-definition';
@@ -29,6 +30,8 @@ export interface StripeWebhookDeps {
   /** Used offline only, for `webhooks.constructEvent`. */
   stripe: Stripe;
   webhookSecret: RedactedSecret;
+  /** Refunds a payment the debt refused, through Stripe's Refunds API (core/payments/stripe-refunder.ts). */
+  refunder: Refunder;
 }
 
 export function stripeWebhookIngest(deps: StripeWebhookDeps): Middleware<ApiState> {

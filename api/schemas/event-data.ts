@@ -25,6 +25,12 @@ const DATA: Record<EventType, { description: string; properties: Record<string, 
     description: 'The succeeded inbound payment and the debt after it.',
     properties: { payment: ref('Transaction'), ...DEBT },
   },
+  'payment.refunded': {
+    description:
+      'A payment the debt refused (the debt was settled or closed meanwhile, or owed less), returned in full to the ' +
+      'debtor through the processor; and the debt, which the payment never changed.',
+    properties: { refund: ref('Refund'), ...DEBT },
+  },
   'plan.activated': {
     description: 'The plan the debtor agreed and its debt.',
     properties: { plan: ref('Plan'), ...DEBT },

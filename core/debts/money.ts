@@ -116,13 +116,3 @@ export function minAmount(a: string, b: string): string {
 export function minorUnitAmount(currency: string): string {
   return new Exact(10).pow(-minorUnits(currency)).toFixed();
 }
-
-/**
- * An amount in the currency's minor units as an integer (1250.5 AUD → 125050, 1000 JPY → 1000, 10.005 KWD → 10005),
- * as card processors such as Stripe take it. The amount must already fit the currency (`parseAmount` checks that).
- */
-export function toMinorUnits(amount: string, currency: string): number {
-  const minor = new Exact(amount).times(new Exact(10).pow(minorUnits(currency)));
-  if (!minor.isInteger()) throw new Error(`${amount} has more decimal places than ${currency} allows`);
-  return minor.toNumber();
-}

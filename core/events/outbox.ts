@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   'debt.accepted',
   'debt.disputed',
   'payment.received',
+  'payment.refunded',
   'plan.activated',
   'plan.defaulted',
   'test.ping',

@@ -10,6 +10,7 @@ import type { Db } from '../platform/db';
 import { ApiError } from '../platform/errors';
 import { newId } from '../platform/ids';
 import type { ProcessorKind } from './processor';
+import { refundRefusedPayment, type Refunder } from './refunds';
 
 export type AttemptStatus = 'processing' | 'succeeded' | 'declined' | 'failed';
 
@@ -42,6 +43,8 @@ interface AttemptRow {
   status: AttemptStatus;
   decline_reason: string | null;
   report_refusal: string | null;
+  /** Open beside another before the one-open-attempt rule (migrations/20261205090000): outside its index. */
+  opened_beside_another: boolean;
   created_at: Date;
   settled_at: Date | null;
 }
@@ -76,32 +79,62 @@ export interface NewAttempt {
   currency: string;
 }
 
+/** The partial unique index of migrations/20261205090000: at most one `processing` attempt per debt. */
+const ONE_OPEN_PER_DEBT = 'payment_attempts_one_open_per_debt';
+
+function isOpenAttemptConflict(err: unknown): boolean {
+  const pg = err as { code?: unknown; constraint?: unknown } | null;
+  return pg?.code === '23505' && pg.constraint === ONE_OPEN_PER_DEBT;
+}
+
 /**
  * Record a new attempt in `processing`; if the debt already has one with this idempotency key, that one is returned
- * instead (`created: false`) and the caller must not ask the processor again.
+ * instead (`created: false`) and the caller must not ask the processor again. A debt has at most one open attempt
+ * (enforced by the database, so two tabs racing cannot both start one): while another form's attempt is open, that
+ * one is returned (`created: false`, another `idempotencyKey`) and the caller shows it instead of starting a payment.
  */
 export async function recordAttempt(db: Db, input: NewAttempt): Promise<{ attempt: PaymentAttempt; created: boolean }> {
-  const [inserted] = await db('payment_attempts')
-    .insert({
-      id: input.id ?? newId(),
-      organization_id: input.organizationId,
-      debt_id: input.debtId,
-      processor: input.processor,
-      processor_reference: input.processorReference,
-      idempotency_key: input.idempotencyKey,
-      amount: input.amount,
-      currency: input.currency,
-      status: 'processing',
-    })
-    .onConflict(['debt_id', 'idempotency_key'])
-    .ignore()
-    .returning<AttemptRow[]>('*');
-  if (inserted) return { attempt: toAttempt(inserted), created: true };
-  const existing = await db<AttemptRow>('payment_attempts')
-    .where({ debt_id: input.debtId, idempotency_key: input.idempotencyKey, organization_id: input.organizationId })
+  // A few rounds at most: the open attempt that refused this one may be settled before we read it.
+  for (let round = 0; round < 3; round++) {
+    let inserted: AttemptRow | undefined;
+    try {
+      [inserted] = await db('payment_attempts')
+        .insert({
+          id: input.id ?? newId(),
+          organization_id: input.organizationId,
+          debt_id: input.debtId,
+          processor: input.processor,
+          processor_reference: input.processorReference,
+          idempotency_key: input.idempotencyKey,
+          amount: input.amount,
+          currency: input.currency,
+          status: 'processing',
+        })
+        .onConflict(['debt_id', 'idempotency_key'])
+        .ignore()
+        .returning<AttemptRow[]>('*');
+    } catch (err) {
+      if (!isOpenAttemptConflict(err)) throw err;
+      const open = await findOpenAttempt(db, input.organizationId, input.debtId);
+      if (open) return { attempt: open, created: false };
+      continue;
+    }
+    if (inserted) return { attempt: toAttempt(inserted), created: true };
+    const existing = await db<AttemptRow>('payment_attempts')
+      .where({ debt_id: input.debtId, idempotency_key: input.idempotencyKey, organization_id: input.organizationId })
+      .first();
+    if (!existing) throw new Error('payment attempt vanished after an idempotency conflict');
+    return { attempt: toAttempt(existing), created: false };
+  }
+  throw new ApiError('service_unavailable', 'Another payment on this debt is changing; try again shortly.');
+}
+
+/** The debt's attempt still in `processing` (the one the database allows), or null. */
+export async function findOpenAttempt(db: Db, organizationId: string, debtId: string): Promise<PaymentAttempt | null> {
+  const row = await db<AttemptRow>('payment_attempts')
+    .where({ organization_id: organizationId, debt_id: debtId, status: 'processing', opened_beside_another: false })
     .first();
-  if (!existing) throw new Error('payment attempt vanished after an idempotency conflict');
-  return { attempt: toAttempt(existing), created: false };
+  return row ? toAttempt(row) : null;
 }
 
 export async function findAttemptByReference(
@@ -130,8 +163,8 @@ export interface SettleOptions {
    * workflow refuses the report for good (a 4xx: the debt was closed or settled meanwhile, an amount above the
    * balance), the attempt is still marked with the processor's outcome and the refusal is recorded in
    * `report_refusal` for an operator, instead of the error being thrown and the report asked for again for ever.
-   * A workflow that does not answer (503) is still thrown: the caller retries. Off by default: the portal's own
-   * `start()` shows the refusal to the debtor.
+   * A workflow that does not answer (503) is still thrown: the caller retries. With `deps.refunder`, a refused
+   * success is then refunded (./refunds.ts). Off by default.
    */
   recordRefusal?: boolean;
 }
@@ -154,7 +187,7 @@ export function canSettle(current: AttemptStatus, outcome: AttemptOutcome['statu
  * failure) and returned for the caller to log.
  */
 export async function settlePaymentAttempt(
-  deps: { db: Db; triggers: DebtTriggers; now?: () => Date },
+  deps: { db: Db; triggers: DebtTriggers; now?: () => Date; refunder?: Refunder },
   attempt: PaymentAttempt,
   outcome: AttemptOutcome,
   options: SettleOptions = {},
@@ -185,8 +218,20 @@ export async function settlePaymentAttempt(
       settled_at: deps.now?.() ?? new Date(),
     })
     .returning<AttemptRow[]>('*');
+  const settled = row ? toAttempt(row) : ((await findAttempt(deps.db, attempt.organizationId, attempt.id)) ?? attempt);
+  // Money the debt refused is not kept: returned through the processor that took it (./refunds.ts).
+  if (deps.refunder) await refundRefusedPayment({ ...deps, refunder: deps.refunder }, settled);
+  return settled;
+}
+
+/** Marks a processing attempt declined (the processor refused it outright); answers the attempt as it now is. */
+export async function declineAttempt(db: Db, attempt: PaymentAttempt, reason: string): Promise<PaymentAttempt> {
+  const [row] = await db('payment_attempts')
+    .where({ id: attempt.id, organization_id: attempt.organizationId, status: 'processing' })
+    .update({ status: 'declined', decline_reason: reason, settled_at: new Date() })
+    .returning<AttemptRow[]>('*');
   if (row) return toAttempt(row);
-  return (await findAttempt(deps.db, attempt.organizationId, attempt.id)) ?? attempt;
+  return (await findAttempt(db, attempt.organizationId, attempt.id)) ?? attempt;
 }
 
 /** The prefix of an attempt's reference until the processor has named the payment (the Stripe adapter's). */

@@ -5,6 +5,8 @@
  * workflow: `settlePaymentAttempt` (./attempts) is the one place that does, through the lifecycle's triggers.
  */
 
+import type { PaymentAttempt } from './attempts';
+
 export type ProcessorKind = 'test' | 'stripe';
 
 export interface PaymentRequest {
@@ -28,9 +30,23 @@ export type PaymentStart =
   /** Accepted for processing: the outcome arrives later (the processor's webhook, or the test processor's timer). */
   | { status: 'processing'; attemptId: string }
   /** Stripe: the browser confirms the card with Stripe's own script, using this PaymentIntent's client secret. */
-  | { status: 'requires_confirmation'; attemptId: string; clientSecret: string; publishableKey: string };
+  | { status: 'requires_confirmation'; attemptId: string; clientSecret: string; publishableKey: string }
+  /** Taken, but the debt refused it (settled meanwhile, or more than the balance): returned in full (./refunds.ts). */
+  | { status: 'refunded'; attemptId: string; reason: string }
+  /** Another form's payment on this debt is still in flight (one at a time): nothing was started; it is shown. */
+  | { status: 'already_open'; attemptId: string; amount: string };
+
+/** Why a processor cannot take an amount in a currency at all (./stripe-currencies.ts): asked before any attempt. */
+export type ChargeRefusal =
+  | { reason: 'currency_not_supported' }
+  /** `step`: the smallest amount it charges in the currency ("0.01" in KWD at Stripe); amounts go in such steps. */
+  | { reason: 'amount_not_representable'; step: string };
 
 export interface PaymentProcessor {
   readonly kind: ProcessorKind;
+  /** Null when the processor can charge `amount` (a decimal; omitted: any amount) in `currency`. */
+  refusal(currency: string, amount?: string): ChargeRefusal | null;
   start(request: PaymentRequest): Promise<PaymentStart>;
+  /** Where the debt's open attempt stands, to show it again (a second tab): never starts another payment. */
+  resume(attempt: PaymentAttempt): Promise<PaymentStart>;
 }

@@ -8,9 +8,10 @@
  * (Stripe delivers an event at least once, and may resend it). An event for a PaymentIntent we have no attempt for is
  * ignored; one that arrives before the attempt took the PaymentIntent's id (core/payments/stripe-processor.ts records
  * the attempt first, then the PaymentIntent) is matched by the ids in its metadata. A refusal by the debt's workflow
- * (the debt closed meanwhile) is recorded on the attempt, so Stripe is answered 200 and does not resend for days.
+ * (the debt closed meanwhile) is recorded on the attempt, so Stripe is answered 200 and does not resend for days,
+ * and the payment is refunded (./refunds.ts) before that 200: until the refund is recorded, Stripe keeps resending.
  */
-import { toMinorUnits } from '../debts/money';
+import { amountsEqual } from '../debts/money';
 import type { DebtTriggers } from '../lifecycle/triggers';
 import type { Db } from '../platform/db';
 import { isUuid } from '../platform/ids';
@@ -24,7 +25,9 @@ import {
   type AttemptStatus,
   type PaymentAttempt,
 } from './attempts';
+import { refundRefusedPayment, type Refunder } from './refunds';
 import type { Stripe } from './stripe-client';
+import { fromStripeAmount } from './stripe-currencies';
 
 export type StripeIngestOutcome =
   /** The attempt took the event's outcome now (and the debt's workflow recorded it, unless `refusedWith`). */
@@ -49,7 +52,7 @@ const OUTCOMES: Partial<Record<string, 'succeeded' | 'failed' | 'processing'>> =
 };
 
 export async function ingestStripeEvent(
-  deps: { db: Db; triggers: DebtTriggers },
+  deps: { db: Db; triggers: DebtTriggers; refunder?: Refunder },
   event: Stripe.Event,
 ): Promise<StripeIngestOutcome> {
   const outcome = OUTCOMES[event.type];
@@ -59,7 +62,12 @@ export async function ingestStripeEvent(
   if (!attempt) return { outcome: 'ignored', reason: 'unknown_reference' };
   if (outcome === 'processing') return { outcome: 'ignored', reason: 'still_processing', attemptId: attempt.id };
   if (!sameAmount(attempt, intent)) return { outcome: 'ignored', reason: 'amount_mismatch', attemptId: attempt.id };
-  if (attempt.status === outcome) return { outcome: 'duplicate', attemptId: attempt.id, status: attempt.status };
+  if (attempt.status === outcome) {
+    // A success the debt refused, delivered again because its refund did not finish (Stripe not answering, a
+    // crash): the refund is finished now, under the same key, before Stripe is told 200.
+    if (deps.refunder) await refundRefusedPayment({ ...deps, refunder: deps.refunder }, attempt);
+    return { outcome: 'duplicate', attemptId: attempt.id, status: attempt.status };
+  }
   if (!canSettle(attempt.status, outcome)) return { outcome: 'ignored', reason: 'superseded', attemptId: attempt.id };
   const settled = await settlePaymentAttempt(deps, attempt, { status: outcome }, { recordRefusal: true });
   return {
@@ -82,10 +90,12 @@ async function attemptOf(db: Db, intent: Stripe.PaymentIntent): Promise<PaymentA
   return adoptProcessorReference(db, pending, intent.id);
 }
 
-/** The PaymentIntent charges what the attempt recorded: anything else is not ours to report. */
+/**
+ * The PaymentIntent charges what the attempt recorded, read back through Stripe's currency table (the one the charge
+ * used, not ISO's minor units): anything else is not ours to report.
+ */
 function sameAmount(attempt: PaymentAttempt, intent: Stripe.PaymentIntent): boolean {
-  return (
-    intent.currency?.toUpperCase() === attempt.currency &&
-    intent.amount === toMinorUnits(attempt.amount, attempt.currency)
-  );
+  if (intent.currency?.toUpperCase() !== attempt.currency) return false;
+  const charged = fromStripeAmount(intent.amount, attempt.currency);
+  return charged !== null && amountsEqual(charged, attempt.amount);
 }

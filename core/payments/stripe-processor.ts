@@ -10,13 +10,19 @@
  * the attempt's, so a retried form (or a crash between the steps) gets the same PaymentIntent, never a second one.
  * Metadata carries ids only: no debtor name, email or free text goes to Stripe from here.
  */
-import { toMinorUnits } from '../debts/money';
 import { ApiError } from '../platform/errors';
 import type { Db } from '../platform/db';
 import { newId } from '../platform/ids';
-import { adoptProcessorReference, PENDING_REFERENCE_PREFIX, recordAttempt, type PaymentAttempt } from './attempts';
-import type { PaymentProcessor, PaymentStart } from './processor';
+import {
+  adoptProcessorReference,
+  declineAttempt,
+  PENDING_REFERENCE_PREFIX,
+  recordAttempt,
+  type PaymentAttempt,
+} from './attempts';
+import type { ChargeRefusal, PaymentProcessor, PaymentStart } from './processor';
 import type { Stripe } from './stripe-client';
+import { toStripeAmount } from './stripe-currencies';
 
 export interface StripeProcessorDeps {
   db: Db;
@@ -38,6 +44,19 @@ export interface PaymentIntentMetadata {
   [key: string]: string;
 }
 
+/** Stripe's rules for the currency (./stripe-currencies.ts); without an amount, only whether it takes the currency. */
+export function stripeRefusal(currency: string, amount?: string): ChargeRefusal | null {
+  const converted = toStripeAmount(amount ?? '0', currency);
+  return converted.ok ? null : converted;
+}
+
+/** Stripe's `amount` for the attempt; the portal checked `stripeRefusal` first, so a refusal here is a caller's bug. */
+function stripeAmountOf(attempt: PaymentAttempt): number {
+  const converted = toStripeAmount(attempt.amount, attempt.currency);
+  if (!converted.ok) throw new Error(`attempt ${attempt.id}: Stripe cannot charge it (${converted.reason})`);
+  return converted.amount;
+}
+
 export function createStripeProcessor(deps: StripeProcessorDeps): PaymentProcessor {
   const { db, stripe } = deps;
 
@@ -49,7 +68,7 @@ export function createStripeProcessor(deps: StripeProcessorDeps): PaymentProcess
     };
     return stripe.paymentIntents.create(
       {
-        amount: toMinorUnits(attempt.amount, attempt.currency),
+        amount: stripeAmountOf(attempt),
         currency: attempt.currency.toLowerCase(),
         allowed_payment_method_types: ['card'],
         metadata,
@@ -58,9 +77,51 @@ export function createStripeProcessor(deps: StripeProcessorDeps): PaymentProcess
     );
   }
 
+  /** An attempt's PaymentIntent (made now if the attempt has none yet) and what the browser does next. */
+  async function continueAttempt(attempt: PaymentAttempt): Promise<PaymentStart> {
+    if (attempt.status === 'succeeded') {
+      return attempt.reportRefusal
+        ? { status: 'refunded', attemptId: attempt.id, reason: attempt.reportRefusal }
+        : { status: 'succeeded', attemptId: attempt.id };
+    }
+    if (attempt.status === 'declined') {
+      return { status: 'declined', attemptId: attempt.id, reason: attempt.declineReason ?? 'card_declined' };
+    }
+    // Processing, or failed (a PaymentIntent whose card failed takes another): the browser confirms it.
+    const pending = attempt.processorReference.startsWith(PENDING_REFERENCE_PREFIX);
+    let intent: Stripe.PaymentIntent;
+    try {
+      intent = await withStripe(() =>
+        pending ? createIntent(attempt) : stripe.paymentIntents.retrieve(attempt.processorReference),
+      );
+    } catch (err) {
+      // Stripe refused the PaymentIntent itself (a rule our table missed): no PaymentIntent exists, so the
+      // attempt ends declined and the debt stays free for another payment, rather than a 500 and an open attempt.
+      if (!(pending && errorType(err) === 'StripeInvalidRequestError')) throw err;
+      const declined = await declineAttempt(db, attempt, PROCESSOR_REFUSED);
+      return { status: 'declined', attemptId: declined.id, reason: PROCESSOR_REFUSED };
+    }
+    const adopted = await adoptProcessorReference(db, attempt, intent.id);
+    if (!adopted) throw new Error(`payment attempt ${attempt.id} already names another PaymentIntent`);
+    // Confirmed already (the webhook not yet here): nothing for the browser to do, the outcome is on its way.
+    if (intent.status === 'succeeded' || intent.status === 'processing' || !intent.client_secret) {
+      return { status: 'processing', attemptId: attempt.id };
+    }
+    return {
+      status: 'requires_confirmation',
+      attemptId: attempt.id,
+      clientSecret: intent.client_secret,
+      publishableKey: deps.publishableKey,
+    };
+  }
+
   return {
     kind: 'stripe',
+    refusal: stripeRefusal,
     async start(request): Promise<PaymentStart> {
+      // Before anything is recorded: an amount Stripe would refuse leaves no attempt behind.
+      const refusal = stripeRefusal(request.currency, request.amount);
+      if (refusal) throw refusalError(refusal, request.currency);
       const id = newId();
       const { attempt } = await recordAttempt(db, {
         id,
@@ -72,30 +133,28 @@ export function createStripeProcessor(deps: StripeProcessorDeps): PaymentProcess
         amount: request.amount,
         currency: request.currency,
       });
-      if (attempt.status === 'succeeded') return { status: 'succeeded', attemptId: attempt.id };
-      if (attempt.status === 'declined') {
-        return { status: 'declined', attemptId: attempt.id, reason: attempt.declineReason ?? 'card_declined' };
+      // Another tab's payment is in flight: one PaymentIntent per debt at a time, so this form starts none.
+      if (attempt.idempotencyKey !== request.idempotencyKey) {
+        return { status: 'already_open', attemptId: attempt.id, amount: attempt.amount };
       }
-      // Processing, or failed (a PaymentIntent whose card failed takes another): the browser confirms it.
-      const intent = await withStripe(() =>
-        attempt.processorReference.startsWith(PENDING_REFERENCE_PREFIX)
-          ? createIntent(attempt)
-          : stripe.paymentIntents.retrieve(attempt.processorReference),
-      );
-      const adopted = await adoptProcessorReference(db, attempt, intent.id);
-      if (!adopted) throw new Error(`payment attempt ${attempt.id} already names another PaymentIntent`);
-      // Confirmed already (the webhook not yet here): nothing for the browser to do, the outcome is on its way.
-      if (intent.status === 'succeeded' || intent.status === 'processing' || !intent.client_secret) {
-        return { status: 'processing', attemptId: attempt.id };
-      }
-      return {
-        status: 'requires_confirmation',
-        attemptId: attempt.id,
-        clientSecret: intent.client_secret,
-        publishableKey: deps.publishableKey,
-      };
+      return continueAttempt(attempt);
     },
+    resume: continueAttempt,
   };
+}
+
+/** The decline reason of a PaymentIntent Stripe refused to create (an InvalidRequestError). */
+export const PROCESSOR_REFUSED = 'processor_refused';
+
+export function errorType(err: unknown): unknown {
+  return (err as { type?: unknown } | null)?.type;
+}
+
+/** A 400 the portal shows as a page (it checks `refusal` first, so this is the API's safety net, never a 500). */
+function refusalError(refusal: ChargeRefusal, currency: string): ApiError {
+  return refusal.reason === 'currency_not_supported'
+    ? new ApiError('invalid_request', `Card payments in ${currency} are not available.`)
+    : new ApiError('invalid_request', `Card payments in ${currency} go in steps of ${refusal.step} ${currency}.`);
 }
 
 const RETRYABLE_STRIPE_ERRORS = new Set([
@@ -106,11 +165,11 @@ const RETRYABLE_STRIPE_ERRORS = new Set([
 ]);
 
 /** Stripe not answering (network, its 5xx, its rate limit) is our 503: the debtor may try again shortly. */
-async function withStripe<T>(call: () => Promise<T>): Promise<T> {
+export async function withStripe<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    const type = (err as { type?: unknown }).type;
+    const type = errorType(err);
     // An idempotency error here is the same form's twin request still in flight at Stripe: also worth a retry.
     if (typeof type === 'string' && RETRYABLE_STRIPE_ERRORS.has(type)) {
       throw new ApiError('service_unavailable', 'The payment processor is not answering; try again shortly.');

@@ -8,6 +8,13 @@ import type { Db } from '../platform/db';
 import type { DebtTriggers } from '../lifecycle/triggers';
 import { recordAttempt, settlePaymentAttempt, type PaymentAttempt } from './attempts';
 import type { PaymentProcessor, PaymentStart } from './processor';
+import type { Refunder } from './refunds';
+
+/** No money moved, so a refund is only recorded: its reference is the attempt's, so asking twice is one refund. */
+export const testModeRefunder: Refunder = {
+  kind: 'test',
+  refund: (attempt) => Promise.resolve({ reference: `test_refund_${attempt.id.replace(/-/g, '')}` }),
+};
 
 export const TEST_CARDS = {
   /** Succeeds at once. */
@@ -34,8 +41,13 @@ function digits(cardNumber: string): string {
 }
 
 export function createTestModeProcessor(deps: TestModeProcessorDeps): PaymentProcessor {
+  // A success the debt refuses (a second tab's payment after the first settled it) is recorded and refunded, as
+  // Stripe's would be, rather than left open.
+  const settleDeps = { ...deps, refunder: testModeRefunder };
   return {
     kind: 'test',
+    // No money moves: any amount a debt can hold is taken.
+    refusal: () => null,
     async start(request): Promise<PaymentStart> {
       const { attempt, created } = await recordAttempt(deps.db, {
         organizationId: request.organizationId,
@@ -46,11 +58,14 @@ export function createTestModeProcessor(deps: TestModeProcessorDeps): PaymentPro
         amount: request.amount,
         currency: request.currency,
       });
+      if (attempt.idempotencyKey !== request.idempotencyKey) {
+        return { status: 'already_open', attemptId: attempt.id, amount: attempt.amount };
+      }
       const card = digits(request.testCardNumber ?? '');
       let settled = attempt;
       if (created || attempt.status === 'processing') {
         if (card === TEST_CARDS.succeeds) {
-          settled = await settlePaymentAttempt(deps, attempt, { status: 'succeeded' });
+          settled = await settlePaymentAttempt(settleDeps, attempt, { status: 'succeeded' }, { recordRefusal: true });
         } else if (card === TEST_CARDS.failsLater) {
           // On every start of a processing attempt, not only the first: starting the timer is idempotent, and a
           // crash after the attempt was recorded but before its timer started is mended by the portal's retry.
@@ -62,13 +77,20 @@ export function createTestModeProcessor(deps: TestModeProcessorDeps): PaymentPro
       }
       return asStart(settled);
     },
+    // Only a card that fails later leaves an attempt open: its timer is running (started again: idempotent).
+    async resume(attempt) {
+      if (attempt.status === 'processing') await deps.scheduleLaterFailure?.(attempt);
+      return asStart(attempt);
+    },
   };
 }
 
 function asStart(attempt: PaymentAttempt): PaymentStart {
   switch (attempt.status) {
     case 'succeeded':
-      return { status: 'succeeded', attemptId: attempt.id };
+      return attempt.reportRefusal
+        ? { status: 'refunded', attemptId: attempt.id, reason: attempt.reportRefusal }
+        : { status: 'succeeded', attemptId: attempt.id };
     case 'declined':
       return { status: 'declined', attemptId: attempt.id, reason: attempt.declineReason ?? 'card_declined' };
     case 'failed':

@@ -15,11 +15,24 @@ export interface PayFormProps {
   /** The test-mode processor takes a test card number typed here; Stripe's card form is its own. */
   testMode: boolean;
   available: boolean;
+  /** The processor does not charge in the debt's currency (e.g. Stripe and IQD): no form, another way to pay. */
+  currencyRefused?: boolean;
   values?: { choice: string; amount: string };
   problem?: string;
 }
 
 export function PayFormBody(props: PayFormProps) {
+  if (props.currencyRefused) {
+    return (
+      <section class="card">
+        <p>
+          Card payments in {props.currency} are not available, so you cannot pay online. Please contact us to pay: our
+          details are below.
+        </p>
+        <BackToAccount />
+      </section>
+    );
+  }
   if (!props.available) {
     return (
       <section class="card">
@@ -109,6 +122,8 @@ export const PAYMENT_TITLES: Record<PaymentStart['status'], string> = {
   declined: 'Payment declined',
   processing: 'Payment being processed',
   requires_confirmation: 'Confirm your card',
+  refunded: 'Payment refunded',
+  already_open: 'A payment is already in progress',
 };
 
 export function PaymentResultBody(props: { start: PaymentStart; amount: string; balance: string; currency: string }) {
@@ -118,9 +133,21 @@ export function PaymentResultBody(props: { start: PaymentStart; amount: string; 
       props.balance,
       props.currency,
     )}.`,
-    declined: `Your card was declined, so no money was taken and your balance has not changed. You can try another card.`,
+    declined:
+      props.start.status === 'declined' && props.start.reason === 'processor_refused'
+        ? 'The card payment could not be set up for this amount, so no money was taken and your balance has not ' +
+          'changed. Please contact us to pay.'
+        : `Your card was declined, so no money was taken and your balance has not changed. You can try another card.`,
     processing: `Your payment of ${amount} is being processed. We will confirm once it is complete; your balance will update then.`,
     requires_confirmation: 'Your card needs one more step. No money has been taken yet.',
+    refunded:
+      `Your payment of ${amount} could not be applied to your account, because your balance changed in the ` +
+      'meantime (it may already be paid). It has been refunded in full to your card; your balance has not changed.',
+    already_open:
+      props.start.status === 'already_open'
+        ? `A payment of ${moneyText(props.start.amount, props.currency)} you started (perhaps in another window) is ` +
+          'still in progress, so no new payment was started and no money was taken for this one.'
+        : '',
   };
   return (
     <section class="card" role="status">
@@ -129,6 +156,11 @@ export function PaymentResultBody(props: { start: PaymentStart; amount: string; 
         {props.start.status === 'declined' && (
           <>
             <a href="/portal/pay">Try again</a> ·{' '}
+          </>
+        )}
+        {props.start.status === 'already_open' && (
+          <>
+            <a href="/portal/pay">See that payment</a> ·{' '}
           </>
         )}
         <a href="/portal/debt">Back to your account</a>

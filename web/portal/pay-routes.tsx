@@ -1,7 +1,8 @@
 /**
  * Paying: the full balance, the plan's next instalment or another amount, through the injected
  * PaymentProcessor. The processor's outcome, not this click, reports a payment to the debt's workflow
- * (core/payments/attempts.ts). Each form carries its own idempotency key, so submitting it twice starts one payment.
+ * (core/payments/attempts.ts). Each form carries its own idempotency key, so submitting it twice starts one payment;
+ * and a debt has one payment in flight at a time, which the page shows again instead of handing out a new form.
  */
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
@@ -9,6 +10,8 @@ import type { Context } from 'koa';
 import { compareAmounts, normalizeAmount, parseAmount, subtractAmounts } from '../../core/debts/money';
 import { firstUnpaidIndex } from '../../core/lifecycle/plan-schedule';
 import { ApiError } from '../../core/platform/errors';
+import { findOpenAttempt } from '../../core/payments/attempts';
+import type { ChargeRefusal, PaymentStart } from '../../core/payments/processor';
 import type { PortalSession } from '../../core/portal/portal-sessions';
 import { field } from '../console/shared/http';
 import { requireAction } from './debt-routes';
@@ -51,6 +54,7 @@ export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: st
         instalment={nextInstalment(view)}
         testMode={processor?.kind === 'test'}
         available={processor !== undefined}
+        currencyRefused={processor?.refusal(view.debt.currency) != null}
         values={values}
         problem={problem}
       />
@@ -58,10 +62,44 @@ export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: st
     c.page(ctx, await c.frameOf(session), TITLE, body, problem ? 400 : 200);
   }
 
+  /** The answer to a payment started or shown again: Stripe's card form, or the outcome in words. */
+  async function showStart(ctx: Context, session: PortalSession, view: DebtView, start: PaymentStart, amount: string) {
+    const frame = await c.frameOf(session);
+    if (start.status === 'requires_confirmation') {
+      const collector = c.deps.config.portal.collector;
+      const body = (
+        <StripeConfirmation
+          clientSecret={start.clientSecret}
+          publishableKey={start.publishableKey}
+          returnUrl={`${c.deps.config.publicBaseUrl}${STRIPE_RETURN_PATH}`}
+          scriptHref={stripeScriptHref}
+          amountLabel={moneyText(amount, view.debt.currency)}
+          otherWaysToPay={`Call ${collector.name} on ${collector.phone} (${collector.hours}) to pay another way.`}
+        />
+      );
+      c.page(ctx, frame, PAYMENT_TITLES[start.status], body, 200, stripePageCsp(PORTAL_CSP));
+      return;
+    }
+    const after = await loadDebtView(c, session);
+    const body = (
+      <PaymentResultBody start={start} amount={amount} balance={after.outstanding} currency={view.debt.currency} />
+    );
+    c.page(ctx, frame, PAYMENT_TITLES[start.status], body);
+  }
+
   router.get('/portal/pay', async (ctx) => {
     const session = await c.requireVisit(ctx);
     const view = await loadDebtView(c, session);
     requireAction(view, 'pay');
+    // One payment at a time: while one is in flight (another tab's, or this one's before Stripe's webhook), the page
+    // shows it, and no new form (no new attempt key) is handed out.
+    const open = processor && (await findOpenAttempt(c.deps.db, session.organizationId, session.debtId));
+    if (processor && open) {
+      const start = await processor.resume(open);
+      if (start.status === 'requires_confirmation' || start.status === 'processing') {
+        return showStart(ctx, session, view, start, normalizeAmount(open.amount));
+      }
+    }
     await showForm(ctx, session, view);
   });
 
@@ -73,6 +111,9 @@ export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: st
     const values = { choice: field(form, 'choice'), amount: field(form, 'amount').trim() };
     const read = amountOf(view, values);
     if ('problem' in read) return showForm(ctx, session, view, values, read.problem);
+    // The processor's own rules (Stripe's minor units): an amount it cannot charge exactly is never rounded.
+    const refusal = processor.refusal(view.debt.currency, read.amount);
+    if (refusal) return showForm(ctx, session, view, values, refusalProblem(refusal, read.amount, view));
     const attemptKey = field(form, 'attempt');
     if (!ATTEMPT_KEY.test(attemptKey)) throw new ApiError('invalid_request', 'The form was incomplete. Reload it.');
     const start = await processor.start({
@@ -83,27 +124,7 @@ export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: st
       idempotencyKey: `portal:${attemptKey}`,
       testCardNumber: field(form, 'cardNumber'),
     });
-    const frame = await c.frameOf(session);
-    if (start.status === 'requires_confirmation') {
-      const collector = c.deps.config.portal.collector;
-      const body = (
-        <StripeConfirmation
-          clientSecret={start.clientSecret}
-          publishableKey={start.publishableKey}
-          returnUrl={`${c.deps.config.publicBaseUrl}${STRIPE_RETURN_PATH}`}
-          scriptHref={stripeScriptHref}
-          amountLabel={moneyText(read.amount, view.debt.currency)}
-          otherWaysToPay={`Call ${collector.name} on ${collector.phone} (${collector.hours}) to pay another way.`}
-        />
-      );
-      c.page(ctx, frame, PAYMENT_TITLES[start.status], body, 200, stripePageCsp(PORTAL_CSP));
-      return;
-    }
-    const after = await loadDebtView(c, session);
-    const body = (
-      <PaymentResultBody start={start} amount={read.amount} balance={after.outstanding} currency={view.debt.currency} />
-    );
-    c.page(ctx, frame, PAYMENT_TITLES[start.status], body);
+    await showStart(ctx, session, view, start, read.amount);
   });
 
   // Stripe's return after the card step: the payment's outcome reaches the debt only through Stripe's webhook, so
@@ -112,6 +133,18 @@ export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: st
     const session = await c.requireVisit(ctx);
     c.page(ctx, await c.frameOf(session), PAYMENT_TITLES.processing, <PaymentProcessingBody />);
   });
+}
+
+function refusalProblem(refusal: ChargeRefusal, amount: string, view: DebtView): string {
+  const currency = view.debt.currency;
+  if (refusal.reason === 'currency_not_supported') {
+    return `Card payments in ${currency} are not available. Please contact us to pay.`;
+  }
+  const step = moneyText(refusal.step, currency);
+  return (
+    `${moneyText(amount, currency)} cannot be paid by card: card payments in ${currency} go in steps of ${step}. ` +
+    `Choose "Another amount" and enter a whole number of such steps; you can pay the rest another way.`
+  );
 }
 
 function amountOf(

@@ -484,6 +484,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `payment.refunded` event, POSTed to your receiver */
+        post: operations["webhook_payment_refunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "plan.activated": {
         parameters: {
             query?: never;
@@ -741,6 +758,37 @@ export interface components {
              */
             createdAt: string;
         };
+        Refund: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            debtId: string;
+            /** @description The refunded payment’s processor reference (e.g. a Stripe PaymentIntent’s id). */
+            paymentReference: string;
+            /** @description The whole payment, returned to the debtor. Exact; at most the currency's minor-unit decimals. */
+            amount: number;
+            /** @description ISO 4217 code: the debt’s currency. */
+            currency: string;
+            /** @description Why the debt refused the payment: an error code and its detail, e.g. `invalid_state: The debt is Settled…`. */
+            reason: string;
+            /**
+             * @description Always `succeeded` in the event.
+             * @enum {string}
+             */
+            status: "pending" | "succeeded";
+            /** @description The processor’s refund id (e.g. `re_…`). */
+            processorReference: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            refundedAt: string | null;
+        };
         Organization: {
             /** Format: uuid */
             id: string;
@@ -795,7 +843,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "plan.activated" | "plan.defaulted" | "test.ping";
+            eventType: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
             /** @description The receiver URL when the delivery was enqueued. */
             url: string;
             /** @enum {string} */
@@ -830,7 +878,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "plan.activated" | "plan.defaulted" | "test.ping";
+            eventType: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
             /** @description The receiver URL when the delivery was enqueued. */
             url: string;
             /** @enum {string} */
@@ -877,7 +925,7 @@ export interface components {
             /** @description Begins `evt_`; de-duplicate on it. */
             id: string;
             /** @enum {string} */
-            type: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "plan.activated" | "plan.defaulted" | "test.ping";
+            type: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -974,6 +1022,24 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["PaymentReceivedData"];
+        };
+        /** @description A payment the debt refused (the debt was settled or closed meanwhile, or owed less), returned in full to the debtor through the processor; and the debt, which the payment never changed. */
+        PaymentRefundedData: {
+            refund: components["schemas"]["Refund"];
+            debt: components["schemas"]["Debt"];
+        };
+        /** @description The `payment.refunded` event as delivered to your receiver (exactly these four fields). */
+        PaymentRefundedEvent: {
+            /** @description Begins `evt_`; de-duplicate on it. */
+            id: string;
+            /** @constant */
+            type: "payment.refunded";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            createdAt: string;
+            data: components["schemas"]["PaymentRefundedData"];
         };
         /** @description The plan the debtor agreed and its debt. */
         PlanActivatedData: {
@@ -5033,7 +5099,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page, sent with the same filters (only `limit` may change); omit for the first page. A cursor of another list, organisation or filters is `400 invalid_request`. */
                 cursor?: string;
                 status?: "Pending" | "Succeeded" | "Failed";
-                eventType?: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "plan.activated" | "plan.defaulted" | "test.ping";
+                eventType?: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
             };
             header?: never;
             path?: never;
@@ -5595,7 +5661,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page, sent with the same filters (only `limit` may change); omit for the first page. A cursor of another list, organisation or filters is `400 invalid_request`. */
                 cursor?: string;
-                type?: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "plan.activated" | "plan.defaulted" | "test.ping";
+                type?: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
             };
             header?: never;
             path?: never;
@@ -6066,6 +6132,42 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PaymentReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within the timeout) is retried: /docs/webhooks. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payment_refunded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with your whole `whsec_` secret; reject when `t` is more than 300 s from now. */
+                "Service-Signature": string;
+                /** @description The delivery id; the same on every attempt of this delivery. */
+                "Service-Delivery-Id": string;
+                /** @description `live` for an event of the production API, `test` for one of the sandbox. */
+                "Service-Mode": "live" | "test";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentRefundedEvent"];
             };
         };
         responses: {

@@ -15,6 +15,8 @@ import type { DebtorCircumstance } from '../../../core/portal/circumstances';
 import { DebtCircumstances } from './debt-circumstances';
 import { documentHref } from './document-routes';
 import { PortalLinkSection, type PortalLinkSectionProps } from './portal-link-section';
+import type { Refund } from '../../../core/payments/refunds';
+import { RefundsSection } from './refunds-section';
 import { money } from '../../money-format';
 import { DebtTable, Fields, MetadataTable, Pager, Problem, TextFilter } from './record-parts';
 import { whenToMinute } from '../shared/format';
@@ -76,6 +78,8 @@ export interface DebtPageProps {
   debtor: Debtor | undefined;
   transactions: Transaction[];
   moreTransactions: boolean;
+  /** Payments the debt refused, refunded (shown only when there are some). */
+  refunds?: Refund[];
   documents: DebtDocument[];
   events: DebtEvent[];
   canRecall: boolean;
@@ -156,6 +160,7 @@ export function DebtBody(props: DebtPageProps) {
       {props.circumstances && <DebtCircumstances circumstances={props.circumstances} />}
       {props.portalLink && <PortalLinkSection {...props.portalLink} />}
       <Transactions transactions={props.transactions} more={props.moreTransactions} />
+      <RefundsSection refunds={props.refunds ?? []} />
       <Documents documents={props.documents} />
       <Timeline events={props.events} />
     </>
@@ -256,8 +261,10 @@ export function eventSummary(event: DebtEvent): string {
     return changes.length > 0 ? changes.join('; ') : 'Updated';
   }
   const payment = event.data.payment as { amount?: unknown; currency?: unknown } | undefined;
+  const refund = event.data.refund as { amount?: unknown; currency?: unknown } | undefined;
   const parts = [`status ${show(debt.status)}`];
   if (payment?.amount !== undefined) parts.unshift(`payment of ${show(payment.amount)} ${show(payment.currency)}`);
+  if (refund?.amount !== undefined) parts.unshift(`refund of ${show(refund.amount)} ${show(refund.currency)}`);
   if (event.type === 'debt.disputed' && debt.disputeReason) parts.push(`reason: ${show(debt.disputeReason)}`);
   return parts.join('; ');
 }

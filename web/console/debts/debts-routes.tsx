@@ -9,6 +9,7 @@ import { DEBT_STATUSES, type DebtStatus } from '../../../core/debts/debt-status'
 import { getDebtor, listDebtors } from '../../../core/debts/debtors';
 import { getDebt, listDebts, type Debt, type DebtFilters } from '../../../core/debts/debts';
 import { listTransactions } from '../../../core/debts/transactions';
+import { listDebtRefunds } from '../../../core/payments/refunds';
 import { listDebtDocuments } from '../../../core/documents/documents';
 import { ApiError, errors } from '../../../core/platform/errors';
 import { isUuid } from '../../../core/platform/ids';
@@ -65,9 +66,10 @@ export function debtsRoutes(router: Router, c: ConsoleContext): void {
     const org = session.organizationId;
     const debt = await getDebt(db, org, debtId);
     if (!debt) throw errors.notFound('debt');
-    const [debtor, transactions, documents, events, circumstances, portalLink] = await Promise.all([
+    const [debtor, transactions, refunds, documents, events, circumstances, portalLink] = await Promise.all([
       getDebtor(db, org, debt.debtorId),
       listTransactions(db, org, { debtId: debt.id, page: { limit: MAX_PAGE_SIZE } }),
+      listDebtRefunds(db, org, debt.id),
       listDebtDocuments(db, org, debt.id, { limit: MAX_PAGE_SIZE }),
       listDebtEvents(db, org, debt.id),
       listCircumstances(db, org, debt.id),
@@ -81,6 +83,7 @@ export function debtsRoutes(router: Router, c: ConsoleContext): void {
         debtor={debtor}
         transactions={transactions.data}
         moreTransactions={transactions.nextCursor !== null}
+        refunds={refunds}
         documents={documents?.data ?? []}
         events={events}
         canRecall={canRecallDebts(session.role)}
