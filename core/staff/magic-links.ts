@@ -8,7 +8,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Mailer } from '../notifications/mail';
 import type { Db } from '../platform/db';
 import type { Logger } from '../platform/logger';
+import type { Mode } from '../platform/mode';
 import type { Redis } from '../platform/redis';
+import { chargeSignInRequest, type SignInLimits } from './sign-in-limits';
 import { findStaffUserByEmail, isPlausibleEmail, normalizeEmail, type StaffUser } from './staff-users';
 
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
@@ -22,8 +24,9 @@ export interface SignInLinkDeps {
   logger: Logger;
   /** This host's public base URL: the link points here. */
   publicBaseUrl: string;
-  /** Link requests allowed per email and per client address in one hour. */
-  requestsPerHour: number;
+  /** This host's mode: the limits' keys start with it. */
+  mode: Mode;
+  limits: SignInLimits;
   now?: () => Date;
 }
 
@@ -42,12 +45,6 @@ function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-async function overLimit(redis: Redis, key: string, limit: number): Promise<boolean> {
-  const count = await redis.incr(key);
-  if (count === 1) await redis.pexpire(key, 3_600_000);
-  return count > limit;
-}
-
 /**
  * Ask for a link. The answer does not depend on whether `email` has an account: the caller shows "check your email"
  * either way, and a limit reached is reported the same for known and unknown addresses.
@@ -57,11 +54,12 @@ export async function requestSignInLink(
   input: { email: string; clientAddress: string },
 ): Promise<LinkRequestOutcome> {
   const email = normalizeEmail(input.email);
-  const limited = await Promise.all([
-    overLimit(deps.redis, `console:sign-in:email:${hashToken(email)}`, deps.requestsPerHour),
-    overLimit(deps.redis, `console:sign-in:address:${input.clientAddress}`, deps.requestsPerHour),
-  ]);
-  if (limited.some(Boolean)) return 'rate-limited';
+  const decision = await chargeSignInRequest(deps, email, input.clientAddress);
+  if (decision === 'requester-limited') return 'rate-limited';
+  if (decision === 'email-capped') {
+    deps.logger.warn({ emailHash: hashToken(email) }, 'sign-in links to one email capped; none sent');
+    return 'sent-if-known';
+  }
   if (!isPlausibleEmail(email)) return 'sent-if-known';
   const user = await findStaffUserByEmail(deps.db, email);
   if (!user) return 'sent-if-known';

@@ -47,7 +47,12 @@ export async function startSandboxConsole(env: Record<string, string> = {}): Pro
   const server = await startTestServer({
     mode: 'sandbox',
     deps: { mailer, sandboxResets: createSandboxResets({ client, taskQueue: queue }) },
-    env: { SIGN_IN_REQUESTS_PER_HOUR: '1000', SANDBOX_SIGNUPS_PER_HOUR: '1000', ...env },
+    env: {
+      SIGN_IN_REQUESTS_PER_HOUR: '1000',
+      SIGN_IN_REQUESTS_PER_ADDRESS_PER_HOUR: '1000',
+      SANDBOX_SIGNUPS_PER_HOUR: '1000',
+      ...env,
+    },
   });
   return {
     server,

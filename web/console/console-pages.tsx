@@ -36,6 +36,7 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   const assets = loadWebAssets();
   const sessions = createSessionStore({
     redis: deps.redis,
+    mode: deps.config.mode,
     settings: {
       idleTimeoutMs: deps.config.console.sessionIdleTimeoutMs,
       absoluteLifetimeMs: deps.config.console.sessionAbsoluteLifetimeMs,

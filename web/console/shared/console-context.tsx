@@ -109,7 +109,12 @@ export function createConsoleContext(
       mailer: deps.mailer,
       logger: deps.logger,
       publicBaseUrl: config.publicBaseUrl,
-      requestsPerHour: config.console.signInRequestsPerHour,
+      mode: config.mode,
+      limits: {
+        perEmailAndAddress: config.console.signInRequestsPerHour,
+        perAddress: config.console.signInRequestsPerAddressPerHour,
+        perEmail: config.console.signInLinksPerEmail,
+      },
       now: deps.now,
     },
     async session(ctx) {
