@@ -8,6 +8,7 @@ import type { Middleware } from 'koa';
 import { ApiError } from '../../core/platform/errors';
 import { pageError } from '../page-errors';
 import { createSessionStore } from '../../core/staff/sessions';
+import { createMembershipCache } from '../../core/staff/membership';
 import { loadWebAssets } from '../assets';
 import { setPageHeaders } from '../page';
 import { accountRoutes } from './account/account-routes';
@@ -43,7 +44,8 @@ export function consolePages(deps: ConsoleDeps): Middleware {
     },
   });
   const names = cookieNames(deps.config.console.secureCookies);
-  const c = createConsoleContext(deps, { sessions, names, stylesheetHref: assets.stylesheetHref });
+  const membership = createMembershipCache({ db: deps.db, now: () => (deps.now?.() ?? new Date()).getTime() });
+  const c = createConsoleContext(deps, { sessions, membership, names, stylesheetHref: assets.stylesheetHref });
   const router = new Router();
   signInRoutes(router, c);
   accountRoutes(router, c);
