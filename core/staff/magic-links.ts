@@ -70,12 +70,14 @@ export async function requestSignInLink(
 
 export type LinkMailDeps = Pick<SignInLinkDeps, 'db' | 'mailer' | 'publicBaseUrl' | 'now'>;
 
-/** Store a new token for `user` and mail its link: the sign-in mail, or the invitation (`kind` says which). */
-export async function sendSignInLink(
-  deps: LinkMailDeps,
-  user: StaffUser,
-  kind: 'sign-in' | 'invitation',
-): Promise<void> {
+/**
+ * Why a link is mailed: asked for on the sign-in page, an invitation, or a sandbox sign-up with an address that
+ * already has an account (the sign-up page answers as for any address; the mail says the rest).
+ */
+export type SignInLinkKind = 'sign-in' | 'invitation' | 'sign-up';
+
+/** Store a new token for `user` and mail its link, worded for `kind`. */
+export async function sendSignInLink(deps: LinkMailDeps, user: StaffUser, kind: SignInLinkKind): Promise<void> {
   const now = deps.now?.() ?? new Date();
   const token = randomBytes(32).toString('base64url');
   await deps.db('staff_sign_in_tokens').insert({
@@ -86,16 +88,29 @@ export async function sendSignInLink(
     used_at: null,
   });
   const link = `${deps.publicBaseUrl}${SIGN_IN_LINK_PATH}?token=${token}`;
-  await deps.mailer.send(kind === 'sign-in' ? signInMail(user.email, link) : invitationMail(user, link));
+  const mail = { 'sign-in': signInMail, invitation: invitationMail, 'sign-up': existingAccountMail }[kind];
+  await deps.mailer.send(mail(user, link));
 }
 
-function signInMail(email: string, link: string) {
+function signInMail({ email }: StaffUser, link: string) {
   return {
     to: email,
     subject: 'Your sign-in link',
     text:
       `Open this link to sign in to the client console as ${email}:\n\n${link}\n\n` +
       'It works once, within 15 minutes. If you did not ask for it, ignore this message.\n',
+  };
+}
+
+function existingAccountMail({ email }: StaffUser, link: string) {
+  return {
+    to: email,
+    subject: 'You already have a console account',
+    text:
+      `Someone asked to sign up for the sandbox with ${email}, which already has a client console account; an ` +
+      'address belongs to one organisation, so no new sandbox was made.\n\n' +
+      `Open this link to sign in to your account instead:\n\n${link}\n\n` +
+      'It works once, within 15 minutes. If you did not ask, ignore this message.\n',
   };
 }
 

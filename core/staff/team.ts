@@ -2,7 +2,8 @@
  * The Team page's writes (owners only, checked first): invite a user (the invitation is a sign-in link mailed
  * through the same path as sign-in's), change a role, remove a user. Each write locks the organisation's row, so
  * two owners demoting or removing each other at once cannot leave it without an owner: the last owner can be neither
- * demoted nor removed. Each records its audit entry in its own transaction. A role change or a removal ends the user's sessions after the
+ * demoted nor removed. Each records its audit entry in its own transaction. Invitations are limited per organisation
+ * and per invited address (invitation-limits.ts). A role change or a removal ends the user's sessions after the
  * commit; that Redis write may fail, so what keeps the change is that every console request re-reads the user's
  * membership (membership.ts), whose cached entry is dropped here first.
  */
@@ -13,6 +14,7 @@ import { isUuid } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import type { Redis } from '../platform/redis';
 import { recordAudit } from './audit-log';
+import { chargeInvitation } from './invitation-limits';
 import type { MembershipCache } from './membership';
 import type { StaffActor } from './staff-actor';
 import { sendSignInLink, type LinkMailDeps } from './magic-links';
@@ -91,6 +93,7 @@ export async function inviteTeamMember(
       { path: 'body.email', message: 'must be an email address' },
     ]);
   }
+  await chargeInvitation({ redis: deps.redis, mode }, actor.organizationId, email);
   const user = await deps.db
     .transaction(async (trx) => {
       await lockOrganization(trx, actor.organizationId);

@@ -23,6 +23,7 @@ import { createConsoleContext, type ConsoleContext, type ConsoleDeps } from './s
 import { ErrorBody, errorTitle } from './shared/error-page';
 import { cookieNames } from './shared/http';
 import { sandboxRoutes } from './sandbox/sandbox-routes';
+import { signUpRoutes } from './sandbox/sign-up-routes';
 import { signInRoutes } from './sign-in/sign-in-routes';
 import { webhookRoutes } from './webhooks/webhook-routes';
 import { deliveryRoutes } from './deliveries/delivery-routes';
@@ -59,6 +60,7 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   eventsRoutes(router, c);
   auditRoutes(router, c);
   sandboxRoutes(router, c);
+  signUpRoutes(router, c);
   portalLinkRoutes(router, c);
   notificationsRoutes(router, c);
   const routes = router.routes();
