@@ -2,7 +2,7 @@
  * A debt's portal link from the console (docs/notifications.md): "Send a new portal link" revokes the debt's live link
  * and mails the debtor a new one, through the same notification path as the link mailed when the debt was raised
  * (opt-out and a missing address honoured, the send recorded); "Revoke the portal link" revokes it. Owners and
- * admins; each is audit-logged with its outcome, never with the token. The sandbox mails nothing: there the new link is
+ * admins; each is audit-logged in the transaction of its change, never with the token. The sandbox mails nothing: there the new link is
  * returned to the caller, to be shown once to the user who asked, and the message it would have sent is recorded.
  */
 import { findDebtRow } from '../debts/debts';
@@ -64,23 +64,28 @@ export async function sendNewPortalLink(
   const { db, mode } = deps;
   const debt = await requireDebt(db, actor, debtId);
   const organizationId = actor.organizationId;
-  // The old link stops working whatever happens next: that is what the user asked for.
-  await revokePortalLink(db, { organizationId, debtId: debt.id });
-  const [id] = await recordNotifications(db, [
-    { organizationId, debtId: debt.id, kind: 'portal_link', sourceId: `console_${newId()}` },
-  ]);
-  const outcome = await deliverNotification(deps, id!);
+  // The change (the old link revoked, the new message on record) and its audit entry commit together; what became of
+  // the mail is the message's own record (the Notifications page), since the mail cannot join the transaction.
+  const id = await db.transaction(async (trx) => {
+    // The old link stops working whatever happens next: that is what the user asked for.
+    await revokePortalLink(trx, { organizationId, debtId: debt.id });
+    const [recorded] = await recordNotifications(trx, [
+      { organizationId, debtId: debt.id, kind: 'portal_link', sourceId: `console_${newId()}` },
+    ]);
+    await recordAudit(trx, actor, mode, {
+      action: 'portal_link.sent',
+      target: debt.id,
+      details: { notificationId: recorded },
+    });
+    return recorded!;
+  });
+  const outcome = await deliverNotification(deps, id);
   const row = await db('debtor_notifications').where({ id }).first<{ reason: string | null }>('reason');
   let sandboxLink: string | undefined;
   if (mode === 'sandbox' && outcome === 'recorded') {
     const { token } = await issuePortalLink(db, { organizationId, debtId: debt.id });
     sandboxLink = portalLinkUrl(deps.publicBaseUrl, token);
   }
-  await recordAudit(db, actor, mode, {
-    action: 'portal_link.sent',
-    target: debt.id,
-    details: { outcome, notificationId: id, ...(row?.reason ? { reason: row.reason } : {}) },
-  });
   return { outcome, reason: row?.reason ?? null, ...(sandboxLink ? { sandboxLink } : {}) };
 }
 
@@ -91,11 +96,9 @@ export async function revokeConsolePortalLink(
   debtId: string,
 ): Promise<boolean> {
   const debt = await requireDebt(deps.db, actor, debtId);
-  const revoked = await revokePortalLink(deps.db, { organizationId: actor.organizationId, debtId: debt.id });
-  await recordAudit(deps.db, actor, deps.mode, {
-    action: 'portal_link.revoked',
-    target: debt.id,
-    details: { revoked },
+  return deps.db.transaction(async (trx) => {
+    const revoked = await revokePortalLink(trx, { organizationId: actor.organizationId, debtId: debt.id });
+    await recordAudit(trx, actor, deps.mode, { action: 'portal_link.revoked', target: debt.id, details: { revoked } });
+    return revoked;
   });
-  return revoked;
 }

@@ -33,8 +33,8 @@ export interface ConsoleSignup {
 
 /**
  * A sandbox tenant with the seed and its first test key (as `POST /sandbox/signup` makes), and its owner, the person
- * signing up. An address that already has a console account is refused (a person belongs to one organisation), and
- * then nothing is created.
+ * signing up, once they have confirmed the sign-up from their mail (signup-requests.ts). An address that has a
+ * console account by then (another of its links confirmed first) is refused, and nothing is created.
  */
 export async function signUpConsoleSandbox(
   deps: { db: Db; documents?: DocumentStore },

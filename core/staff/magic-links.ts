@@ -8,7 +8,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Mailer } from '../notifications/mail';
 import type { Db } from '../platform/db';
 import type { Logger } from '../platform/logger';
+import type { Mode } from '../platform/mode';
 import type { Redis } from '../platform/redis';
+import { chargeSignInRequest, type SignInLimits } from './sign-in-limits';
 import { findStaffUserByEmail, isPlausibleEmail, normalizeEmail, type StaffUser } from './staff-users';
 
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
@@ -22,8 +24,9 @@ export interface SignInLinkDeps {
   logger: Logger;
   /** This host's public base URL: the link points here. */
   publicBaseUrl: string;
-  /** Link requests allowed per email and per client address in one hour. */
-  requestsPerHour: number;
+  /** This host's mode: the limits' keys start with it. */
+  mode: Mode;
+  limits: SignInLimits;
   now?: () => Date;
 }
 
@@ -42,12 +45,6 @@ function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-async function overLimit(redis: Redis, key: string, limit: number): Promise<boolean> {
-  const count = await redis.incr(key);
-  if (count === 1) await redis.pexpire(key, 3_600_000);
-  return count > limit;
-}
-
 /**
  * Ask for a link. The answer does not depend on whether `email` has an account: the caller shows "check your email"
  * either way, and a limit reached is reported the same for known and unknown addresses.
@@ -57,11 +54,12 @@ export async function requestSignInLink(
   input: { email: string; clientAddress: string },
 ): Promise<LinkRequestOutcome> {
   const email = normalizeEmail(input.email);
-  const limited = await Promise.all([
-    overLimit(deps.redis, `console:sign-in:email:${hashToken(email)}`, deps.requestsPerHour),
-    overLimit(deps.redis, `console:sign-in:address:${input.clientAddress}`, deps.requestsPerHour),
-  ]);
-  if (limited.some(Boolean)) return 'rate-limited';
+  const decision = await chargeSignInRequest(deps, email, input.clientAddress);
+  if (decision === 'requester-limited') return 'rate-limited';
+  if (decision === 'email-capped') {
+    deps.logger.warn({ emailHash: hashToken(email) }, 'sign-in links to one email capped; none sent');
+    return 'sent-if-known';
+  }
   if (!isPlausibleEmail(email)) return 'sent-if-known';
   const user = await findStaffUserByEmail(deps.db, email);
   if (!user) return 'sent-if-known';
@@ -72,12 +70,14 @@ export async function requestSignInLink(
 
 export type LinkMailDeps = Pick<SignInLinkDeps, 'db' | 'mailer' | 'publicBaseUrl' | 'now'>;
 
-/** Store a new token for `user` and mail its link: the sign-in mail, or the invitation (`kind` says which). */
-export async function sendSignInLink(
-  deps: LinkMailDeps,
-  user: StaffUser,
-  kind: 'sign-in' | 'invitation',
-): Promise<void> {
+/**
+ * Why a link is mailed: asked for on the sign-in page, an invitation, or a sandbox sign-up with an address that
+ * already has an account (the sign-up page answers as for any address; the mail says the rest).
+ */
+export type SignInLinkKind = 'sign-in' | 'invitation' | 'sign-up';
+
+/** Store a new token for `user` and mail its link, worded for `kind`. */
+export async function sendSignInLink(deps: LinkMailDeps, user: StaffUser, kind: SignInLinkKind): Promise<void> {
   const now = deps.now?.() ?? new Date();
   const token = randomBytes(32).toString('base64url');
   await deps.db('staff_sign_in_tokens').insert({
@@ -88,16 +88,29 @@ export async function sendSignInLink(
     used_at: null,
   });
   const link = `${deps.publicBaseUrl}${SIGN_IN_LINK_PATH}?token=${token}`;
-  await deps.mailer.send(kind === 'sign-in' ? signInMail(user.email, link) : invitationMail(user, link));
+  const mail = { 'sign-in': signInMail, invitation: invitationMail, 'sign-up': existingAccountMail }[kind];
+  await deps.mailer.send(mail(user, link));
 }
 
-function signInMail(email: string, link: string) {
+function signInMail({ email }: StaffUser, link: string) {
   return {
     to: email,
     subject: 'Your sign-in link',
     text:
       `Open this link to sign in to the client console as ${email}:\n\n${link}\n\n` +
       'It works once, within 15 minutes. If you did not ask for it, ignore this message.\n',
+  };
+}
+
+function existingAccountMail({ email }: StaffUser, link: string) {
+  return {
+    to: email,
+    subject: 'You already have a console account',
+    text:
+      `Someone asked to sign up for the sandbox with ${email}, which already has a client console account; an ` +
+      'address belongs to one organisation, so no new sandbox was made.\n\n' +
+      `Open this link to sign in to your account instead:\n\n${link}\n\n` +
+      'It works once, within 15 minutes. If you did not ask, ignore this message.\n',
   };
 }
 

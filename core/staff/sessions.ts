@@ -1,9 +1,12 @@
 /**
  * Console sessions, kept in Redis by the shared session store (core/platform/redis-sessions.ts): an opaque id in a
  * cookie, the session under the id's hash, an idle timeout and an absolute lifetime, each user's sessions indexed so
- * "sign out everywhere" (and a removed user) ends them all at once, and a CSRF synchronizer token per session.
+ * "sign out everywhere" (and a removed user) ends them all at once, and a CSRF synchronizer token per session. Keys
+ * start with the host's mode: both hosts share one Redis, and a browser sends a cookie of `localhost:3000` to
+ * `localhost:3001` too (cookies ignore the port), so a production session must not be one on the sandbox host.
  */
 import { createRedisSessionStore, type SessionBasics, type SessionSettings } from '../platform/redis-sessions';
+import type { Mode } from '../platform/mode';
 import type { Redis } from '../platform/redis';
 import type { StaffRole } from './staff-users';
 
@@ -30,12 +33,14 @@ export interface SessionStore {
 
 export function createSessionStore(deps: {
   redis: Redis;
+  mode: Mode;
   settings: SessionSettings;
   now?: () => number;
 }): SessionStore {
+  const { mode, ...rest } = deps;
   return createRedisSessionStore<SessionUser>({
-    ...deps,
-    prefix: 'console',
+    ...rest,
+    prefix: `${mode}:console`,
     ownerOf: (user) => user.userId,
   });
 }

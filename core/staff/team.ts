@@ -2,14 +2,20 @@
  * The Team page's writes (owners only, checked first): invite a user (the invitation is a sign-in link mailed
  * through the same path as sign-in's), change a role, remove a user. Each write locks the organisation's row, so
  * two owners demoting or removing each other at once cannot leave it without an owner: the last owner can be neither
- * demoted nor removed. Each records its audit entry in its own transaction. A role change or a removal ends the
- * user's sessions at once (a session carries its role), after the commit.
+ * demoted nor removed. Each records its audit entry in its own transaction. Invitations are limited per organisation
+ * and per invited address (invitation-limits.ts). A role change or a removal ends the user's sessions after the
+ * commit; that Redis write may fail, so what keeps the change is that every console request re-reads the user's
+ * membership (membership.ts), whose cached entry is dropped here first.
  */
 import type { Mode } from '../platform/config';
 import type { Db, Trx } from '../platform/db';
 import { ApiError, errors } from '../platform/errors';
 import { isUuid } from '../platform/ids';
+import type { Logger } from '../platform/logger';
+import type { Redis } from '../platform/redis';
 import { recordAudit } from './audit-log';
+import { chargeInvitation } from './invitation-limits';
+import type { MembershipCache } from './membership';
 import type { StaffActor } from './staff-actor';
 import { sendSignInLink, type LinkMailDeps } from './magic-links';
 import { requireTeamManagement } from './roles';
@@ -26,8 +32,23 @@ import {
 
 export interface TeamDeps {
   db: Db;
+  redis: Redis;
+  logger: Logger;
   sessions: SessionStore;
+  membership: Pick<MembershipCache, 'invalidate'>;
   mail: LinkMailDeps;
+}
+
+/**
+ * After a change's commit: the user's cached membership is dropped (their next request here reads the change), then
+ * their sessions are ended. A failure to end them is logged, not thrown: the change is made, and the membership check
+ * refuses or re-roles the sessions anyway.
+ */
+async function endSessions(deps: TeamDeps, userId: string): Promise<void> {
+  deps.membership.invalidate(userId);
+  await deps.sessions.destroyAllFor(userId).catch((err: unknown) => {
+    deps.logger.warn({ err: (err as Error).message, userId }, 'could not end the sessions of a changed user');
+  });
 }
 
 const lastOwner = () =>
@@ -72,6 +93,7 @@ export async function inviteTeamMember(
       { path: 'body.email', message: 'must be an email address' },
     ]);
   }
+  await chargeInvitation({ redis: deps.redis, mode }, actor.organizationId, email);
   const user = await deps.db
     .transaction(async (trx) => {
       await lockOrganization(trx, actor.organizationId);
@@ -121,7 +143,7 @@ export async function changeTeamMemberRole(
     return { ...user, role };
   });
   if (!changed) return { user: await findTeamMember(deps.db, actor.organizationId, userId), changed: false };
-  await deps.sessions.destroyAllFor(changed.id);
+  await endSessions(deps, changed.id);
   return { user: changed, changed: true };
 }
 
@@ -140,7 +162,7 @@ export async function removeTeamMember(
     await recordAudit(trx, actor, mode, { action: 'user.removed', target: user.email, details: { role: user.role } });
     return user;
   });
-  await deps.sessions.destroyAllFor(removed.id);
+  await endSessions(deps, removed.id);
   return removed;
 }
 

@@ -143,6 +143,7 @@ export async function consoleTenant(
     await redisReady(redis);
     const sessions = createSessionStore({
       redis,
+      mode: config.mode,
       settings: {
         idleTimeoutMs: config.console.sessionIdleTimeoutMs,
         absoluteLifetimeMs: config.console.sessionAbsoluteLifetimeMs,

@@ -36,7 +36,10 @@ describe('Console: Branding, Debts and debtors, Team in a real browser with Java
     await mkdir(CONSOLE_SHOTS, { recursive: true });
     sink = await startMailSink();
     mailer = createMailer({ smtpUrl: sink.smtpUrl, from: 'Client console <console@example.test>' });
-    server = await startTestServer({ deps: { mailer }, env: { SIGN_IN_REQUESTS_PER_HOUR: '1000' } });
+    server = await startTestServer({
+      deps: { mailer },
+      env: { SIGN_IN_REQUESTS_PER_HOUR: '1000', SIGN_IN_REQUESTS_PER_ADDRESS_PER_HOUR: '1000' },
+    });
   });
   after(async () => {
     await server.close();

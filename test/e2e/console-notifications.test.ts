@@ -68,7 +68,7 @@ describe('Debtor notifications: sandbox Debtor emails, opt-out link, portal link
       servers[mode] = await startTestServer({
         mode,
         deps: { mailer: consoleMailer, debtorMailer },
-        env: { SIGN_IN_REQUESTS_PER_HOUR: '1000' },
+        env: { SIGN_IN_REQUESTS_PER_HOUR: '1000', SIGN_IN_REQUESTS_PER_ADDRESS_PER_HOUR: '1000' },
       });
       const deps = {
         db: testDb(),

@@ -49,7 +49,7 @@ describe('Console on the sandbox host: sign-up, documents and Reset sandbox now 
       await start.getByRole('heading', { name: 'Sign up for the sandbox' }).waitFor();
       await shot(start, 'sandbox-sign-up');
 
-      const { page, key, api, organizationId } = await signUpFromForm(context, stack.server.baseUrl, {
+      const { page, key, api, organizationId } = await signUpFromForm(context, stack, {
         organizationName: 'Acme Test Lending',
         email,
       });
@@ -74,19 +74,23 @@ describe('Console on the sandbox host: sign-up, documents and Reset sandbox now 
       expect(entries.map((e) => [e.action, e.actor_email])).to.deep.equal([['sandbox.signed_up', email]]);
       expect(JSON.stringify(entries)).not.to.contain(key);
 
-      // The same address again: said on the form, and nothing is created.
+      // The same address again: the same answer as for any address, nothing is created, and the mail says why,
+      // with a sign-in link.
       const again = await (await noJs(browser)).newPage();
       await again.goto(url('/console/sign-up'));
       await again.getByLabel('Organisation name').fill('Second Try');
       await again.getByLabel('Email address').fill(email.toUpperCase());
-      const refused = again.waitForResponse((r) => r.request().method() === 'POST');
+      const answered = again.waitForResponse((r) => r.request().method() === 'POST');
       await again.getByRole('button', { name: 'Create my sandbox' }).click();
-      expect((await refused).status()).to.equal(400);
-      expect(await again.getByRole('alert').innerText()).to.contain('Email address already has a console account');
-      expect(await again.getByLabel('Organisation name').inputValue()).to.equal('Second Try');
-      expect(await again.getByLabel('Email address').getAttribute('aria-invalid')).to.equal('true');
-      await shot(again, 'sandbox-sign-up-refused');
+      expect((await answered).status()).to.equal(200);
+      await again.getByRole('heading', { name: 'Check your email' }).waitFor();
+      expect(await again.locator('main').innerText()).not.to.contain('already');
+      await shot(again, 'sandbox-sign-up-check-email');
+      const told = await stack.sink.nthMailTo(email, 2);
+      expect(told.subject).to.equal('You already have a console account');
+      expect(told.text).to.contain('/console/sign-in/link?token=');
       expect(await testDb()('organizations').where({ name: 'Second Try' }).select('id')).to.deep.equal([]);
+      await again.goto(url('/console/sign-up'));
 
       // The anonymous form's CSRF checks, as sign-in's: another site's POST, and a POST without the form's token.
       const form = { organizationName: 'Forged', email: newEmail('forged') };
@@ -102,6 +106,7 @@ describe('Console on the sandbox host: sign-up, documents and Reset sandbox now 
       expect(crossSite.status).to.equal(403);
       const tokenless = await forgedPost(again, '/console/sign-up', form, { origin: stack.server.baseUrl });
       expect(tokenless.status).to.equal(403);
+      expect(await stack.sink.mailTo(form.email)).to.deep.equal([]);
       expect(await testDb()('organizations').where({ name: 'Forged' }).select('id')).to.deep.equal([]);
     });
   });
@@ -110,7 +115,7 @@ describe('Console on the sandbox host: sign-up, documents and Reset sandbox now 
     const other = await signUp(stack.server.baseUrl);
     await withBrowser(async (browser) => {
       const context = await noJs(browser);
-      const { page, api } = await signUpFromForm(context, stack.server.baseUrl, { email: newEmail('docs') });
+      const { page, api } = await signUpFromForm(context, stack, { email: newEmail('docs') });
       const debt = (await api<Page<Debt>>('GET', '/v1/debts?externalAccountId=ACCT-0002')).body.data[0]!;
       const [document] = (await api<Page<Document>>('GET', `/v1/debts/${debt.id}/documents`)).body.data;
       await page.goto(url(`/console/debts/${debt.id}`));
@@ -153,7 +158,7 @@ describe('Console on the sandbox host: sign-up, documents and Reset sandbox now 
   it('resets the sandbox now after a confirmation, showing where the reset stands as GET /v1/sandbox/reset does', async () => {
     const email = newEmail('resetter');
     await withBrowser(async (browser) => {
-      const { page, api, organizationId } = await signUpFromForm(await noJs(browser), stack.server.baseUrl, {
+      const { page, api, organizationId } = await signUpFromForm(await noJs(browser), stack, {
         email,
       });
       const extra = await raiseDebt(api, { clientReference: 'WIPED-BY-RESET' });
@@ -206,7 +211,7 @@ describe('Console on the sandbox host: sign-up, documents and Reset sandbox now 
       await signUp(limited.server.baseUrl); // the API's
       await withBrowser(async (browser) => {
         const context = await noJs(browser);
-        await signUpFromForm(context, limited.server.baseUrl, { email: newEmail('limited') });
+        await signUpFromForm(context, limited, { email: newEmail('limited') });
         const page = await (await noJs(browser)).newPage();
         await page.goto(`${limited.server.baseUrl}/console/sign-up`);
         await page.getByLabel('Email address').fill(newEmail('over'));

@@ -54,7 +54,7 @@ describe('Console on the sandbox host: simulations on a debt’s page and the de
 
   it('runs accept → plan → pay and more from a debt’s page, seen through the API and on the Events page; refusals are said on the page', async () => {
     await withBrowser(async (browser) => {
-      const { page, api, organizationId } = await signUpFromForm(await noJs(browser), stack.server.baseUrl, {
+      const { page, api, organizationId } = await signUpFromForm(await noJs(browser), stack, {
         email: newEmail('simulator'),
       });
       // The lifecycle refuses accept on a Disputed debt: said above the forms, under the API's 409.
@@ -170,7 +170,7 @@ describe('Console on the sandbox host: simulations on a debt’s page and the de
 
   it('lets a developer mint test keys, set the receiver, simulate and reset, and refuses them the owner’s things, forged POSTs too', async () => {
     await withBrowser(async (browser) => {
-      const owner = await signUpFromForm(await noJs(browser), stack.server.baseUrl, { email: newEmail('owner') });
+      const owner = await signUpFromForm(await noJs(browser), stack, { email: newEmail('owner') });
       const developerEmail = await newStaffUser(owner.organizationId, 'developer');
       const page = await signIn(await noJs(browser), developerEmail);
       expect(await page.locator('header').innerText()).to.contain(`${developerEmail} (developer)`);
@@ -236,7 +236,7 @@ describe('Console on the sandbox host: simulations on a debt’s page and the de
 
   it('refuses a viewer the simulations and the reset, on the page and forged', async () => {
     await withBrowser(async (browser) => {
-      const owner = await signUpFromForm(await noJs(browser), stack.server.baseUrl, { email: newEmail('owner') });
+      const owner = await signUpFromForm(await noJs(browser), stack, { email: newEmail('owner') });
       const viewerEmail = await newStaffUser(owner.organizationId, 'viewer');
       const page = await signIn(await noJs(browser), viewerEmail);
       const debt = await debtOf(owner.api, 'ACCT-0001');
@@ -272,7 +272,7 @@ describe('Console on the sandbox host: simulations on a debt’s page and the de
       await refused.getByLabel('Email address').fill(newEmail('too-long'));
       await refused.getByRole('button', { name: 'Create my sandbox' }).click();
       await refused.getByRole('alert').waitFor();
-      const { page: welcome, api } = await signUpFromForm(context, stack.server.baseUrl, { email: newEmail('axe') });
+      const { page: welcome, api } = await signUpFromForm(context, stack, { email: newEmail('axe') });
       const disputed = await debtOf(api, 'ACCT-0005');
       const pages = [anonymous, refused, welcome];
       for (const path of ['/console/sandbox', '/console/sandbox/reset', `/console/debts/${disputed.id}`]) {

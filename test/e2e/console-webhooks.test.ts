@@ -64,7 +64,11 @@ describe('Console webhooks, deliveries, events and audit log in a real browser w
     mailer = createMailer({ smtpUrl: sink.smtpUrl, from: 'Client console <console@example.test>' });
     server = await startTestServer({
       deps: { mailer },
-      env: { SIGN_IN_REQUESTS_PER_HOUR: '1000', ...localWebhookEnv(webhooks) },
+      env: {
+        SIGN_IN_REQUESTS_PER_HOUR: '1000',
+        SIGN_IN_REQUESTS_PER_ADDRESS_PER_HOUR: '1000',
+        ...localWebhookEnv(webhooks),
+      },
     });
     driver = consoleBrowser({ baseUrl: () => server.baseUrl, sink: () => sink });
   });

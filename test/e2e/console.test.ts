@@ -31,7 +31,7 @@ describe('Client console in a real browser with JavaScript off, signed in by lin
     mailer = createMailer({ smtpUrl: sink.smtpUrl, from: 'Client console <console@example.test>' });
     server = await startTestServer({
       deps: { mailer, consoleNow: () => clock ?? new Date() },
-      env: { SIGN_IN_REQUESTS_PER_HOUR: '1000' },
+      env: { SIGN_IN_REQUESTS_PER_HOUR: '1000', SIGN_IN_REQUESTS_PER_ADDRESS_PER_HOUR: '1000' },
     });
     organization = await createOrganization(testDb(), { name: 'Console Browser Org', mode: 'production' });
   });

@@ -44,7 +44,10 @@ describe('Debtor portal: getting in, tenancy, branding and the console’s side'
     await clearPortalTries();
     sink = await startMailSink();
     mailer = createMailer({ smtpUrl: sink.smtpUrl, from: 'Client console <console@example.test>' });
-    server = await startTestServer({ deps: { mailer }, env: { SIGN_IN_REQUESTS_PER_HOUR: '1000' } });
+    server = await startTestServer({
+      deps: { mailer },
+      env: { SIGN_IN_REQUESTS_PER_HOUR: '1000', SIGN_IN_REQUESTS_PER_ADDRESS_PER_HOUR: '1000' },
+    });
   });
   afterEach(clearPortalTries);
   after(async () => {

@@ -41,7 +41,8 @@ describe('Staff sign-in links, mailed through a real SMTP sink', function () {
       mailer,
       logger: createLogger({ level: 'silent', name: 'test' }),
       publicBaseUrl: 'http://localhost:3000',
-      requestsPerHour: 5,
+      mode: 'production',
+      limits: { perEmailAndAddress: 5, perAddress: 8, perEmail: 12 },
       now: () => clock,
     };
   });
@@ -104,17 +105,56 @@ describe('Staff sign-in links, mailed through a real SMTP sink', function () {
     expect(await sink.mailTo(email)).to.deep.equal([]);
   });
 
-  it('limits link requests per email and per client address', async () => {
+  it('limits one requester per (email, address) and per address, so a stranger cannot keep an owner out', async () => {
     const { email } = await newUser();
-    for (let i = 0; i < 5; i += 1) await requestSignInLink(deps, { email, clientAddress: address() });
-    expect(await requestSignInLink(deps, { email, clientAddress: address() })).to.equal('rate-limited');
+    const attacker = address();
+    for (let i = 0; i < 5; i += 1) await requestSignInLink(deps, { email, clientAddress: attacker });
+    expect(await requestSignInLink(deps, { email, clientAddress: attacker })).to.equal('rate-limited');
+    // The owner, from their own address, still gets a link: the sixth mail, after the attacker's five.
+    expect(await requestSignInLink(deps, { email, clientAddress: address() })).to.equal('sent-if-known');
+    tokenOf((await sink.nthMailTo(email, 6)).text);
+
     const shared = address();
-    for (let i = 0; i < 5; i += 1) {
+    for (let i = 0; i < 8; i += 1) {
       await requestSignInLink(deps, { email: `x-${randomUUID()}@example.test`, clientAddress: shared });
     }
     expect(await requestSignInLink(deps, { email: `y-${randomUUID()}@example.test`, clientAddress: shared })).to.equal(
       'rate-limited',
     );
+  });
+
+  it('caps the links mailed to one email per 15 minutes with the usual answer, and a refused request spends none', async () => {
+    const { email } = await newUser();
+    const attacker = address();
+    for (let i = 0; i < 7; i += 1) await requestSignInLink(deps, { email, clientAddress: attacker });
+    // The attacker's two refused requests took nothing from the email's 12: ten more addresses get ten more links.
+    for (let i = 0; i < 7; i += 1) {
+      expect(await requestSignInLink(deps, { email, clientAddress: address() })).to.equal('sent-if-known');
+    }
+    await sink.nthMailTo(email, 12);
+    // The 13th within the window: the same answer as ever, and no mail.
+    expect(await requestSignInLink(deps, { email, clientAddress: address() })).to.equal('sent-if-known');
+    const { email: other } = await newUser();
+    await requestSignInLink(deps, { email: other, clientAddress: address() });
+    await sink.nthMailTo(other, 1);
+    expect(await sink.mailTo(email)).to.have.length(12);
+    // The last link mailed still works: the cap leaves the inbox a way in.
+    const last = tokenOf((await sink.mailTo(email))[11]!.text);
+    expect(await consumeSignInLink(deps, last)).to.include({ email });
+  });
+
+  it('counts each host apart: a requester limited on production still asks on the sandbox host', async () => {
+    const { email } = await newUser();
+    const from = address();
+    for (let i = 0; i < 5; i += 1) await requestSignInLink(deps, { email, clientAddress: from });
+    expect(await requestSignInLink(deps, { email, clientAddress: from })).to.equal('rate-limited');
+    const sandbox: SignInLinkDeps = { ...deps, mode: 'sandbox', publicBaseUrl: 'http://localhost:3001' };
+    expect(await requestSignInLink(sandbox, { email, clientAddress: from })).to.equal('sent-if-known');
+    const keys = await testRedis().keys(`*:console:sign-in:address:${from}`);
+    expect(keys.sort()).to.deep.equal([
+      `production:console:sign-in:address:${from}`,
+      `sandbox:console:sign-in:address:${from}`,
+    ]);
   });
 
   it('refuses malformed tokens without a query, and a second account for one email', async () => {

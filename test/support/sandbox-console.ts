@@ -13,7 +13,8 @@ import { NAMESPACES, TASK_QUEUES } from '../../core/temporal/names';
 import { startTestServer, testDocumentStore, type TestServer } from './app';
 import { callerFor, type Caller } from './debt-api';
 import { testLifecycle } from './lifecycle-stack';
-import { startMailSink, type MailSink } from './mail-sink';
+import { startMailSink, type Mailbox, type MailSink } from './mail-sink';
+import { SIGNUP_CONFIRM_PATH } from '../../core/staff/signup-requests';
 import { testDb } from './resources';
 import { bundleWorkflows, uniqueTaskQueue } from './temporal';
 
@@ -47,7 +48,12 @@ export async function startSandboxConsole(env: Record<string, string> = {}): Pro
   const server = await startTestServer({
     mode: 'sandbox',
     deps: { mailer, sandboxResets: createSandboxResets({ client, taskQueue: queue }) },
-    env: { SIGN_IN_REQUESTS_PER_HOUR: '1000', SANDBOX_SIGNUPS_PER_HOUR: '1000', ...env },
+    env: {
+      SIGN_IN_REQUESTS_PER_HOUR: '1000',
+      SIGN_IN_REQUESTS_PER_ADDRESS_PER_HOUR: '1000',
+      SANDBOX_SIGNUPS_PER_HOUR: '1000',
+      ...env,
+    },
   });
   return {
     server,
@@ -69,16 +75,27 @@ export interface FormSignup {
   api: Caller;
 }
 
-/** Signs up on the form (asserting the 201 and the key shown) and returns the signed-in page and the key's caller. */
+/**
+ * Signs up on the form, then follows the confirmation link mailed to the address (asserting "check your email", then
+ * the 201 and the key shown); returns the signed-in page and the key's caller.
+ */
 export async function signUpFromForm(
   context: BrowserContext,
-  baseUrl: string,
+  stack: { server: { baseUrl: string }; sink: Mailbox },
   values: { organizationName?: string; email: string },
 ): Promise<FormSignup> {
+  const baseUrl = stack.server.baseUrl;
   const page = await context.newPage();
+  const mailsBefore = (await stack.sink.mailTo(values.email)).length;
   await page.goto(`${baseUrl}/console/sign-up`);
   if (values.organizationName) await page.getByLabel('Organisation name').fill(values.organizationName);
   await page.getByLabel('Email address').fill(values.email);
+  await page.getByRole('button', { name: 'Create my sandbox' }).click();
+  await page.getByRole('heading', { name: 'Check your email' }).waitFor();
+  const mail = await stack.sink.nthMailTo(values.email, mailsBefore + 1);
+  expect(mail.subject).to.equal('Confirm your sandbox');
+  const link = new RegExp(`${SIGNUP_CONFIRM_PATH}\\?token=[A-Za-z0-9_-]{43}`).exec(mail.text)![0];
+  await page.goto(`${baseUrl}${link}`);
   const answer = page.waitForResponse((r) => r.request().method() === 'POST');
   await page.getByRole('button', { name: 'Create my sandbox' }).click();
   expect((await answer).status()).to.equal(201);

@@ -8,6 +8,7 @@ import type { Middleware } from 'koa';
 import { ApiError } from '../../core/platform/errors';
 import { pageError } from '../page-errors';
 import { createSessionStore } from '../../core/staff/sessions';
+import { createMembershipCache } from '../../core/staff/membership';
 import { loadWebAssets } from '../assets';
 import { setPageHeaders } from '../page';
 import { accountRoutes } from './account/account-routes';
@@ -22,6 +23,7 @@ import { createConsoleContext, type ConsoleContext, type ConsoleDeps } from './s
 import { ErrorBody, errorTitle } from './shared/error-page';
 import { cookieNames } from './shared/http';
 import { sandboxRoutes } from './sandbox/sandbox-routes';
+import { signUpRoutes } from './sandbox/sign-up-routes';
 import { signInRoutes } from './sign-in/sign-in-routes';
 import { webhookRoutes } from './webhooks/webhook-routes';
 import { deliveryRoutes } from './deliveries/delivery-routes';
@@ -36,13 +38,15 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   const assets = loadWebAssets();
   const sessions = createSessionStore({
     redis: deps.redis,
+    mode: deps.config.mode,
     settings: {
       idleTimeoutMs: deps.config.console.sessionIdleTimeoutMs,
       absoluteLifetimeMs: deps.config.console.sessionAbsoluteLifetimeMs,
     },
   });
   const names = cookieNames(deps.config.console.secureCookies);
-  const c = createConsoleContext(deps, { sessions, names, stylesheetHref: assets.stylesheetHref });
+  const membership = createMembershipCache({ db: deps.db, now: () => (deps.now?.() ?? new Date()).getTime() });
+  const c = createConsoleContext(deps, { sessions, membership, names, stylesheetHref: assets.stylesheetHref });
   const router = new Router();
   signInRoutes(router, c);
   accountRoutes(router, c);
@@ -56,6 +60,7 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   eventsRoutes(router, c);
   auditRoutes(router, c);
   sandboxRoutes(router, c);
+  signUpRoutes(router, c);
   portalLinkRoutes(router, c);
   notificationsRoutes(router, c);
   const routes = router.routes();

@@ -1,6 +1,6 @@
 /**
- * The sandbox host's own pages: the sign-up form (anonymous), the page that answers it (the first test key, shown
- * once), the Sandbox page (where the test data's reset stands, as `GET /v1/sandbox/reset` reports it) and the reset's
+ * The sandbox host's own pages: the sign-up form (anonymous), the page that answers a confirmed sign-up (the first
+ * test key, shown once), the Sandbox page (where the test data's reset stands, as `GET /v1/sandbox/reset` reports it) and the reset's
  * confirmation.
  */
 import type { ApiKey } from '../../../core/access/api-keys';
@@ -22,7 +22,7 @@ export function SignUpForm({ csrfToken, values = {}, problems = [], invalid = ne
     <section class="card">
       <p>
         A sandbox organisation of your own: test data (5 debtors and 8 debts across the lifecycle) and a test key with
-        every scope. You are signed in as its owner at once, and can invite your team from the Team page.
+        every scope. We email you a link that creates it, with you as its owner; then you can invite your team.
       </p>
       {problems.length > 0 && (
         <div class="banner" role="alert">

@@ -20,6 +20,7 @@ import type { SignupLimiter } from '../../../core/sandbox/signup-limit';
 import type { SecretBox } from '../../../core/platform/secret-box';
 import type { ResolveHost } from '../../../core/webhooks/ssrf-guard';
 import type { SignInLinkDeps } from '../../../core/staff/magic-links';
+import type { MembershipCache } from '../../../core/staff/membership';
 import type { SessionStore, SessionUser, StaffSession } from '../../../core/staff/sessions';
 import { Layout } from '../../layout';
 import { sendPage } from '../../page';
@@ -76,6 +77,8 @@ export interface ConsoleWebhookSettings {
 export interface ConsoleContext {
   deps: ConsoleDeps;
   sessions: SessionStore;
+  /** Each request's user as `staff_users` has them now (core/staff/membership.ts). */
+  membership: MembershipCache;
   linkDeps: SignInLinkDeps;
   names: CookieNames;
   secure: boolean;
@@ -95,10 +98,27 @@ const SESSION_STATE = Symbol('console session');
 
 export function createConsoleContext(
   deps: ConsoleDeps,
-  parts: { sessions: SessionStore; names: CookieNames; stylesheetHref: string },
+  parts: { sessions: SessionStore; membership: MembershipCache; names: CookieNames; stylesheetHref: string },
 ): ConsoleContext {
   const { config } = deps;
   const secure = config.console.secureCookies;
+  /**
+   * The session with its user's membership as it is now: null for a user no longer in the organisation (their
+   * session ended here too, in case the removal's own attempt failed), else the current role and email.
+   */
+  async function currentUser(session: StaffSession, id: string): Promise<StaffSession | null> {
+    const member = await parts.membership.current(session.organizationId, session.userId);
+    if (!member) {
+      await parts.sessions.destroy(id).catch((err: unknown) => {
+        deps.logger.warn(
+          { err: (err as Error).message, userId: session.userId },
+          'could not end a removed user’s session',
+        );
+      });
+      return null;
+    }
+    return member.role === session.role && member.email === session.email ? session : { ...session, ...member };
+  }
   const c: ConsoleContext = {
     deps,
     ...parts,
@@ -109,7 +129,12 @@ export function createConsoleContext(
       mailer: deps.mailer,
       logger: deps.logger,
       publicBaseUrl: config.publicBaseUrl,
-      requestsPerHour: config.console.signInRequestsPerHour,
+      mode: config.mode,
+      limits: {
+        perEmailAndAddress: config.console.signInRequestsPerHour,
+        perAddress: config.console.signInRequestsPerAddressPerHour,
+        perEmail: config.console.signInLinksPerEmail,
+      },
       now: deps.now,
     },
     async session(ctx) {
@@ -117,7 +142,8 @@ export function createConsoleContext(
       if (state[SESSION_STATE] !== undefined) return state[SESSION_STATE];
       const id = ctx.cookies.get(parts.names.session);
       // Bounded as a whole, as the portal's: with Redis stalled, the read's commands would each wait out a timeout.
-      const session = id ? await withinCommandTimeout(parts.sessions.touch(id)) : null;
+      const stored = id ? await withinCommandTimeout(parts.sessions.touch(id)) : null;
+      const session = stored && id ? await currentUser(stored, id) : null;
       state[SESSION_STATE] = session;
       return session;
     },

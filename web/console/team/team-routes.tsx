@@ -31,9 +31,9 @@ const NOTICES: Record<string, string> = {
 };
 
 export function teamRoutes(router: Router, c: ConsoleContext): void {
-  const { db, config, logger } = c.deps;
+  const { db, redis, config, logger } = c.deps;
   const mode = config.mode;
-  const deps: TeamDeps = { db, sessions: c.sessions, mail: c.linkDeps };
+  const deps: TeamDeps = { db, redis, logger, sessions: c.sessions, membership: c.membership, mail: c.linkDeps };
 
   async function render(ctx: Context, session: StaffSession, props: Partial<TeamPageProps> = {}, status = 200) {
     const users = await listStaffUsers(db, session.organizationId);
@@ -54,7 +54,8 @@ export function teamRoutes(router: Router, c: ConsoleContext): void {
   /** After a write: back to the page, or to sign-in if the write ended the owner's own session. */
   async function done(ctx: Context, session: StaffSession, notice: string) {
     ctx.status = 303;
-    if (await c.sessions.touch(ctx.cookies.get(c.names.session) ?? '')) {
+    const still = await c.sessions.touch(ctx.cookies.get(c.names.session) ?? '');
+    if (still && (await c.membership.current(still.organizationId, still.userId))) {
       return ctx.redirect(`/console/team?done=${notice}`);
     }
     clearCookie(ctx, c.names.session, c.secure);
