@@ -290,6 +290,7 @@ async function consolePage(server: TestServer, organizationId: string, path: str
   });
   const sessions = createSessionStore({
     redis: testRedis(),
+    mode: server.config.mode,
     settings: {
       idleTimeoutMs: server.config.console.sessionIdleTimeoutMs,
       absoluteLifetimeMs: server.config.console.sessionAbsoluteLifetimeMs,
