@@ -1,11 +1,14 @@
 /**
- * The words of every debtor email, pure: facts in, subject and plain text out. Plain language,
- * the creditor's name in each, the collector's contact details, and the opt-out link at the foot of every message
- * (US Regulation F asks for a clear way to opt out of electronic messages). No HTML part: plain text reads the same in
- * every mail client and cannot hide a link behind other words.
+ * The words of every debtor email, pure: facts in, subject and plain text out (docs/notifications.md).
+ *
+ * Every email is neutral (docs/portal.md, "Threat model"): whoever opens it — the debtor, or anyone else who reads
+ * that mailbox — learns only that the creditor wants to reach the addressee. No amount, no balance, no account
+ * reference, no plan figures: those are behind the portal's second factor, and a debt must not be disclosed to a third
+ * party. Each says what happened and what the debtor can do, with the portal link in the one email that carries it,
+ * the collector's contact details, and the opt-out link at the foot (US Regulation F asks for a clear way to opt out
+ * of electronic messages). No HTML part: plain text reads the same in every mail client and cannot hide a link behind
+ * other words.
  */
-import { CURRENCY_MINOR_UNITS } from '../debts/currencies';
-
 export const NOTIFICATION_KINDS = [
   'portal_link',
   'plan_schedule',
@@ -21,32 +24,22 @@ export const REMINDER_LEAD_DAYS = 3;
 export interface MessageFacts {
   creditorName: string;
   debtorFirstName: string;
-  /** The creditor's account reference the debtor knows the debt by. */
-  accountReference: string;
-  currency: string;
-  outstanding: string;
   /** The branding's support email and phone, when the creditor set them. */
   contact: { email: string | null; phone: string | null };
   optOutUrl: string;
 }
 
+/** What each kind says beyond the facts: dates and a receipt number, never an amount. */
 export type MessageDetails =
   | { kind: 'portal_link'; portalUrl: string }
-  | { kind: 'plan_schedule'; instalments: { dueDate: string; amount: string }[]; frequency: string }
-  | { kind: 'instalment_reminder'; dueDate: string; amountDue: string }
-  | { kind: 'payment_receipt'; amount: string; paidAt: string; reference: string }
-  | { kind: 'plan_defaulted'; missedDueDate: string | null };
+  | { kind: 'plan_schedule' }
+  | { kind: 'instalment_reminder'; dueDate: string }
+  | { kind: 'payment_receipt'; paidAt: string; reference: string }
+  | { kind: 'plan_defaulted' };
 
 export interface RenderedMessage {
   subject: string;
   text: string;
-}
-
-/** `1,250.50 AUD`: the currency's minor units, grouped, the code after. */
-export function formatMoney(amount: string, currency: string): string {
-  const digits = CURRENCY_MINOR_UNITS.get(currency) ?? 2;
-  const format = new Intl.NumberFormat('en-AU', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  return `${format.format(Number(amount))} ${currency}`;
 }
 
 /** `Tuesday 15 December 2026` from `2026-12-15`, the calendar date as written (UTC). */
@@ -62,86 +55,82 @@ export function formatDate(date: string): string {
 }
 
 export function renderDebtorMessage(facts: MessageFacts, details: MessageDetails): RenderedMessage {
-  const money = (amount: string) => formatMoney(amount, facts.currency);
-  const { subject, lines } = bodyOf(facts, details, money);
-  const text = [`Hello ${facts.debtorFirstName},`, '', ...lines, '', ...contactLines(facts), '', ...footer(facts)];
-  return { subject, text: `${text.join('\n')}\n` };
+  const text = wrapLines([
+    `Hello ${facts.debtorFirstName},`,
+    '',
+    ...bodyOf(facts.creditorName, details),
+    '',
+    ...contactLines(facts),
+    '',
+    ...footer(facts),
+  ]);
+  // One subject for every kind: it is what a mailbox list shows to anyone who looks.
+  return { subject: `A message from ${facts.creditorName}`, text: `${text.join('\n')}\n` };
 }
 
-function bodyOf(
-  facts: MessageFacts,
-  details: MessageDetails,
-  money: (amount: string) => string,
-): { subject: string; lines: string[] } {
-  const creditor = facts.creditorName;
-  const account = `account ${facts.accountReference}`;
+/** Where the details are: the portal, by the link in the portal email, or a new link from us. */
+const onSecurePage = (what: string) =>
+  `${what} on your secure page: open the link in our first email (if you no longer have it, contact us and we ` +
+  'will send a new one).';
+
+/** Paragraphs; '' between them. Wrapped for the mail by `wrapLines`. */
+function bodyOf(creditor: string, details: MessageDetails): string[] {
   switch (details.kind) {
     case 'portal_link':
-      return {
-        subject: `Your ${creditor} ${account}`,
-        lines: [
-          `${creditor} has asked us to contact you about your ${account}. The amount owing is ${money(facts.outstanding)}.`,
-          '',
-          'You can see the details, and choose what to do next, on this secure page:',
-          '',
-          details.portalUrl,
-          '',
-          'The page will ask you to confirm who you are before it shows anything. The link is for you alone:',
-          'please do not share it. From there you can accept the debt, set up a payment plan, pay, or tell us',
-          'if you think the debt is wrong.',
-        ],
-      };
+      return [
+        `${creditor} has asked us to get in touch with you. Please read their message, and choose what to do next, ` +
+          'on this secure page:',
+        '',
+        details.portalUrl,
+        '',
+        'The page will ask you to confirm who you are before it shows anything. The link is for you alone: please ' +
+          'do not share it.',
+      ];
     case 'plan_schedule':
-      return {
-        subject: `Your payment plan with ${creditor} has started`,
-        lines: [
-          `Thank you. Your ${details.frequency.toLowerCase()} payment plan for ${account} with ${creditor} has started.`,
-          `These are the payments you agreed to, ${money(facts.outstanding)} in total:`,
-          '',
-          ...details.instalments.map((i, n) => `  ${n + 1}. ${formatDate(i.dueDate)}: ${money(i.amount)}`),
-          '',
-          `We will remind you ${REMINDER_LEAD_DAYS} days before each payment is due.`,
-        ],
-      };
+      return [
+        `Thank you: the payment arrangement you set up with ${creditor} has started. ` +
+          onSecurePage('Its dates and amounts are'),
+        '',
+        `We will remind you ${REMINDER_LEAD_DAYS} days before each payment is due.`,
+      ];
     case 'instalment_reminder':
-      return {
-        subject: `Reminder: ${money(details.amountDue)} is due on ${formatDate(details.dueDate)}`,
-        lines: [
-          `This is a reminder that your next payment to ${creditor} for ${account} is due soon:`,
-          '',
-          `  ${money(details.amountDue)} on ${formatDate(details.dueDate)}`,
-          '',
-          'If you have already paid, thank you: you do not need to do anything.',
-          'If you cannot pay on time, please contact us before the due date.',
-        ],
-      };
+      return [
+        `This is a reminder that your next payment under your arrangement with ${creditor} is due on ` +
+          `${formatDate(details.dueDate)}. ${onSecurePage('The amount is')}`,
+        '',
+        'If you have already paid, thank you: you do not need to do anything. If you cannot pay on time, please ' +
+          'contact us before the due date.',
+      ];
     case 'payment_receipt':
-      return {
-        subject: `Receipt: we received your payment of ${money(details.amount)}`,
-        lines: [
-          `We received your payment to ${creditor} for ${account}. Thank you.`,
-          '',
-          `  Amount: ${money(details.amount)}`,
-          `  Date: ${formatDate(details.paidAt)}`,
-          `  Receipt number: ${details.reference}`,
-          `  Still owing: ${money(facts.outstanding)}`,
-          '',
-          'Please keep this email as your receipt.',
-        ],
-      };
+      return [
+        `Thank you: we received a payment to ${creditor} on ${formatDate(details.paidAt)}.`,
+        `Receipt number: ${details.reference}`,
+        '',
+        onSecurePage('The amount, and what is left to pay, are'),
+      ];
     case 'plan_defaulted':
-      return {
-        subject: `Your payment plan with ${creditor} has stopped`,
-        lines: [
-          details.missedDueDate
-            ? `The payment due on ${formatDate(details.missedDueDate)} for ${account} was not made within 7 days,`
-            : `A payment for ${account} was not made within 7 days of its due date,`,
-          `so your payment plan with ${creditor} has stopped. The amount still owing is ${money(facts.outstanding)}.`,
-          '',
-          'Please contact us as soon as you can. You can also use the link we sent you to set up a new plan or pay.',
-        ],
-      };
+      return [
+        `The payment arrangement you set up with ${creditor} has stopped, because a payment was not made within 7 ` +
+          'days of its due date. Please contact us as soon as you can. ' +
+          onSecurePage('You can also set up a new arrangement or pay'),
+      ];
   }
+}
+
+/** Plain-text mail lines of at most 76 characters, broken between words; a link stays whole on its line. */
+export function wrapLines(paragraphs: string[], width = 76): string[] {
+  return paragraphs.flatMap((paragraph) => {
+    if (/^https?:\/\//.test(paragraph)) return [paragraph]; // a link on its own line, whole (the sandbox's has spaces)
+    const lines: string[] = [];
+    let line = '';
+    for (const word of paragraph.split(' ')) {
+      if (line && line.length + 1 + word.length > width) {
+        lines.push(line);
+        line = word;
+      } else line = line ? `${line} ${word}` : word;
+    }
+    return [...lines, line];
+  });
 }
 
 function contactLines(facts: MessageFacts): string[] {
@@ -157,8 +146,8 @@ function contactLines(facts: MessageFacts): string[] {
 function footer(facts: MessageFacts): string[] {
   return [
     '--',
-    `This email is about a debt owed to ${facts.creditorName}.`,
-    'To stop receiving emails from us, open this link and confirm:',
+    `You are receiving this email because ${facts.creditorName} gave us this address to contact you. To stop ` +
+      'receiving emails from us, open this link and confirm:',
     facts.optOutUrl,
   ];
 }

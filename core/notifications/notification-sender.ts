@@ -14,11 +14,9 @@
 import { getOrganization } from '../access/organizations';
 import { getBranding } from '../branding/branding';
 import { getDebtor } from '../debts/debtors';
-import { findDebtRow, type DebtRow } from '../debts/debts';
+import { findDebtRow } from '../debts/debts';
 import { TERMINAL_STATUSES } from '../debts/debt-status';
 import type { Instalment } from '../lifecycle/model';
-import { firstUnpaidIndex } from '../lifecycle/plan-schedule';
-import { subtractAmounts } from '../debts/money';
 import type { Db } from '../platform/db';
 import type { Logger } from '../platform/logger';
 import type { Mode } from '../platform/mode';
@@ -107,8 +105,8 @@ async function handle(deps: NotificationSenderDeps, row: ClaimedNotificationRow)
   if (!sandbox && !deps.mailer) throw new Error('debtor notifications need a mailer outside the sandbox');
   if (!sandbox && !deps.secretBox) throw new Error('debtor notifications need the secret box outside the sandbox');
   const secrets = sandbox ? undefined : await messageSecrets(db, deps.secretBox!, row);
-  const details = await detailsOf(deps, row, debt, secrets);
-  const facts = await factsOf(deps, row, debt, debtor.firstName, {
+  const details = await detailsOf(deps, row, secrets);
+  const facts = await factsOf(deps, row, debtor.firstName, {
     optOutUrl: secrets
       ? optOutUrl(deps.publicBaseUrl, secrets.optOutToken)
       : `${deps.publicBaseUrl}${OPT_OUT_PATH}${SANDBOX_PLACEHOLDERS.optOut}`,
@@ -131,7 +129,6 @@ async function handle(deps: NotificationSenderDeps, row: ClaimedNotificationRow)
 async function factsOf(
   deps: NotificationSenderDeps,
   row: NotificationRow,
-  debt: DebtRow,
   firstName: string,
   links: { optOutUrl: string },
 ): Promise<MessageFacts> {
@@ -139,16 +136,9 @@ async function factsOf(
     getOrganization(deps.db, row.organization_id),
     getBranding(deps.db, row.organization_id),
   ]);
-  const outstanding =
-    row.kind === 'payment_receipt'
-      ? ((await eventDebt(deps.db, row.source_id))?.outstandingPrincipal ?? debt.outstanding_principal)
-      : debt.outstanding_principal;
   return {
     creditorName: organization?.name ?? 'your creditor',
     debtorFirstName: firstName,
-    accountReference: debt.external_account_id,
-    currency: debt.currency,
-    outstanding: String(outstanding),
     contact: { email: branding.supportEmail, phone: branding.supportPhone },
     optOutUrl: links.optOutUrl,
   };
@@ -157,10 +147,8 @@ async function factsOf(
 async function detailsOf(
   deps: NotificationSenderDeps,
   row: NotificationRow,
-  debt: DebtRow,
   secrets: MessageSecrets | undefined,
 ): Promise<MessageDetails> {
-  const schedule = await planScheduleOf(deps.db, row.organization_id, debt.id);
   switch (row.kind) {
     case 'portal_link':
       return {
@@ -169,31 +157,22 @@ async function detailsOf(
           ? portalLinkUrl(deps.publicBaseUrl, secrets.portalToken)
           : `${deps.publicBaseUrl}${PORTAL_LINK_PATH}${SANDBOX_PLACEHOLDERS.portalLink}`,
       };
-    case 'plan_schedule':
-      return {
-        kind: 'plan_schedule',
-        frequency: debt.plan_frequency ?? 'Monthly',
-        instalments: schedule.map((i) => ({ dueDate: i.dueDate, amount: i.amount })),
-      };
     case 'instalment_reminder': {
-      const instalment = schedule[row.instalment_index ?? -1];
-      const amountDue = instalment ? subtractAmounts(instalment.amount, instalment.paid) : '0';
-      return { kind: 'instalment_reminder', dueDate: instalment?.dueDate ?? '', amountDue };
+      const schedule = await planScheduleOf(deps.db, row.organization_id, row.debt_id);
+      return { kind: 'instalment_reminder', dueDate: schedule[row.instalment_index ?? -1]?.dueDate ?? '' };
     }
     case 'payment_receipt': {
       const payment = (await eventData(deps.db, row.source_id))?.payment as
-        { id: string; amount: number | string; createdAt: string; processorReference?: string | null } | undefined;
+        { id: string; createdAt: string } | undefined;
       return {
         kind: 'payment_receipt',
-        amount: String(payment?.amount ?? '0'),
         paidAt: payment?.createdAt ?? new Date().toISOString(),
         reference: payment?.id ?? row.source_id,
       };
     }
-    case 'plan_defaulted': {
-      const missed = schedule[firstUnpaidIndex(schedule)];
-      return { kind: 'plan_defaulted', missedDueDate: missed?.dueDate ?? null };
-    }
+    case 'plan_schedule':
+    case 'plan_defaulted':
+      return { kind: row.kind };
   }
 }
 
@@ -207,8 +186,4 @@ async function planScheduleOf(db: Db, organizationId: string, debtId: string): P
 async function eventData(db: Db, eventId: string): Promise<Record<string, unknown> | undefined> {
   const row = await db('events').where({ id: eventId }).first<{ data: Record<string, unknown> } | undefined>('data');
   return row?.data;
-}
-
-async function eventDebt(db: Db, eventId: string): Promise<{ outstandingPrincipal: number } | undefined> {
-  return (await eventData(db, eventId))?.debt as { outstandingPrincipal: number } | undefined;
 }

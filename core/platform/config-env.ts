@@ -60,7 +60,7 @@ export const LOG_ENV = {
 /** Debtor notifications' mail, read by the API (the console's "Send a new portal link") and the lifecycle worker. */
 export const NOTIFICATIONS_MAIL_ENV = {
   NOTIFICATIONS_MAIL_FROM: str({
-    default: 'Debt recovery <notifications@localhost>',
+    default: 'Account notifications <notifications@localhost>',
     desc: 'From header of the emails debtors are sent',
   }),
 };

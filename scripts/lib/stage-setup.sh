@@ -59,7 +59,7 @@ stage_settings() {
   export TRUSTED_PROXIES=127.0.0.1,::1
   export SMTP_URL=${STAGE_SMTP_URL:-smtp://127.0.0.1:$STAGE_SMTP_PORT}
   export MAIL_FROM='Client console <console@localhost>'
-  export NOTIFICATIONS_MAIL_FROM='Debt recovery <notifications@localhost>'
+  export NOTIFICATIONS_MAIL_FROM='Account notifications <notifications@localhost>'
   export DOCUMENT_DIR=$STAGE_STATE_DIR/documents
   export WEBHOOK_ALLOW_HOSTS=${STAGE_WEBHOOK_ALLOW_HOSTS:-}
   # Webhook receivers and the SDK's https calls trust the profile's local CA as well as the public ones.
