@@ -9,27 +9,10 @@ import type { DebtTriggers } from '../lifecycle/triggers';
 import type { Db } from '../platform/db';
 import { ApiError } from '../platform/errors';
 import { newId } from '../platform/ids';
-import type { ProcessorKind } from './processor';
+import type { AttemptStatus, PaymentAttempt, ProcessorKind } from './payment-attempt';
 import { refundRefusedPayment, type Refunder } from './refunds';
 
-export type AttemptStatus = 'processing' | 'succeeded' | 'declined' | 'failed';
-
-export interface PaymentAttempt {
-  id: string;
-  organizationId: string;
-  debtId: string;
-  processor: ProcessorKind;
-  processorReference: string;
-  idempotencyKey: string;
-  amount: string;
-  currency: string;
-  status: AttemptStatus;
-  declineReason: string | null;
-  /** Why the debt's workflow refused the outcome (e.g. `invalid_state: …`), when it did; null otherwise. */
-  reportRefusal: string | null;
-  createdAt: Date;
-  settledAt: Date | null;
-}
+export type { AttemptStatus, PaymentAttempt } from './payment-attempt';
 
 interface AttemptRow {
   id: string;

@@ -5,9 +5,9 @@
  * workflow: `settlePaymentAttempt` (./attempts) is the one place that does, through the lifecycle's triggers.
  */
 
-import type { PaymentAttempt } from './attempts';
+import type { PaymentAttempt, ProcessorKind } from './payment-attempt';
 
-export type ProcessorKind = 'test' | 'stripe';
+export type { ProcessorKind };
 
 export interface PaymentRequest {
   organizationId: string;

@@ -14,8 +14,7 @@ import { toMoneyNumber } from '../debts/money';
 import { recordEvent } from '../events/outbox';
 import type { Db } from '../platform/db';
 import { newId } from '../platform/ids';
-import type { PaymentAttempt } from './attempts';
-import type { ProcessorKind } from './processor';
+import type { PaymentAttempt, ProcessorKind } from './payment-attempt';
 
 /** Returns a payment in full through its processor; the same key twice must refund once. */
 export interface Refunder {

@@ -5,15 +5,11 @@
  * HTTP server standing in for api.stripe.com, which cannot be reached from the test machines.
  */
 import Stripe from 'stripe';
-import type { StripeConfig } from '../platform/payment-config';
+import type { StripeConfig, StripeEndpoint } from '../platform/payment-config';
 
 export type { Stripe };
 
-export interface StripeEndpoint {
-  host: string;
-  port: number;
-  protocol: 'http' | 'https';
-}
+export type { StripeEndpoint };
 
 /** Payments wait at most this long for Stripe; the library retries a network failure with the same idempotency key. */
 const STRIPE_TIMEOUT_MS = 20_000;

@@ -8,7 +8,6 @@
  */
 import { inspect } from 'node:util';
 import { str } from 'envalid';
-import type { StripeEndpoint } from '../payments/stripe-client';
 import type { Mode } from './mode';
 
 export type PaymentProcessorChoice = 'test' | 'stripe';
@@ -31,6 +30,13 @@ export class RedactedSecret {
   [inspect.custom](): string {
     return '[redacted]';
   }
+}
+
+/** Where the `stripe` library sends its requests (its host/port/protocol options). */
+export interface StripeEndpoint {
+  host: string;
+  port: number;
+  protocol: 'http' | 'https';
 }
 
 export interface StripeConfig {

@@ -26,7 +26,8 @@ import { startWebhookReceiver, verifySignature, type WebhookReceiver } from '../
 import { configureReceiver } from '../support/webhooks';
 
 const MODE: Mode = 'sandbox';
-const LIFECYCLE_EVENT_TYPES = EVENT_TYPES.filter((type) => type !== 'test.ping');
+/** Every event a debt's lifecycle raises: not the ping, nor a refund (the payments path's, payment-refunds.test.ts). */
+const LIFECYCLE_EVENT_TYPES = EVENT_TYPES.filter((type) => type !== 'test.ping' && type !== 'payment.refunded');
 
 /** Starts a consumer after everything committed so far: other suites' debts and events are not this test's. */
 async function skipBacklog(consumer: string): Promise<void> {

@@ -112,8 +112,8 @@ describe('worker processes', function () {
       expect(polled.map((l) => l.namespace)).to.have.members(modes.map((mode) => namespaceOf[mode]));
       const messages = logs.map((l) => l.msg);
       const requested = messages.indexOf('shutdown requested: draining in-flight tasks');
-      expect(requested, 'shutdown requested').to.be.greaterThan(-1);
-      expect(messages.indexOf('shutdown complete'), 'shutdown complete').to.be.greaterThan(requested);
+      expect(requested, messages.join(' | ')).to.be.greaterThan(-1);
+      expect(messages.lastIndexOf('shutdown complete'), messages.join(' | ')).to.be.greaterThan(requested);
     });
   }
 
