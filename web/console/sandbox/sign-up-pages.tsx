@@ -8,8 +8,8 @@ export function SignUpCheckEmail() {
   return (
     <section class="card" role="status">
       <p>
-        Check your email: we have sent the address you gave what to do next. Its link works once, within 15 minutes. You
-        can close this page.
+        We have emailed the address you gave with what to do next. The link in that email works once, within 15 minutes.
+        You can close this page.
       </p>
       <p>
         <a href="/console/sign-in">Back to sign-in</a>
