@@ -49,4 +49,12 @@ export interface PaymentProcessor {
   start(request: PaymentRequest): Promise<PaymentStart>;
   /** Where the debt's open attempt stands, to show it again (a second tab): never starts another payment. */
   resume(attempt: PaymentAttempt): Promise<PaymentStart>;
+  /**
+   * Abandons the open attempt the debtor has not confirmed (to pay another amount): true when nothing can charge it
+   * any more and it is closed (`declined`, reason ABANDONED_BY_DEBTOR); false when it is past that (being charged).
+   */
+  abandon(attempt: PaymentAttempt): Promise<boolean>;
 }
+
+/** The decline reason of an attempt the debtor abandoned before confirming it. */
+export const ABANDONED_BY_DEBTOR = 'abandoned_by_debtor';

@@ -20,7 +20,7 @@ import {
   recordAttempt,
   type PaymentAttempt,
 } from './attempts';
-import type { ChargeRefusal, PaymentProcessor, PaymentStart } from './processor';
+import { ABANDONED_BY_DEBTOR, type ChargeRefusal, type PaymentProcessor, type PaymentStart } from './processor';
 import type { Stripe } from './stripe-client';
 import { toStripeAmount } from './stripe-currencies';
 
@@ -140,6 +140,25 @@ export function createStripeProcessor(deps: StripeProcessorDeps): PaymentProcess
       return continueAttempt(attempt);
     },
     resume: continueAttempt,
+    async abandon(attempt): Promise<boolean> {
+      if (attempt.status !== 'processing') return false;
+      if (!attempt.processorReference.startsWith(PENDING_REFERENCE_PREFIX)) {
+        try {
+          // Stripe cancels a PaymentIntent only while no charge is under way: then nothing can confirm it any more.
+          await withStripe(() =>
+            stripe.paymentIntents.cancel(
+              attempt.processorReference,
+              { cancellation_reason: 'abandoned' },
+              { idempotencyKey: `abandon-${attempt.id}` },
+            ),
+          );
+        } catch (err) {
+          if (errorType(err) === 'StripeInvalidRequestError') return false; // confirmed meanwhile: let it finish
+          throw err;
+        }
+      }
+      return (await declineAttempt(db, attempt, ABANDONED_BY_DEBTOR)).status === 'declined';
+    },
   };
 }
 

@@ -82,6 +82,8 @@ export function createTestModeProcessor(deps: TestModeProcessorDeps): PaymentPro
       if (attempt.status === 'processing') await deps.scheduleLaterFailure?.(attempt);
       return asStart(attempt);
     },
+    // A test card's open attempt is already charged (its failure is on a timer): there is nothing to abandon.
+    abandon: async () => false,
   };
 }
 

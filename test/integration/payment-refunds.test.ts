@@ -146,6 +146,43 @@ describe('Payments: one in flight per debt, and refused payments refunded (Strip
     expect(after).to.deep.equal({ status: 'Settled', outstanding_principal: '0.0000' });
   });
 
+  it('a card form left unconfirmed does not block the debt: "Pay a different amount" cancels it, and the form returns', async () => {
+    const debt = await raise();
+    const portal = await visitPortal(server, debt);
+    const form = await portal.get('/portal/pay');
+    const first = await portal.post('/portal/pay', { attempt: attemptKeyOf(form.html)!, choice: 'full', amount: '' });
+    expect(first.html).to.contain('Confirm your card').and.contain('Pay a different amount');
+    const [abandoned] = intentsOf(debt.debtId);
+
+    const back = await portal.post('/portal/pay/another-amount', {});
+    expect(back.status).to.equal(303);
+    expect(back.location).to.equal('/portal/pay');
+    expect(fake.intents.get(abandoned!.id)?.status).to.equal('canceled');
+    expect((await attemptsOf(debt.debtId)).map((a) => a.status)).to.deep.equal(['declined']);
+
+    const again = await portal.get('/portal/pay');
+    const key = attemptKeyOf(again.html);
+    expect(key).to.be.a('string');
+    const second = await portal.post('/portal/pay', { attempt: key!, choice: 'other', amount: '120.50' });
+    expect(second.html).to.contain('Confirm your card');
+    expect(intentsOf(debt.debtId).map((i) => i.amount)).to.have.members([30000, 12050]);
+  });
+
+  it('"Pay a different amount" after the card was confirmed changes nothing: the payment under way is shown', async () => {
+    const debt = await raise();
+    const portal = await visitPortal(server, debt);
+    const form = await portal.get('/portal/pay');
+    await portal.post('/portal/pay', { attempt: attemptKeyOf(form.html)!, choice: 'full', amount: '' });
+    const [intent] = intentsOf(debt.debtId);
+    fake.intents.get(intent!.id)!.status = 'processing'; // Stripe is charging the card the debtor confirmed
+
+    const answer = await portal.post('/portal/pay/another-amount', {});
+    expect(answer.status).to.equal(200);
+    expect(fake.intents.get(intent!.id)?.status).to.equal('processing');
+    expect((await attemptsOf(debt.debtId)).map((a) => a.status)).to.deep.equal(['processing']);
+    expect(attemptKeyOf((await portal.get('/portal/pay')).html)).to.equal(undefined);
+  });
+
   it('a payment the debt refuses is refunded through Stripe once, even across an outage, recorded, shown and sent', async () => {
     const debt = await raise();
     const portal = await visitPortal(server, debt);

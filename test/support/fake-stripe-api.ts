@@ -186,6 +186,22 @@ export async function startFakeStripeApi(options: { port?: number } = {}): Promi
         if (key) byIdempotencyKey.set(key, intent);
         return send(200, intent);
       }
+      // Stripe cancels a PaymentIntent that no charge is under way for, and refuses one that succeeded or is processing.
+      const cancel = /^\/v1\/payment_intents\/([A-Za-z0-9_]+)\/cancel$/.exec(path);
+      const cancelled = cancel && req.method === 'POST' ? intents.get(cancel[1]!) : undefined;
+      if (cancelled) {
+        if (cancelled.status === 'succeeded' || cancelled.status === 'processing' || cancelled.status === 'canceled') {
+          return send(400, {
+            error: {
+              type: 'invalid_request_error',
+              code: 'payment_intent_unexpected_state',
+              message: `You cannot cancel this PaymentIntent because it has a status of ${cancelled.status}.`,
+            },
+          });
+        }
+        cancelled.status = 'canceled';
+        return send(200, { ...cancelled, cancellation_reason: form.cancellation_reason ?? null });
+      }
       const retrieve = /^\/v1\/payment_intents\/([A-Za-z0-9_]+)$/.exec(path);
       if (req.method === 'GET' && retrieve) {
         const intent = intents.get(retrieve[1]!);

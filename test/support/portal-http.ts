@@ -13,7 +13,11 @@ export interface PortalVisitor {
   /** GET a portal page: its status and HTML. */
   get(path: string): Promise<{ status: number; html: string }>;
   /** POST a form as the page's own form would (same origin, the visit's CSRF token). */
-  post(path: string, fields: Record<string, string>): Promise<{ status: number; html: string }>;
+  /** POST a form (redirects not followed: `location` says where one points). */
+  post(
+    path: string,
+    fields: Record<string, string>,
+  ): Promise<{ status: number; html: string; location: string | null }>;
 }
 
 export async function visitPortal(
@@ -33,7 +37,11 @@ export async function visitPortal(
   const session = await sessions.touch(id);
   if (!session) throw new Error('the portal session vanished at once');
   const cookie = `${portalCookieNames(config.console.secureCookies).session}=${id}`;
-  const read = async (res: Response) => ({ status: res.status, html: await res.text() });
+  const read = async (res: Response) => ({
+    status: res.status,
+    html: await res.text(),
+    location: res.headers.get('location'),
+  });
   return {
     get: async (path) => read(await fetch(`${server.baseUrl}${path}`, { headers: { Cookie: cookie } })),
     post: async (path, fields) =>

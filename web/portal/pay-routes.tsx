@@ -19,7 +19,7 @@ import { loadDebtView, type DebtView } from './debt-view';
 import { moneyText } from './format';
 import { PAYMENT_TITLES, PayFormBody, PaymentProcessingBody, PaymentResultBody } from './pay-pages';
 import { PORTAL_CSP, type PortalContext } from './portal-context';
-import { StripeConfirmation, stripePageCsp } from './stripe-confirmation';
+import { ANOTHER_AMOUNT_PATH, StripeConfirmation, stripePageCsp } from './stripe-confirmation';
 
 const TITLE = 'Make a payment';
 const ATTEMPT_KEY = /^[A-Za-z0-9_-]{22}$/;
@@ -75,6 +75,7 @@ export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: st
           scriptHref={stripeScriptHref}
           amountLabel={moneyText(amount, view.debt.currency)}
           otherWaysToPay={`Call ${collector.name} on ${collector.phone} (${collector.hours}) to pay another way.`}
+          csrfToken={session.csrfToken}
         />
       );
       c.page(ctx, frame, PAYMENT_TITLES[start.status], body, 200, stripePageCsp(PORTAL_CSP));
@@ -125,6 +126,20 @@ export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: st
       testCardNumber: field(form, 'cardNumber'),
     });
     await showStart(ctx, session, view, start, read.amount);
+  });
+
+  // The card form left unconfirmed (another amount wanted): the attempt is abandoned if nothing is charging it yet,
+  // and the pay form comes back; if its card is being charged already, the page shows that payment again.
+  router.post(ANOTHER_AMOUNT_PATH, async (ctx) => {
+    const { session } = await c.visitForm(ctx);
+    const view = await loadDebtView(c, session);
+    requireAction(view, 'pay');
+    const open = processor && (await findOpenAttempt(c.deps.db, session.organizationId, session.debtId));
+    if (open && !(await processor.abandon(open))) {
+      return showStart(ctx, session, view, await processor.resume(open), normalizeAmount(open.amount));
+    }
+    ctx.status = 303;
+    ctx.redirect('/portal/pay');
   });
 
   // Stripe's return after the card step: the payment's outcome reaches the debt only through Stripe's webhook, so

@@ -9,9 +9,12 @@
  * `stripePageCsp()` adds exactly what Stripe documents for Stripe.js and the Payment Element (docs/payments.md).
  */
 import { PAGE_CSP } from '../page';
+import { CsrfField } from '../layout';
 
 /** Stripe's script: always loaded from Stripe (https://docs.stripe.com/js/including). */
 export const STRIPE_JS_URL = 'https://js.stripe.com/v3/';
+/** Drops the payment shown, before its card is confirmed, for the pay form again (web/portal/pay-routes.tsx). */
+export const ANOTHER_AMOUNT_PATH = '/portal/pay/another-amount';
 
 /** What Stripe.js needs beyond PAGE_CSP, per directive (Stripe's CSP guidance for Stripe.js and Elements). */
 export const STRIPE_CSP_ADDITIONS: Readonly<Record<string, readonly string[]>> = {
@@ -48,6 +51,8 @@ export interface StripeConfirmationProps {
   amountLabel: string;
   /** A sentence saying how else to pay, e.g. "Call Acme Collections on 1300 000 000 to pay another way." */
   otherWaysToPay: string;
+  /** The session's CSRF token: offers to drop this payment, unconfirmed, and choose another amount. */
+  csrfToken?: string;
 }
 
 export function StripeConfirmation(props: StripeConfirmationProps) {
@@ -76,6 +81,18 @@ export function StripeConfirmation(props: StripeConfirmationProps) {
           Paying by card needs JavaScript, so that your card details go only to Stripe. {props.otherWaysToPay}
         </p>
       </noscript>
+      {props.csrfToken && (
+        // A plain form: it works with JavaScript off, and a card form left unconfirmed never blocks paying.
+        <form method="post" action={ANOTHER_AMOUNT_PATH}>
+          <CsrfField token={props.csrfToken} />
+          <p>
+            Not this amount?{' '}
+            <button type="submit" class="link">
+              Pay a different amount
+            </button>
+          </p>
+        </form>
+      )}
       <script src={STRIPE_JS_URL} />
       <script src={props.scriptHref} defer />
     </section>
