@@ -4,7 +4,9 @@
  * them and showing them masked live here. The values themselves leave the database only for the second factor's check
  * (core/portal/asked-factors.ts) and, masked, for the console: the API says only whether each is on file.
  */
+import type { Db } from '../platform/db';
 import { errors, type FieldError } from '../platform/errors';
+import { isUuid } from '../platform/ids';
 
 /** What the API and the console may say about the data: whether each is on file, never the value. */
 export interface VerificationOnFile {
@@ -86,4 +88,20 @@ export function maskedDateOfBirth(date: string): string {
 /** The console's mask of a postcode: its last two characters behind a fixed mask, "•••• 1A" (the length stays hid). */
 export function maskedPostcode(postcode: string): string {
   return `•••• ${normalizePostcode(postcode).slice(-2)}`;
+}
+
+/** The console's view of a debtor's data: each value masked, or null when not on file. */
+export async function maskedVerification(db: Db, organizationId: string, debtorId: string): Promise<VerificationData> {
+  const row = isUuid(debtorId)
+    ? await db('debtors')
+        .where({ organization_id: organizationId, id: debtorId })
+        .first<VerificationData | undefined>(
+          db.raw(`to_char(date_of_birth, 'YYYY-MM-DD') as "dateOfBirth"`),
+          'postcode',
+        )
+    : undefined;
+  return {
+    dateOfBirth: row?.dateOfBirth ? maskedDateOfBirth(row.dateOfBirth) : null,
+    postcode: row?.postcode ? maskedPostcode(row.postcode) : null,
+  };
 }
