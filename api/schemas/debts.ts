@@ -24,6 +24,7 @@ import {
   timestampSchema,
   uuidSchema,
 } from './common';
+import { dateOfBirthInput, postcodeInput } from './debtors';
 
 const planSchema: JsonSchema = {
   type: ['object', 'null'],
@@ -143,7 +144,15 @@ export const debtExample = {
 
 const text = (description: string, maxLength = 200): JsonSchema => ({ type: 'string', maxLength, description });
 
-const INLINE_DEBTOR_FIELDS = ['debtorReferenceId', 'debtorFirstName', 'debtorLastName', 'debtorEmail', 'debtorPhone'];
+const INLINE_DEBTOR_FIELDS = [
+  'debtorReferenceId',
+  'debtorFirstName',
+  'debtorLastName',
+  'debtorEmail',
+  'debtorPhone',
+  'debtorDateOfBirth',
+  'debtorPostcode',
+];
 const notBlank: JsonSchema = { pattern: NOT_BLANK_PATTERN };
 
 /**
@@ -182,7 +191,8 @@ const createDebtFields: JsonSchema = {
   additionalProperties: false,
   description:
     'Send `debtorId`, or `debtorReferenceId` alone for one of your debtors, or the inline debtor ' +
-    '(`debtorReferenceId`, `debtorFirstName`, `debtorLastName` and `debtorEmail` and/or `debtorPhone`); none of ' +
+    '(`debtorReferenceId`, `debtorFirstName`, `debtorLastName` and `debtorEmail` and/or `debtorPhone`, optionally ' +
+    '`debtorDateOfBirth` and `debtorPostcode`); none of ' +
     'these, or a reference alone that none of your debtors has, is `missing_debtor`. `originalPrincipal` and ' +
     '`externalAccountId` are required (`invalid_principal`, `missing_external_account_id`).',
   properties: {
@@ -202,6 +212,14 @@ const createDebtFields: JsonSchema = {
       ...text('Inline debtor: phone number in E.164 form, e.g. +61412345678.', 16),
       pattern: E164_OR_EMPTY_PATTERN,
     },
+    debtorDateOfBirth: dateOfBirthInput(
+      'Inline debtor, optional: date of birth, YYYY-MM-DD, a real date in the past, after 1900-01-01. Never ' +
+        'returned; the debtor portal asks for it (/docs/portal).',
+    ),
+    debtorPostcode: postcodeInput(
+      'Inline debtor, optional: postcode; after trimming, 2 to 10 letters, digits, spaces or hyphens. Never ' +
+        'returned; the debtor portal asks for it (/docs/portal).',
+    ),
     originalPrincipal: moneyInputSchema('Required. The principal owed.', 1250.5),
     currency: checkedByHandler(
       {

@@ -16,6 +16,7 @@ import type { SqlPart } from '../platform/sql-part';
 import { isUuid, newId } from '../platform/ids';
 import { parseCurrency, parsePrincipal } from './money';
 import { metadataText, newMetadata } from './metadata';
+import { checkedVerification } from './debtor-verification';
 import { asOpenAccountConflict, ON_OPEN_ACCOUNT_CONFLICT, refuseSecondOpenDebt } from './open-accounts';
 
 export interface CreateDebtInput {
@@ -25,6 +26,9 @@ export interface CreateDebtInput {
   debtorLastName?: string;
   debtorEmail?: string;
   debtorPhone?: string;
+  /** Verification data of a new inline debtor (core/debts/debtor-verification.ts). */
+  debtorDateOfBirth?: string;
+  debtorPostcode?: string;
   /** A JSON number, its source text, or a decimal string. */
   originalPrincipal?: unknown;
   currency?: string;
@@ -34,7 +38,15 @@ export interface CreateDebtInput {
   metadata?: Record<string, string | null>;
 }
 
-const INLINE_FIELDS = ['debtorReferenceId', 'debtorFirstName', 'debtorLastName', 'debtorEmail', 'debtorPhone'] as const;
+const INLINE_FIELDS = [
+  'debtorReferenceId',
+  'debtorFirstName',
+  'debtorLastName',
+  'debtorEmail',
+  'debtorPhone',
+  'debtorDateOfBirth',
+  'debtorPostcode',
+] as const;
 const INLINE_REQUIRED = ['debtorReferenceId', 'debtorFirstName', 'debtorLastName'] as const;
 
 type DebtorChoice =
@@ -100,12 +112,17 @@ function chooseDebtor(input: CreateDebtInput): DebtorChoice {
       { errors: problems },
     );
   }
+  const verification = checkedVerification(
+    { dateOfBirth: input.debtorDateOfBirth, postcode: input.debtorPostcode },
+    { dateOfBirth: 'body.debtorDateOfBirth', postcode: 'body.debtorPostcode' },
+  );
   const debtor: NewDebtor = {
     referenceId: input.debtorReferenceId ?? '',
     firstName: input.debtorFirstName ?? '',
     lastName: input.debtorLastName ?? '',
     email: input.debtorEmail || null,
     phone: input.debtorPhone || null,
+    ...verification,
   };
   return { kind: 'inline', debtor };
 }

@@ -16,8 +16,9 @@ export function inlineDebtorCte(organizationId: string, input: NewDebtor): SqlPa
   const row = newDebtorRow(input);
   return {
     sql: `new_debtor as (
-       insert into debtors (id, organization_id, reference_id, first_name, last_name, email, phone)
-       values (?, ?, ?, ?, ?, ?, ?) on conflict (organization_id, reference_id) do nothing returning id
+       insert into debtors (id, organization_id, reference_id, first_name, last_name, email, phone, date_of_birth,
+                            postcode)
+       values (?, ?, ?, ?, ?, ?, ?, ?::date, ?) on conflict (organization_id, reference_id) do nothing returning id
      ), debtor as (
        select id from new_debtor
        union all
@@ -31,6 +32,8 @@ export function inlineDebtorCte(organizationId: string, input: NewDebtor): SqlPa
       row.last_name,
       row.email,
       row.phone,
+      row.date_of_birth,
+      row.postcode,
       organizationId,
       row.reference_id,
     ],

@@ -14,13 +14,14 @@ import {
   type DebtorRow,
 } from './debtors';
 import { metadataText, patchedMetadata, type MetadataPatch } from './metadata';
+import { checkedVerification } from './debtor-verification';
 
 /**
- * PATCH semantics: absent or null leaves a field alone; an empty string clears `email` or `phone`; `metadata` is
- * merged key by key (core/debts/metadata.ts).
+ * PATCH semantics: absent or null leaves a field alone; an empty string clears `email`, `phone`, `dateOfBirth` or
+ * `postcode`; `metadata` is merged key by key (core/debts/metadata.ts).
  */
 export type DebtorPatch = Partial<
-  Record<'referenceId' | 'firstName' | 'lastName' | 'email' | 'phone', string | null>
+  Record<'referenceId' | 'firstName' | 'lastName' | 'email' | 'phone' | 'dateOfBirth' | 'postcode', string | null>
 > & {
   metadata?: MetadataPatch;
 };
@@ -60,12 +61,35 @@ export async function updateDebtor(
 }
 
 type DebtorChanges = Partial<
-  Pick<DebtorRow, 'reference_id' | 'first_name' | 'last_name' | 'email' | 'phone'> & { metadata: string }
+  Pick<DebtorRow, 'reference_id' | 'first_name' | 'last_name' | 'email' | 'phone' | 'postcode'> & {
+    metadata: string;
+    date_of_birth: string | null;
+  }
 >;
 
 function debtorChanges(row: DebtorFields, patch: DebtorPatch): DebtorChanges {
   const metadata = patchedMetadata(row.metadata, patch.metadata);
-  return { ...fieldChanges(row, patch), ...(metadata ? { metadata: metadataText(metadata) } : {}) };
+  return {
+    ...fieldChanges(row, patch),
+    ...verificationChanges(row, patch),
+    ...(metadata ? { metadata: metadataText(metadata) } : {}),
+  };
+}
+
+/** pg reads a `date` as local midnight: its local fields are the stored day. */
+const storedDate = (date: Date | null): string | null =>
+  date &&
+  [date.getFullYear(), date.getMonth() + 1, date.getDate()].map((n, i) => String(n).padStart(i ? 2 : 4, '0')).join('-');
+
+/** Checked before anything is written: a bad value refuses the whole PATCH. */
+function verificationChanges(row: DebtorFields, patch: DebtorPatch): DebtorChanges {
+  const checked = checkedVerification(patch, { dateOfBirth: 'body.dateOfBirth', postcode: 'body.postcode' });
+  const changes: DebtorChanges = {};
+  if (checked.dateOfBirth !== undefined && checked.dateOfBirth !== storedDate(row.date_of_birth)) {
+    changes.date_of_birth = checked.dateOfBirth;
+  }
+  if (checked.postcode !== undefined && checked.postcode !== row.postcode) changes.postcode = checked.postcode;
+  return changes;
 }
 
 function fieldChanges(row: DebtorFields, patch: DebtorPatch): DebtorChanges {
@@ -78,7 +102,8 @@ function fieldChanges(row: DebtorFields, patch: DebtorPatch): DebtorChanges {
     phone: patch.phone === '' ? null : (patch.phone ?? undefined),
   };
   const isChange = ([column, value]: [string, string | null | undefined]) =>
-    value !== undefined && value !== row[column as Exclude<keyof DebtorChanges, 'metadata'>];
+    value !== undefined &&
+    value !== row[column as Exclude<keyof DebtorChanges, 'metadata' | 'date_of_birth' | 'postcode'>];
   return Object.fromEntries(Object.entries(next).filter(isChange));
 }
 

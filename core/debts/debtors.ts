@@ -9,6 +9,7 @@ import { errors } from '../platform/errors';
 import { isUuid, newId } from '../platform/ids';
 import { fetchPage, type Page, type PageRequest } from '../platform/pagination';
 import { metadataPairConditions, metadataText, newMetadata, type Metadata } from './metadata';
+import { checkedVerification, type VerificationOnFile } from './debtor-verification';
 
 export interface Debtor {
   id: string;
@@ -18,6 +19,8 @@ export interface Debtor {
   email: string | null;
   phone: string | null;
   metadata: Metadata;
+  /** Whether a date of birth and a postcode are on file; the values are never sent (debtor-verification.ts). */
+  verification: VerificationOnFile;
   createdAt: string;
   updatedAt: string;
 }
@@ -33,6 +36,9 @@ export interface DebtorRow {
   phone: string | null;
   /** `json`, parsed by the driver. */
   metadata: Metadata;
+  /** Verification data: read here only to say whether it is on file (`toDebtor`). */
+  date_of_birth: Date | null;
+  postcode: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -44,8 +50,8 @@ export type DebtorsTable = Knex.CompositeTableType<
   DebtorsWrite
 >;
 type DebtorsWrite = {
-  [K in keyof Omit<DebtorRow, 'metadata'>]?: DebtorRow[K] | Knex.Raw;
-} & { metadata?: string };
+  [K in keyof Omit<DebtorRow, 'metadata' | 'date_of_birth'>]?: DebtorRow[K] | Knex.Raw;
+} & { metadata?: string; date_of_birth?: string | null };
 
 export interface NewDebtor {
   referenceId: string;
@@ -54,6 +60,9 @@ export interface NewDebtor {
   email?: string | null;
   phone?: string | null;
   metadata?: Record<string, string | null>;
+  /** `YYYY-MM-DD`; checked by `checkedVerification` before it gets here. */
+  dateOfBirth?: string | null;
+  postcode?: string | null;
 }
 
 export const DEBTOR_COLUMNS = [
@@ -64,6 +73,8 @@ export const DEBTOR_COLUMNS = [
   'email',
   'phone',
   'metadata',
+  'date_of_birth',
+  'postcode',
   'created_at',
   'updated_at',
 ] as const;
@@ -80,15 +91,20 @@ export function toDebtor(row: DebtorFields): Debtor {
     email: row.email,
     phone: row.phone,
     metadata: row.metadata,
+    verification: { dateOfBirth: row.date_of_birth !== null, postcode: row.postcode !== null },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
 }
 
 /** The columns a new debtor writes; `metadata` as the JSON text stored. */
-export function newDebtorRow(
-  input: NewDebtor,
-): Omit<DebtorRow, 'id' | 'organization_id' | 'created_at' | 'updated_at' | 'metadata'> & { metadata: string } {
+export function newDebtorRow(input: NewDebtor): Omit<
+  DebtorRow,
+  'id' | 'organization_id' | 'created_at' | 'updated_at' | 'metadata' | 'date_of_birth'
+> & {
+  metadata: string;
+  date_of_birth: string | null;
+} {
   return {
     reference_id: input.referenceId,
     first_name: input.firstName,
@@ -96,6 +112,8 @@ export function newDebtorRow(
     email: input.email || null,
     phone: input.phone || null,
     metadata: metadataText(newMetadata(input.metadata)),
+    date_of_birth: input.dateOfBirth || null,
+    postcode: input.postcode || null,
   };
 }
 
@@ -154,8 +172,9 @@ export async function listDebtors(
 /** `POST /v1/debtors`: a taken `referenceId` is a 400 naming the field, not a second debtor. */
 export async function createDebtor(db: Db, organizationId: string, input: NewDebtor): Promise<Debtor> {
   requireContact(input);
+  const verification = checkedVerification(input, { dateOfBirth: 'body.dateOfBirth', postcode: 'body.postcode' });
   const [row] = await db('debtors')
-    .insert({ id: newId(), organization_id: organizationId, ...newDebtorRow(input) })
+    .insert({ id: newId(), organization_id: organizationId, ...newDebtorRow({ ...input, ...verification }) })
     .onConflict(['organization_id', 'reference_id'])
     .ignore()
     .returning(DEBTOR_COLUMNS);

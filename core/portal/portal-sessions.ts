@@ -4,6 +4,7 @@
  * (or issuing a new one) ends its sessions at their next request.
  */
 import type { Db } from '../platform/db';
+import type { Mode } from '../platform/mode';
 import type { Redis } from '../platform/redis';
 import { queryNamed } from '../platform/prepared';
 import {
@@ -24,8 +25,17 @@ export type PortalSession = PortalVisit & SessionBasics;
 
 export type PortalSessionStore = RedisSessionStore<PortalVisit>;
 
-export function createPortalSessionStore(deps: { redis: Redis; settings: SessionSettings }): PortalSessionStore {
-  return createRedisSessionStore<PortalVisit>({ ...deps, prefix: 'portal', ownerOf: (visit) => visit.linkId });
+/**
+ * Keys start with the host's mode (`production:portal:…`): both hosts share one Redis, and a session made on one must
+ * never open a page on the other.
+ */
+export function createPortalSessionStore(deps: {
+  redis: Redis;
+  mode: Mode;
+  settings: SessionSettings;
+}): PortalSessionStore {
+  const { mode, ...rest } = deps;
+  return createRedisSessionStore<PortalVisit>({ ...rest, prefix: `${mode}:portal`, ownerOf: (visit) => visit.linkId });
 }
 
 /** `isPortalLinkLive`'s statement, exported for the bench's bare route (test/bench/bare-portal.ts). */

@@ -1,8 +1,9 @@
 /**
- * The portal's second factor (docs/portal.md "Getting in"): before anything about the debt is
- * shown, the visitor who opened a link types the creditor's account reference for the debt and the debtor's surname.
- * The link proves access to the mailbox it was sent to; these prove knowledge of the account, which someone who only
- * reads that mailbox need not have, and they work for every debtor (one with no email address included).
+ * The portal's second factor (docs/portal.md "The second factor"): before anything about the debt is shown, the
+ * visitor who opened a link answers two questions about the debtor: date of birth and postcode when the client
+ * supplied both, else the one supplied and the surname, else the account reference and the surname (asked-factors.ts).
+ * The link proves access to the mailbox it was sent to; these prove knowledge no email of ours carries, and they work
+ * for every debtor (one with no email address included).
  *
  * A wrong answer, an unknown link and a revoked link all answer `no_match`, so the portal says the same for each.
  * Tries are counted per link (its token's hash, known or not) and per client address over an hour, *before* the
@@ -11,18 +12,22 @@
  * try back. Counting needs Redis: if it is unreachable this throws (the portal fails closed; the API's rate limits
  * fail open, but these guard a debtor's data).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { findDebtRow } from '../debts/debts';
-import { getDebtor } from '../debts/debtors';
 import type { Db } from '../platform/db';
+import { limitKey } from '../platform/fixed-window';
+import type { Mode } from '../platform/mode';
 import type { Redis } from '../platform/redis';
-import { hashPortalToken, resolvePortalLink, type ResolvedPortalLink } from './links';
+import { answersMatch, findLinkSubject, type Answers } from './asked-factors';
+import { hashPortalToken, type ResolvedPortalLink } from './links';
+
+export { normalizeAnswer } from './asked-factors';
 
 export const TRY_WINDOW_MS = 3_600_000;
 
 export interface SecondFactorDeps {
   db: Db;
   redis: Redis;
+  /** The host's mode: its tries are counted apart from the other host's (they share one Redis). */
+  mode: Mode;
   triesPerLinkPerHour: number;
   triesPerAddressPerHour: number;
 }
@@ -30,29 +35,14 @@ export interface SecondFactorDeps {
 export interface SecondFactorInput {
   token: string;
   clientAddress: string;
-  accountReference: string;
-  surname: string;
+  answers: Answers;
 }
 
 export type SecondFactorResult =
   { ok: true; link: ResolvedPortalLink; debtorId: string } | { ok: false; reason: 'no_match' | 'too_many' };
 
-/** Case, spacing and punctuation do not matter: "ACCT-0001" is "acct 0001", "O'Brien" is "OBRIEN". */
-export function normalizeAnswer(text: string): string {
-  return text
-    .normalize('NFKC')
-    .toLocaleLowerCase('en')
-    .replace(/[^\p{L}\p{N}]/gu, '');
-}
-
-function sameAnswer(expected: string, given: string): boolean {
-  const a = createHash('sha256').update(normalizeAnswer(expected)).digest();
-  const b = createHash('sha256').update(normalizeAnswer(given)).digest();
-  return normalizeAnswer(given).length > 0 && timingSafeEqual(a, b);
-}
-
-const linkKey = (token: string) => `portal:verify-fails:link:${hashPortalToken(token)}`;
-const addressKey = (address: string) => `portal:verify-fails:address:${address}`;
+const linkKey = (mode: Mode, token: string) => limitKey(mode, 'portal', 'verify-fails', 'link', hashPortalToken(token));
+const addressKey = (mode: Mode, address: string) => limitKey(mode, 'portal', 'verify-fails', 'address', address);
 
 /**
  * Takes a try from each budget (KEYS, with their limits in ARGV and the window last), starting a key's window with its
@@ -77,7 +67,7 @@ return 0`;
 
 function budgets(deps: SecondFactorDeps, input: SecondFactorInput): { keys: string[]; limits: number[] } {
   return {
-    keys: [linkKey(input.token), addressKey(input.clientAddress)],
+    keys: [linkKey(deps.mode, input.token), addressKey(deps.mode, input.clientAddress)],
     limits: [deps.triesPerLinkPerHour, deps.triesPerAddressPerHour],
   };
 }
@@ -97,15 +87,10 @@ export async function verifySecondFactor(
   input: SecondFactorInput,
 ): Promise<SecondFactorResult> {
   if (!(await takeTry(deps, input))) return { ok: false, reason: 'too_many' };
-  const link = await resolvePortalLink(deps.db, input.token);
-  const debt = link ? await findDebtRow(deps.db, link.organizationId, link.debtId) : undefined;
-  const debtor = link && debt ? await getDebtor(deps.db, link.organizationId, debt.debtor_id) : undefined;
-  // Both answers are always compared, so a right reference with a wrong surname takes as long as two wrong ones.
-  const referenceOk = sameAnswer(debt?.external_account_id ?? '', input.accountReference);
-  const surnameOk = sameAnswer(debtor?.lastName ?? '', input.surname);
-  if (link && debt && debtor && referenceOk && surnameOk) {
+  const subject = await findLinkSubject(deps.db, input.token, { live: true });
+  if (subject && answersMatch(subject, input.answers)) {
     await giveTryBack(deps, input);
-    return { ok: true, link, debtorId: debtor.id };
+    return { ok: true, link: subject.link, debtorId: subject.debtorId };
   }
   return { ok: false, reason: 'no_match' };
 }

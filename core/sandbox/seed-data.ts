@@ -11,6 +11,9 @@ export interface SeedDebtor {
   firstName: string;
   lastName: string;
   email: string;
+  /** Verification data, so the portal's second factor shows each of its forms (docs/sandbox.md). */
+  dateOfBirth?: string;
+  postcode?: string;
 }
 
 export interface SeedPayment {
@@ -46,10 +49,14 @@ export interface SeedDebt {
 
 export const SEED_CURRENCY = 'AUD';
 
+// Each form of the portal's second factor: both (Ava), a date of birth only (Ben), a postcode only (Carla), neither.
+// prettier-ignore
 export const SEED_DEBTORS: readonly SeedDebtor[] = [
-  { referenceId: 'DBR-001', firstName: 'Ava', lastName: 'Harris', email: 'ava.harris@example.com' },
-  { referenceId: 'DBR-002', firstName: 'Ben', lastName: 'Singh', email: 'ben.singh@example.com' },
-  { referenceId: 'DBR-003', firstName: 'Carla', lastName: 'Tan', email: 'carla.tan@example.com' },
+  { referenceId: 'DBR-001', firstName: 'Ava', lastName: 'Harris', email: 'ava.harris@example.com',
+    dateOfBirth: '1985-04-12', postcode: '3000' },
+  { referenceId: 'DBR-002', firstName: 'Ben', lastName: 'Singh', email: 'ben.singh@example.com',
+    dateOfBirth: '1979-11-03' },
+  { referenceId: 'DBR-003', firstName: 'Carla', lastName: 'Tan', email: 'carla.tan@example.com', postcode: '2000' },
   { referenceId: 'DBR-004', firstName: 'Dan', lastName: 'Murphy', email: 'dan.murphy@example.com' },
   { referenceId: 'DBR-005', firstName: 'Ella', lastName: 'Nguyen', email: 'ella.nguyen@example.com' },
 ];

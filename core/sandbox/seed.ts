@@ -73,6 +73,8 @@ async function insertDebtors(trx: Trx, organizationId: string, asOf: Date): Prom
       last_name: debtor.lastName,
       email: debtor.email,
       phone: null,
+      date_of_birth: debtor.dateOfBirth ?? null,
+      postcode: debtor.postcode ?? null,
       created_at: createdAt,
       updated_at: createdAt,
     };

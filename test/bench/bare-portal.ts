@@ -43,7 +43,8 @@ async function brandingOf(pool: pg.Pool, named: Named, redis: Redis | null, org:
 
 async function debtPage(pool: pg.Pool, named: Named, redis: Redis | null, visit: Visit): Promise<string | null> {
   if (redis) {
-    const key = `portal:session:${createHash('sha256').update(visit.session).digest('hex')}`;
+    // The production host's session key (core/portal/portal-sessions.ts).
+    const key = `production:portal:session:${createHash('sha256').update(visit.session).digest('hex')}`;
     const stored = await redis.get(key);
     if (!stored) return null;
     JSON.parse(stored);

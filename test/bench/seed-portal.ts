@@ -101,6 +101,7 @@ export async function signInToPortal(
     await redisReady(redis);
     const sessions = createPortalSessionStore({
       redis,
+      mode: config.mode,
       settings: {
         idleTimeoutMs: config.portal.sessionIdleTimeoutMs,
         absoluteLifetimeMs: config.portal.sessionAbsoluteLifetimeMs,

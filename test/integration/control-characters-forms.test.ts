@@ -48,6 +48,6 @@ describe('console and portal forms: control characters refused', () => {
     const answer = await post(`${PORTAL_LINK_PATH}${token}`, { accountReference: 'x', surname: 'Debtor\u001b[31m' });
     expect(answer.status).to.equal(400);
     expect(answer.text).to.contain('must not contain a control character (U+001B)');
-    expect(await testRedis().get(`portal:verify-fails:link:${hashPortalToken(token)}`)).to.equal(null);
+    expect(await testRedis().get(`production:portal:verify-fails:link:${hashPortalToken(token)}`)).to.equal(null);
   });
 });

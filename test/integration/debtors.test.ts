@@ -31,8 +31,20 @@ describe('Debtors: POST, GET, list and PATCH /v1/debtors', () => {
       phone: null,
     });
     expect(Object.keys(res.body).sort()).to.deep.equal(
-      ['id', 'referenceId', 'firstName', 'lastName', 'email', 'phone', 'metadata', 'createdAt', 'updatedAt'].sort(),
+      [
+        'id',
+        'referenceId',
+        'firstName',
+        'lastName',
+        'email',
+        'phone',
+        'metadata',
+        'verification',
+        'createdAt',
+        'updatedAt',
+      ].sort(),
     );
+    expect(res.body.verification).to.deep.equal({ dateOfBirth: false, postcode: false });
     expect((await ctx.api('GET', `/v1/debtors/${res.body.id}`)).body).to.deep.equal(res.body);
   });
 

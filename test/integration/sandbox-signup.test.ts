@@ -88,6 +88,14 @@ describe('Sandbox sign-up: POST /sandbox/signup', function () {
     for (const d of debtors) {
       expect(d.email).to.equal(`${String(d.firstName).toLowerCase()}.${String(d.lastName).toLowerCase()}@example.com`);
     }
+    // Every form of the portal's second factor: both, a date of birth only, a postcode only, neither.
+    expect(debtors.map((d) => d.verification)).to.deep.equal([
+      { dateOfBirth: true, postcode: true },
+      { dateOfBirth: true, postcode: false },
+      { dateOfBirth: false, postcode: true },
+      { dateOfBirth: false, postcode: false },
+      { dateOfBirth: false, postcode: false },
+    ]);
     const debts = (await api<Page>('GET', '/v1/debts?limit=200')).body.data.sort(byField('externalAccountId'));
     expect(debts.map((d) => [d.externalAccountId, d.originalPrincipal, d.status])).to.deep.equal(EXPECTED_DEBTS);
     expect(new Set(debts.map((d) => d.currency))).to.deep.equal(new Set(['AUD']));

@@ -73,6 +73,6 @@ export async function enterAs(page: Page, baseUrl: string, link: PortalDebt): Pr
 /** Forgets every second-factor failure counted so far, so runs within the hour start afresh. */
 export async function clearPortalTries(): Promise<void> {
   await redisReady(testRedis());
-  const keys = await testRedis().keys('portal:verify-fails:*');
+  const keys = await testRedis().keys('*:portal:verify-fails:*');
   if (keys.length > 0) await testRedis().del(...keys);
 }

@@ -28,6 +28,7 @@ export async function visitPortal(
   const { config } = server;
   const sessions = createPortalSessionStore({
     redis: testRedis(),
+    mode: config.mode,
     settings: {
       idleTimeoutMs: config.portal.sessionIdleTimeoutMs,
       absoluteLifetimeMs: config.portal.sessionAbsoluteLifetimeMs,

@@ -1,5 +1,7 @@
 /** The pages before the second factor: the collector's frame only, nothing about the creditor or the debt. */
+import type { Factor } from '../../core/portal/asked-factors';
 import { CsrfField } from '../layout';
+import { PROBLEM_ID, VerifyFields, type VerifyValues } from './verify-fields';
 
 export function EnterBody() {
   return (
@@ -13,15 +15,24 @@ export function EnterBody() {
 export interface VerifyProps {
   csrfToken: string;
   action: string;
-  values?: { accountReference: string; surname: string };
+  /** What the form asks for: the debtor's strongest pair (core/portal/asked-factors.ts). */
+  factors: readonly Factor[];
+  values?: VerifyValues;
   failed?: boolean;
 }
 
-export function VerifyBody({ csrfToken, action, values, failed }: VerifyProps) {
+const FACTOR_NAMES: Record<Factor, string> = {
+  accountReference: 'the account reference',
+  surname: 'your surname',
+  dateOfBirth: 'your date of birth',
+  postcode: 'your postcode',
+};
+
+export function VerifyBody({ csrfToken, action, factors, values, failed }: VerifyProps) {
   return (
     <>
       {failed && (
-        <div class="problem" role="alert" id="verify-problem">
+        <div class="problem" role="alert" id={PROBLEM_ID}>
           <p>
             <strong>Those details do not match this link.</strong> Check them and try again. If the link is old, it may
             have been replaced: contact us for a new one.
@@ -29,34 +40,13 @@ export function VerifyBody({ csrfToken, action, values, failed }: VerifyProps) {
         </div>
       )}
       <section class="card">
-        <p>To keep your account private, please tell us two things we already know.</p>
+        <p>
+          To keep your account private, please tell us two things we already know:{' '}
+          {factors.map((f) => FACTOR_NAMES[f]).join(' and ')}.
+        </p>
         <form method="post" action={action} class="stack">
           <CsrfField token={csrfToken} />
-          <label for="accountReference">Account reference</label>
-          <p class="hint" id="accountReference-hint">
-            The reference the company you owe uses for this account, as on their letters or statements (for example
-            ACCT-0001).
-          </p>
-          <input
-            id="accountReference"
-            name="accountReference"
-            type="text"
-            required
-            autocomplete="off"
-            aria-describedby={failed ? 'accountReference-hint verify-problem' : 'accountReference-hint'}
-            {...(failed ? { 'aria-invalid': 'true' } : {})}
-            value={values?.accountReference ?? ''}
-          />
-          <label for="surname">Your surname (family name)</label>
-          <input
-            id="surname"
-            name="surname"
-            type="text"
-            required
-            autocomplete="family-name"
-            {...(failed ? { 'aria-invalid': 'true', 'aria-describedby': 'verify-problem' } : {})}
-            value={values?.surname ?? ''}
-          />
+          <VerifyFields factors={factors} values={values ?? {}} failed={failed ?? false} />
           <button type="submit" class="primary">
             Continue
           </button>

@@ -1,15 +1,17 @@
 /**
- * Getting in: a link lands on the second-factor form, whatever the link (a known, unknown or
- * revoked one look the same); the form's answer makes a short session for that link's debt, or says the details did
+ * Getting in: a link lands on the second-factor form, asking what its debtor's record allows (asked-factors.ts: an
+ * unknown link is asked what a debtor with no verification data is, a revoked one what its debtor is); the form's answer makes a short session for that link's debt, or says the details did
  * not match, the same words for a wrong answer and a dead link. Too many wrong answers for the link or from the
  * address is a 429 page. Signing out ends the session.
  */
 import type Router from '@koa/router';
 import { ApiError } from '../../core/platform/errors';
+import { factorsForToken } from '../../core/portal/asked-factors';
 import { verifySecondFactor } from '../../core/portal/second-factor';
 import { clearCookie, field, preSessionToken, setCookie } from '../console/shared/http';
 import { EnterBody, SignedOutBody, VerifyBody } from './entry-pages';
 import type { PortalContext } from './portal-context';
+import { answersOf, VERIFY_FIELDS, type VerifyValues } from './verify-fields';
 
 export function entryRoutes(router: Router, c: PortalContext): void {
   const { db, redis, config } = c.deps;
@@ -18,22 +20,29 @@ export function entryRoutes(router: Router, c: PortalContext): void {
     c.page(ctx, c.neutralFrame(), 'Your account', <EnterBody />);
   });
 
-  router.get('/portal/l/:token', (ctx) => {
+  router.get('/portal/l/:token', async (ctx) => {
+    const factors = await factorsForToken(db, ctx.params.token ?? '');
     const csrfToken = preSessionToken(ctx, c.names, c.secure);
-    c.page(ctx, c.neutralFrame(), 'Check it is you', <VerifyBody csrfToken={csrfToken} action={ctx.path} />);
+    c.page(
+      ctx,
+      c.neutralFrame(),
+      'Check it is you',
+      <VerifyBody csrfToken={csrfToken} action={ctx.path} factors={factors} />,
+    );
   });
 
   router.post('/portal/l/:token', async (ctx) => {
     const form = await c.anonymousForm(ctx);
-    const answer = { accountReference: field(form, 'accountReference'), surname: field(form, 'surname') };
+    const values: VerifyValues = Object.fromEntries(VERIFY_FIELDS.map((name) => [name, field(form, name)]));
     const result = await verifySecondFactor(
       {
         db,
         redis,
+        mode: config.mode,
         triesPerLinkPerHour: config.portal.triesPerLinkPerHour,
         triesPerAddressPerHour: config.portal.triesPerAddressPerHour,
       },
-      { token: ctx.params.token ?? '', clientAddress: ctx.request.ip, ...answer },
+      { token: ctx.params.token ?? '', clientAddress: ctx.request.ip, answers: answersOf(values) },
     );
     if (!result.ok && result.reason === 'too_many') {
       throw new ApiError(
@@ -43,12 +52,13 @@ export function entryRoutes(router: Router, c: PortalContext): void {
       );
     }
     if (!result.ok) {
+      const factors = await factorsForToken(db, ctx.params.token ?? '');
       const csrfToken = preSessionToken(ctx, c.names, c.secure);
       return c.page(
         ctx,
         c.neutralFrame(),
         'Check it is you',
-        <VerifyBody csrfToken={csrfToken} action={ctx.path} values={answer} failed />,
+        <VerifyBody csrfToken={csrfToken} action={ctx.path} factors={factors} values={values} failed />,
         400,
       );
     }

@@ -36,6 +36,7 @@ export function portalPages(deps: PortalDeps): Middleware {
   const assets = loadWebAssets('portal.css', ASSETS);
   const sessions = createPortalSessionStore({
     redis: deps.redis,
+    mode: deps.config.mode,
     settings: {
       idleTimeoutMs: deps.config.portal.sessionIdleTimeoutMs,
       absoluteLifetimeMs: deps.config.portal.sessionAbsoluteLifetimeMs,

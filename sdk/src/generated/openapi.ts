@@ -724,6 +724,13 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description Whether you supplied a date of birth and a postcode: the debtor portal asks for them to check it is the debtor (/docs/portal). Their values are never returned, here, in lists or in webhooks. */
+            verification: {
+                /** @description A date of birth is on file. */
+                dateOfBirth: boolean;
+                /** @description A postcode is on file. */
+                postcode: boolean;
+            };
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -1463,6 +1470,10 @@ export interface operations {
                     debtorEmail?: string;
                     /** @description Inline debtor: phone number in E.164 form, e.g. +61412345678. */
                     debtorPhone?: string;
+                    /** @description Inline debtor, optional: date of birth, YYYY-MM-DD, a real date in the past, after 1900-01-01. Never returned; the debtor portal asks for it (/docs/portal). */
+                    debtorDateOfBirth?: string | unknown | "";
+                    /** @description Inline debtor, optional: postcode; after trimming, 2 to 10 letters, digits, spaces or hyphens. Never returned; the debtor portal asks for it (/docs/portal). */
+                    debtorPostcode?: string;
                     /**
                      * @description Required. The principal owed. A JSON number (read exactly as written) or a decimal string, greater than zero, with no more decimal places than the currency has and at most 15 significant digits; else `invalid_principal`.
                      * @example 1250.5
@@ -1493,12 +1504,16 @@ export interface operations {
                     debtorLastName?: never;
                     debtorEmail?: never;
                     debtorPhone?: never;
+                    debtorDateOfBirth?: never;
+                    debtorPostcode?: never;
                 } | {
                     debtorReferenceId?: never;
                     debtorFirstName?: never;
                     debtorLastName?: never;
                     debtorEmail?: never;
                     debtorPhone?: never;
+                    debtorDateOfBirth?: never;
+                    debtorPostcode?: never;
                 } | ({
                     debtorId?: never;
                     debtorReferenceId: unknown;
@@ -2927,6 +2942,10 @@ export interface operations {
                      *           "metadata": {
                      *             "crmId": "C-88213"
                      *           },
+                     *           "verification": {
+                     *             "dateOfBirth": true,
+                     *             "postcode": true
+                     *           },
                      *           "createdAt": "2026-11-22T08:00:00.000Z",
                      *           "updatedAt": "2026-11-22T08:00:00.000Z"
                      *         }
@@ -3070,6 +3089,10 @@ export interface operations {
                     email?: string;
                     /** @description E.164, e.g. +61412345678. */
                     phone?: string;
+                    /** @description Optional. Date of birth, YYYY-MM-DD, a real date in the past, after 1900-01-01. Never returned: the portal asks the debtor for it. */
+                    dateOfBirth?: string | unknown | "";
+                    /** @description Optional. Postcode of the debtor's address. After trimming, 2 to 10 letters, digits, spaces or hyphens; compared ignoring case, spaces and hyphens. Never returned: the portal asks the debtor for it. */
+                    postcode?: string;
                     /**
                      * @description Your own key-value data. Up to 50 keys of at most 40 characters, each with a string value of at most 500 characters. Yours to use: we never read it. Do not put sensitive data (card numbers, passwords) in it.
                      * @example {
@@ -3109,6 +3132,10 @@ export interface operations {
                      *       "phone": null,
                      *       "metadata": {
                      *         "crmId": "C-88213"
+                     *       },
+                     *       "verification": {
+                     *         "dateOfBirth": true,
+                     *         "postcode": true
                      *       },
                      *       "createdAt": "2026-11-22T08:00:00.000Z",
                      *       "updatedAt": "2026-11-22T08:00:00.000Z"
@@ -3311,6 +3338,10 @@ export interface operations {
                      *       "metadata": {
                      *         "crmId": "C-88213"
                      *       },
+                     *       "verification": {
+                     *         "dateOfBirth": true,
+                     *         "postcode": true
+                     *       },
                      *       "createdAt": "2026-11-22T08:00:00.000Z",
                      *       "updatedAt": "2026-11-22T08:00:00.000Z"
                      *     }
@@ -3467,6 +3498,10 @@ export interface operations {
                     email?: string | null;
                     /** @description E.164. */
                     phone?: string | null;
+                    /** @description Date of birth, YYYY-MM-DD, a real date in the past, after 1900-01-01. Never returned: the portal asks the debtor for it. An empty string clears it. */
+                    dateOfBirth?: ((string | unknown | "") | null) | unknown | "";
+                    /** @description Postcode. After trimming, 2 to 10 letters, digits, spaces or hyphens; compared ignoring case, spaces and hyphens. Never returned: the portal asks the debtor for it. An empty string clears it. */
+                    postcode?: string | null;
                     /**
                      * @description Merged into the metadata already set: each key sent is set, a key sent as `""` or null is removed, keys not sent stay. `null` removes every key. Up to 50 keys of at most 40 characters, each with a string value of at most 500 characters. Yours to use: we never read it. Do not put sensitive data (card numbers, passwords) in it. The result holds at most 50 keys.
                      * @example {
@@ -3505,6 +3540,10 @@ export interface operations {
                      *       "phone": "+61412345678",
                      *       "metadata": {
                      *         "crmId": "C-88213"
+                     *       },
+                     *       "verification": {
+                     *         "dateOfBirth": true,
+                     *         "postcode": true
                      *       },
                      *       "createdAt": "2026-11-22T08:00:00.000Z",
                      *       "updatedAt": "2026-11-22T09:15:00.000Z"

@@ -1,6 +1,8 @@
 /** The debtors list (filters as a GET form, cursor pages) and a debtor's page with their debts, read-only. */
 import type { Debt } from '../../../core/debts/debts';
 import type { Debtor } from '../../../core/debts/debtors';
+import type { VerificationData } from '../../../core/debts/debtor-verification';
+import { askedFactors, type Factor } from '../../../core/portal/asked-factors';
 import { DebtTable, Fields, MetadataTable, Pager, Problem, TextFilter } from './record-parts';
 import { whenToMinute } from '../shared/format';
 
@@ -69,7 +71,30 @@ export function DebtorsBody(props: DebtorsListProps) {
   );
 }
 
-export function DebtorBody({ debtor, debts, more }: { debtor: Debtor; debts: Debt[]; more: boolean }) {
+const FACTOR_NAMES: Record<Factor, string> = {
+  dateOfBirth: 'date of birth',
+  postcode: 'postcode',
+  surname: 'surname',
+  accountReference: 'account reference',
+};
+
+/** What the portal's second factor asks this debtor, e.g. "Date of birth and postcode". */
+function portalAsks(debtor: Debtor): string {
+  const text = askedFactors(debtor.verification)
+    .map((factor) => FACTOR_NAMES[factor])
+    .join(' and ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+export interface DebtorProps {
+  debtor: Debtor;
+  /** Masked (core/debts/debtor-verification.ts): staff see that the data is on file, never the whole of it. */
+  verification: VerificationData;
+  debts: Debt[];
+  more: boolean;
+}
+
+export function DebtorBody({ debtor, verification, debts, more }: DebtorProps) {
   return (
     <>
       <section class="card" aria-labelledby="debtor">
@@ -82,6 +107,9 @@ export function DebtorBody({ debtor, debts, more }: { debtor: Debtor; debts: Deb
             ['Reference id', debtor.referenceId],
             ['Email', debtor.email ?? '–'],
             ['Phone', debtor.phone ?? '–'],
+            ['Date of birth', verification.dateOfBirth ? `On file (${verification.dateOfBirth})` : 'Not on file'],
+            ['Postcode', verification.postcode ? `On file (${verification.postcode})` : 'Not on file'],
+            ['Portal asks for', portalAsks(debtor)],
             ['Created', whenToMinute(debtor.createdAt)],
             ['Updated', whenToMinute(debtor.updatedAt)],
           ]}

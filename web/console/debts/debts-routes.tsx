@@ -7,6 +7,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { DEBT_STATUSES, type DebtStatus } from '../../../core/debts/debt-status';
 import { getDebtor, listDebtors } from '../../../core/debts/debtors';
+import { maskedVerification } from '../../../core/debts/debtor-verification';
 import { getDebt, listDebts, type Debt, type DebtFilters } from '../../../core/debts/debts';
 import { listTransactions } from '../../../core/debts/transactions';
 import { listDebtRefunds } from '../../../core/payments/refunds';
@@ -156,7 +157,12 @@ export function debtsRoutes(router: Router, c: ConsoleContext): void {
       page: { limit: DEFAULT_PAGE_SIZE },
     });
     const debts = JSON.parse(page.dataJson) as Debt[];
-    c.page(ctx, 'Debtor', <DebtorBody debtor={debtor} debts={debts} more={page.nextCursor !== null} />);
+    const verification = await maskedVerification(db, session.organizationId, debtor.id);
+    c.page(
+      ctx,
+      'Debtor',
+      <DebtorBody debtor={debtor} verification={verification} debts={debts} more={page.nextCursor !== null} />,
+    );
   });
 }
 
