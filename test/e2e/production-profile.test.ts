@@ -17,13 +17,12 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../core/platform/project-root';
 import { RedactedSecret } from '../../core/platform/payment-config';
 import { createStripeClient } from '../../core/payments/stripe-client';
-import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook';
 import { PORTAL_LINK_PATH } from '../../core/portal/links';
 import { workflowIds } from '../../core/temporal/names';
 import { PAGE_CSP } from '../../web/page';
 import { withBrowser } from '../support/browser';
 import { mailboxAt, type Mailbox, type ReceivedMail } from '../support/mail-sink';
-import { startFakeStripeApi, type FakeStripeApi } from '../support/fake-stripe-api';
+import { postStripeEvent, startFakeStripeApi, stripeEvent, type FakeStripeApi } from '../support/fake-stripe-api';
 import { PROFILE_STRIPE, startProductionProfile, type ProductionProfile } from '../support/production-profile';
 import { enterPortal, PHONE } from '../support/portal-browser';
 import { waitFor } from '../support/wait';
@@ -279,24 +278,10 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
         // reports the outcome by its signed webhook, to this host's public address.
         const intent = [...stripeApi.intents.values()].find((i) => i.metadata.debtId === debt.id)!;
         expect(intent.amount).to.equal(41683); // the first of three instalments of 1250.50 AUD
-        const payload = JSON.stringify({
-          id: `evt_${randomUUID().replace(/-/g, '')}`,
-          object: 'event',
-          api_version: '2026-10-28.endive',
-          created: Math.floor(Date.now() / 1000),
-          livemode: false,
-          pending_webhooks: 1,
-          request: { id: null, idempotency_key: null },
-          type: 'payment_intent.succeeded',
-          data: { object: { ...intent, status: 'succeeded' } },
-        });
+        const payload = stripeEvent('payment_intent.succeeded', { ...intent, status: 'succeeded' });
         const stripe = createStripeClient({ secretKey: new RedactedSecret(PROFILE_STRIPE.secretKey) });
         const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: PROFILE_STRIPE.webhookSecret });
-        const ingest = await profile.fetch(`${production}${STRIPE_WEBHOOK_PATH}`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json; charset=utf-8', 'Stripe-Signature': signature },
-          body: payload,
-        });
+        const ingest = await postStripeEvent(production, payload, signature, profile.fetch);
         expect(ingest.status).to.equal(200);
 
         await page.goto(`${production}/portal/pay/confirming?payment_intent=${intent.id}&redirect_status=succeeded`);

@@ -13,11 +13,10 @@ import { createStripeClient, type Stripe } from '../../core/payments/stripe-clie
 import { createTestModeProcessor, TEST_CARDS } from '../../core/payments/test-mode-processor';
 import { createStaffUser } from '../../core/staff/staff-users';
 import { createSessionStore } from '../../core/staff/sessions';
-import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook';
 import { cookieNames as consoleCookieNames } from '../../web/console/shared/http';
 import { startTestServer, type TestServer } from '../support/app';
 import { inlineDebtBody } from '../support/debt-api';
-import { startFakeStripeApi, type FakeStripeApi } from '../support/fake-stripe-api';
+import { postStripeEvent, startFakeStripeApi, stripeEvent, type FakeStripeApi } from '../support/fake-stripe-api';
 import { testDebtTriggers } from '../support/lifecycle-stack';
 import { attemptKeyOf, visitPortal } from '../support/portal-http';
 import { testDb, testRedis } from '../support/resources';
@@ -89,26 +88,9 @@ describe('Payments: one in flight per debt, and refused payments refunded (Strip
   });
 
   async function deliver(type: string, intent: object) {
-    const payload = JSON.stringify({
-      id: `evt_${randomUUID().replace(/-/g, '')}`,
-      object: 'event',
-      api_version: '2026-10-28.endive',
-      created: Math.floor(Date.now() / 1000),
-      livemode: false,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type,
-      data: { object: intent },
-    });
-    const res = await fetch(`${server.baseUrl}${STRIPE_WEBHOOK_PATH}`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'Stripe-Signature': stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
-      },
-      body: payload,
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    const payload = stripeEvent(type, intent);
+    const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+    return postStripeEvent(server.baseUrl, payload, signature);
   }
 
   const intentsOf = (debtId: string) => [...fake.intents.values()].filter((i) => i.metadata.debtId === debtId);

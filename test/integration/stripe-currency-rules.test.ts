@@ -12,10 +12,9 @@ import { RedactedSecret } from '../../core/platform/payment-config';
 import type { PaymentProcessor } from '../../core/payments/processor';
 import { createStripeClient, type Stripe } from '../../core/payments/stripe-client';
 import { createStripeProcessor } from '../../core/payments/stripe-processor';
-import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook';
 import { startTestServer, type TestServer } from '../support/app';
 import { inlineDebtBody } from '../support/debt-api';
-import { startFakeStripeApi, type FakeStripeApi } from '../support/fake-stripe-api';
+import { postStripeEvent, startFakeStripeApi, stripeEvent, type FakeStripeApi } from '../support/fake-stripe-api';
 import { visitPortal } from '../support/portal-http';
 import { testDb } from '../support/resources';
 import { createTestTenant } from '../support/tenants';
@@ -58,27 +57,11 @@ describe('Stripe: amounts in Stripe’s minor units, both ways', function () {
   }
 
   async function deliver(type: string, intent: object) {
-    const payload = JSON.stringify({
-      id: `evt_${randomUUID().replace(/-/g, '')}`,
-      object: 'event',
-      api_version: '2026-10-28.endive',
-      created: Math.floor(Date.now() / 1000),
-      livemode: false,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type,
-      data: { object: intent },
-    });
-    const res = await fetch(`${server.baseUrl}${STRIPE_WEBHOOK_PATH}`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'Stripe-Signature': stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
-      },
-      body: payload,
-    });
+    const payload = stripeEvent(type, intent);
+    const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+    const res = await postStripeEvent(server.baseUrl, payload, signature);
     expect(res.status).to.equal(200);
-    return ((await res.json()) as { outcome: string }).outcome;
+    return res.body.outcome as string;
   }
 
   const attempts = (debtId: string) =>

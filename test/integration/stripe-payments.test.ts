@@ -16,7 +16,7 @@ import { createStripeProcessor, stripeIdempotencyKey } from '../../core/payments
 import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook';
 import { startTestServer, type TestServer } from '../support/app';
 import { inlineDebtBody } from '../support/debt-api';
-import { startFakeStripeApi, type FakeStripeApi } from '../support/fake-stripe-api';
+import { postStripeEvent, startFakeStripeApi, stripeEvent, type FakeStripeApi } from '../support/fake-stripe-api';
 import { testDebtTriggers } from '../support/lifecycle-stack';
 import { testDb } from '../support/resources';
 import { createTestTenant } from '../support/tenants';
@@ -78,35 +78,11 @@ describe('Stripe: PaymentIntents created server-side, webhooks verified and repo
 
   const attemptRow = async (id: string) => (await testDb()<Row>('payment_attempts').where({ id }).first())!;
 
-  function event(type: string, intent: object) {
-    return JSON.stringify({
-      id: `evt_${randomUUID().replace(/-/g, '')}`,
-      object: 'event',
-      api_version: '2026-10-28.endive',
-      created: Math.floor(Date.now() / 1000),
-      livemode: false,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type,
-      data: { object: intent },
-    });
-  }
-
-  async function deliver(
+  const event = stripeEvent;
+  const deliver = (
     payload: string,
     signature = stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
-  ) {
-    const res = await fetch(`${server.baseUrl}${STRIPE_WEBHOOK_PATH}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json; charset=utf-8', 'Stripe-Signature': signature },
-      body: payload,
-    });
-    return {
-      status: res.status,
-      type: res.headers.get('content-type'),
-      body: (await res.json()) as Record<string, unknown>,
-    };
-  }
+  ) => postStripeEvent(server.baseUrl, payload, signature);
 
   async function ledger(debtId: string) {
     return {

@@ -11,6 +11,8 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook';
 import type { StripeEndpoint } from '../../core/payments/stripe-client';
 
 export interface RecordedStripeRequest {
@@ -225,5 +227,49 @@ export async function startFakeStripeApi(options: { port?: number } = {}): Promi
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** A Stripe event about `object`, as Stripe's webhook sends it (the JSON body). */
+export function stripeEvent(type: string, object: object): string {
+  return JSON.stringify({
+    id: `evt_${randomUUID().replace(/-/g, '')}`,
+    object: 'event',
+    api_version: '2026-10-28.endive',
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+    data: { object },
+  });
+}
+
+interface FetchAnswer {
+  status: number;
+  headers: { get(name: string): string | null };
+  json(): Promise<unknown>;
+}
+type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: string },
+) => Promise<FetchAnswer>;
+
+/** Plays Stripe: POSTs a signed event to the host's webhook ingest (`fetchImpl`: e.g. one trusting a local CA). */
+export async function postStripeEvent(
+  baseUrl: string,
+  payload: string,
+  signature: string,
+  fetchImpl: FetchLike = fetch,
+): Promise<{ status: number; type: string | null; body: Record<string, unknown> }> {
+  const res = await fetchImpl(`${baseUrl}${STRIPE_WEBHOOK_PATH}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'Stripe-Signature': signature },
+    body: payload,
+  });
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    body: (await res.json()) as Record<string, unknown>,
   };
 }
