@@ -8,15 +8,16 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createDebt } from '../../core/debts/debt-creation';
-import { RedactedSecret } from '../../core/platform/payment-config';
-import { createStripeClient, type Stripe } from '../../core/payments/stripe-client';
+
+import type { Stripe } from '../../core/payments/stripe-client';
 import { createTestModeProcessor, TEST_CARDS } from '../../core/payments/test-mode-processor';
 import { createStaffUser } from '../../core/staff/staff-users';
 import { createSessionStore } from '../../core/staff/sessions';
 import { cookieNames as consoleCookieNames } from '../../web/console/shared/http';
 import { startTestServer, type TestServer } from '../support/app';
+import { startStripeStack, type StripeStack } from '../support/stripe-stack';
 import { inlineDebtBody } from '../support/debt-api';
-import { postStripeEvent, startFakeStripeApi, stripeEvent, type FakeStripeApi } from '../support/fake-stripe-api';
+import { postStripeEvent, stripeEvent, type FakeStripeApi } from '../support/fake-stripe-api';
 import { testDebtTriggers } from '../support/lifecycle-stack';
 import { attemptKeyOf, visitPortal } from '../support/portal-http';
 import { testDb, testRedis } from '../support/resources';
@@ -69,23 +70,17 @@ describe('Payments: one in flight per debt, and refused payments refunded (Strip
   let server: TestServer;
   let stripe: Stripe;
 
+  let stack: StripeStack;
+
   before(async () => {
-    fake = await startFakeStripeApi();
-    stripe = createStripeClient({ secretKey: new RedactedSecret(SECRET_KEY) }, fake.endpoint);
-    server = await startTestServer({
-      env: {
-        PAYMENT_PROCESSOR: 'stripe',
-        STRIPE_SECRET_KEY: SECRET_KEY,
-        STRIPE_PUBLISHABLE_KEY: PUBLISHABLE_KEY,
-        STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      },
-      deps: { stripe },
+    stack = await startStripeStack({
+      secretKey: SECRET_KEY,
+      publishableKey: PUBLISHABLE_KEY,
+      webhookSecret: WEBHOOK_SECRET,
     });
+    ({ fake, server, stripe } = stack);
   });
-  after(async () => {
-    await server?.close();
-    await fake?.close();
-  });
+  after(() => stack?.close());
 
   async function deliver(type: string, intent: object) {
     const payload = stripeEvent(type, intent);

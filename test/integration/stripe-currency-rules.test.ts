@@ -8,13 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createDebt } from '../../core/debts/debt-creation';
-import { RedactedSecret } from '../../core/platform/payment-config';
+
 import type { PaymentProcessor } from '../../core/payments/processor';
-import { createStripeClient, type Stripe } from '../../core/payments/stripe-client';
-import { createStripeProcessor } from '../../core/payments/stripe-processor';
-import { startTestServer, type TestServer } from '../support/app';
+import type { Stripe } from '../../core/payments/stripe-client';
+
+import type { TestServer } from '../support/app';
+import { startStripeStack, type StripeStack } from '../support/stripe-stack';
 import { inlineDebtBody } from '../support/debt-api';
-import { postStripeEvent, startFakeStripeApi, stripeEvent, type FakeStripeApi } from '../support/fake-stripe-api';
+import { postStripeEvent, stripeEvent, type FakeStripeApi } from '../support/fake-stripe-api';
 import { visitPortal } from '../support/portal-http';
 import { testDb } from '../support/resources';
 import { createTestTenant } from '../support/tenants';
@@ -30,24 +31,17 @@ describe('Stripe: amounts in Stripe’s minor units, both ways', function () {
   let stripe: Stripe;
   let processor: PaymentProcessor;
 
+  let stack: StripeStack;
+
   before(async () => {
-    fake = await startFakeStripeApi();
-    stripe = createStripeClient({ secretKey: new RedactedSecret(SECRET_KEY) }, fake.endpoint);
-    server = await startTestServer({
-      env: {
-        PAYMENT_PROCESSOR: 'stripe',
-        STRIPE_SECRET_KEY: SECRET_KEY,
-        STRIPE_PUBLISHABLE_KEY: PUBLISHABLE_KEY,
-        STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      },
-      deps: { stripe },
+    stack = await startStripeStack({
+      secretKey: SECRET_KEY,
+      publishableKey: PUBLISHABLE_KEY,
+      webhookSecret: WEBHOOK_SECRET,
     });
-    processor = createStripeProcessor({ db: testDb(), stripe, publishableKey: PUBLISHABLE_KEY });
+    ({ fake, server, stripe, processor } = stack);
   });
-  after(async () => {
-    await server?.close();
-    await fake?.close();
-  });
+  after(() => stack?.close());
 
   async function raise(currency: string, principal: string) {
     const { organization } = await createTestTenant();

@@ -14,7 +14,8 @@ import type { PaymentProcessor } from '../../core/payments/processor';
 import { createStripeClient, type Stripe } from '../../core/payments/stripe-client';
 import { createStripeProcessor, stripeIdempotencyKey } from '../../core/payments/stripe-processor';
 import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook';
-import { startTestServer, type TestServer } from '../support/app';
+import type { TestServer } from '../support/app';
+import { startStripeStack, type StripeStack } from '../support/stripe-stack';
 import { inlineDebtBody } from '../support/debt-api';
 import { postStripeEvent, startFakeStripeApi, stripeEvent, type FakeStripeApi } from '../support/fake-stripe-api';
 import { testDebtTriggers } from '../support/lifecycle-stack';
@@ -41,25 +42,17 @@ describe('Stripe: PaymentIntents created server-side, webhooks verified and repo
   let stripe: Stripe;
   let processor: PaymentProcessor;
 
+  let stack: StripeStack;
+
   before(async () => {
-    fake = await startFakeStripeApi();
-    stripe = createStripeClient({ secretKey: new RedactedSecret(SECRET_KEY) }, fake.endpoint);
-    server = await startTestServer({
-      env: {
-        PAYMENT_PROCESSOR: 'stripe',
-        STRIPE_SECRET_KEY: SECRET_KEY,
-        STRIPE_PUBLISHABLE_KEY: PUBLISHABLE_KEY,
-        STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      },
-      // The webhook ingest refunds a payment the debt refuses: through the stand-in, never api.stripe.com.
-      deps: { stripe },
+    stack = await startStripeStack({
+      secretKey: SECRET_KEY,
+      publishableKey: PUBLISHABLE_KEY,
+      webhookSecret: WEBHOOK_SECRET,
     });
-    processor = createStripeProcessor({ db: testDb(), stripe, publishableKey: PUBLISHABLE_KEY });
+    ({ fake, server, stripe, processor } = stack);
   });
-  after(async () => {
-    await server?.close();
-    await fake?.close();
-  });
+  after(() => stack?.close());
 
   async function raise(overrides: Record<string, unknown> = {}) {
     const { organization } = await createTestTenant();
