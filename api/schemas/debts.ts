@@ -7,6 +7,7 @@ import {
   PLAN_STATUSES,
 } from '../../core/debts/debt-status';
 import { CURRENCY_MINOR_UNITS } from '../../core/debts/currencies';
+import { INLINE_FIELDS } from '../../core/debts/debt-creation';
 import { checkedByHandler, type JsonSchema } from '../http/route-definition';
 import {
   E164_OR_EMPTY_PATTERN,
@@ -144,15 +145,6 @@ export const debtExample = {
 
 const text = (description: string, maxLength = 200): JsonSchema => ({ type: 'string', maxLength, description });
 
-const INLINE_DEBTOR_FIELDS = [
-  'debtorReferenceId',
-  'debtorFirstName',
-  'debtorLastName',
-  'debtorEmail',
-  'debtorPhone',
-  'debtorDateOfBirth',
-  'debtorPostcode',
-];
 const notBlank: JsonSchema = { pattern: NOT_BLANK_PATTERN };
 
 /**
@@ -166,13 +158,13 @@ const debtorChoice: JsonSchema[] = [
     properties: {
       debtorId: false,
       debtorReferenceId: notBlank,
-      ...Object.fromEntries(INLINE_DEBTOR_FIELDS.filter((f) => f !== 'debtorReferenceId').map((f) => [f, false])),
+      ...Object.fromEntries(INLINE_FIELDS.filter((f) => f !== 'debtorReferenceId').map((f) => [f, false])),
     },
   },
   {
     title: 'An existing debtor',
     required: ['debtorId'],
-    properties: Object.fromEntries(INLINE_DEBTOR_FIELDS.map((field) => [field, false])),
+    properties: Object.fromEntries(INLINE_FIELDS.map((field) => [field, false])),
   },
   {
     title: 'An inline debtor',

@@ -38,7 +38,8 @@ export interface CreateDebtInput {
   metadata?: Record<string, string | null>;
 }
 
-const INLINE_FIELDS = [
+/** The fields of an inline debtor on POST /v1/debts (the API's schema lists the same). */
+export const INLINE_FIELDS = [
   'debtorReferenceId',
   'debtorFirstName',
   'debtorLastName',
