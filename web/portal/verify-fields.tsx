@@ -43,8 +43,8 @@ function AccountReferenceField({ values, failed }: FieldProps) {
     <>
       <label for="accountReference">Account reference</label>
       <p class="hint" id="accountReference-hint">
-        The reference the company you owe uses for this account, as on their letters or statements (for example
-        ACCT-0001).
+        The reference the company that contacted you uses for your account, as on their letters or statements (for
+        example ACCT-0001).
       </p>
       <input
         id="accountReference"
@@ -81,7 +81,7 @@ function PostcodeField({ values, failed }: FieldProps) {
     <>
       <label for="postcode">Your postcode</label>
       <p class="hint" id="postcode-hint">
-        The postcode of your address, as the company you owe has it.
+        The postcode of your address, as the company that contacted you has it.
       </p>
       <input
         id="postcode"
