@@ -13,7 +13,7 @@ import type { DebtEvent } from '../../../core/staff/console-debts';
 import { CsrfField } from '../../layout';
 import type { DebtorCircumstance } from '../../../core/portal/circumstances';
 import { DebtCircumstances } from './debt-circumstances';
-import { documentHref } from './document-routes';
+import { Documents } from './documents-section';
 import { PortalLinkSection, type PortalLinkSectionProps } from './portal-link-section';
 import type { Refund } from '../../../core/payments/refunds';
 import { RefundsSection } from './refunds-section';
@@ -206,45 +206,6 @@ function Transactions({ transactions, more }: { transactions: Transaction[]; mor
   );
 }
 
-function Documents({ documents }: { documents: DebtDocument[] }) {
-  return (
-    <section class="card" aria-labelledby="documents">
-      <h2 id="documents">Documents</h2>
-      {documents.length === 0 ? (
-        <p>None.</p>
-      ) : (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Documents table">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">File</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Description</th>
-                <th scope="col">Size</th>
-                <th scope="col">Added</th>
-              </tr>
-            </thead>
-            <tbody>
-              {documents.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <a href={documentHref(d.debtId, d.id)}>{d.fileName}</a>
-                  </td>
-                  <td>{d.kind}</td>
-                  <td>{d.description ?? '–'}</td>
-                  <td>{`${Math.ceil(d.size / 1024)} KiB`}</td>
-                  <td>{whenToMinute(d.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
-  );
-}
-
-/** One line for an event: what changed (a `debt.updated`'s previous attributes against the debt it carries). */
 export function eventSummary(event: DebtEvent): string {
   const debt = (event.data.debt ?? {}) as Record<string, unknown>;
   const show = (v: unknown) =>

@@ -1,7 +1,7 @@
 /**
  * The debt page's refunds: payments a processor took that the debt refused (settled or closed meanwhile, or more
  * than the balance), returned in full (core/payments/refunds.ts). Pending means the processor has not confirmed yet:
- * it is asked again until it does.
+ * it is asked again when the processor reports the payment again (Stripe resends its webhook until it is answered).
  */
 import type { Refund } from '../../../core/payments/refunds';
 import { money } from '../../money-format';
