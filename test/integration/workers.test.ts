@@ -113,7 +113,7 @@ describe('worker processes', function () {
       const messages = logs.map((l) => l.msg);
       const requested = messages.indexOf('shutdown requested: draining in-flight tasks');
       expect(requested, messages.join(' | ')).to.be.greaterThan(-1);
-      expect(messages.lastIndexOf('shutdown complete'), messages.join(' | ')).to.be.greaterThan(requested);
+      expect(messages.indexOf('shutdown complete'), messages.join(' | ')).to.be.greaterThan(requested);
     });
   }
 
