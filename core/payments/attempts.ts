@@ -50,17 +50,11 @@ function toAttempt(row: AttemptRow): PaymentAttempt {
   };
 }
 
-export interface NewAttempt {
-  /** Chosen by the caller when the processor must know it first (the Stripe adapter's metadata); new otherwise. */
-  id?: string;
-  organizationId: string;
-  debtId: string;
-  processor: ProcessorKind;
-  processorReference: string;
-  idempotencyKey: string;
-  amount: string;
-  currency: string;
-}
+/** What a new attempt is recorded with; `id` chosen by the caller when the processor must know it first. */
+export type NewAttempt = Pick<
+  PaymentAttempt,
+  'organizationId' | 'debtId' | 'processor' | 'processorReference' | 'idempotencyKey' | 'amount' | 'currency'
+> & { id?: string };
 
 /** The partial unique index of migrations/20261205090000: at most one `processing` attempt per debt. */
 const ONE_OPEN_PER_DEBT = 'payment_attempts_one_open_per_debt';
