@@ -18,6 +18,8 @@ export interface OwnTemporal {
   address: string;
   /** Waits until the server and its namespaces answer. */
   start(): Promise<void>;
+  /** The running server's process id (its memory is measured by the soak). */
+  pid(): number | undefined;
   /** SIGTERM, and waits for the process to exit. */
   stop(): Promise<void>;
   /** SIGKILL (a crash), and waits for the process to exit; `start` again finds its state in the same file. */
@@ -60,6 +62,7 @@ export async function createOwnTemporal(): Promise<OwnTemporal> {
         { what: `temporal dev server on ${address}`, timeoutMs: 30_000, intervalMs: 200 },
       );
     },
+    pid: () => child?.pid,
     stop,
     kill: () => stopWith('SIGKILL'),
     async destroy() {

@@ -75,8 +75,11 @@ export async function startWebhooksWorker(
 }
 
 /** Starts the lifecycle worker and resolves once it polls its task queue. */
-export async function startLifecycleWorker(env: Record<string, string>): Promise<ServiceProcess> {
-  const proc = spawnService('workers/lifecycle.ts', { LOG_LEVEL: 'info', ...env });
+export async function startLifecycleWorker(
+  env: Record<string, string>,
+  entry = 'workers/lifecycle.ts',
+): Promise<ServiceProcess> {
+  const proc = spawnService(entry, { LOG_LEVEL: 'info', ...env });
   await untilReady(proc, 'lifecycle worker', () => proc.output().includes('polling task queue lifecycle'));
   return proc;
 }

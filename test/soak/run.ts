@@ -1,0 +1,73 @@
+/**
+ * `npm run soak`: a realistic mix at half the measured maximum for SOAK_MINUTES (30), on a stack of its own
+ * (soak-stack.ts), then the verdicts (soak-report.ts): p99 per route, memory per process and the lag of each stage,
+ * first window against last, and nothing lost once drained. Figures, not assertions: the exit code says whether
+ * every verdict passed.
+ *   SOAK_MINUTES=30   the run's length; its first and last windows are 5 minutes (a sixth of a shorter run)
+ *   SOAK_RATE=…       operations a second instead of half the measured maximum
+ *   SOAK_PROBE_SECONDS=30  how long the closed-loop maximum is measured
+ */
+import path from 'node:path';
+import { setTimeout as pause } from 'node:timers/promises';
+import { refuseDevStackConnections } from '../support/isolation';
+import { checkBooks } from './soak-books';
+import { measureMaximum, runOpenLoop } from './soak-load';
+import { report } from './soak-report';
+import { startSampler } from './soak-samples';
+import { startSoakStack } from './soak-stack';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const minutes = Number(process.env.SOAK_MINUTES ?? 30);
+const windowSeconds = Math.min(300, (minutes * 60) / 6);
+const probeSeconds = Number(process.env.SOAK_PROBE_SECONDS ?? 30);
+
+function log(line: string): void {
+  console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}`);
+}
+
+async function main(): Promise<void> {
+  refuseDevStackConnections();
+  const stack = await startSoakStack(log);
+  let pass = false;
+  try {
+    log(`measuring the mix's maximum closed-loop for ${probeSeconds} s`);
+    const maximumPerSecond = await measureMaximum(stack, probeSeconds);
+    const ratePerSecond = Number(process.env.SOAK_RATE ?? maximumPerSecond / 2);
+    log(
+      `maximum ${maximumPerSecond.toFixed(1)}/s; letting the probe's backlog drain, then ${ratePerSecond.toFixed(1)}/s`,
+    );
+    await checkBooks(stack); // the probe's work settled, so the first window does not carry its backlog
+    const started = Date.now();
+    const sampler = startSampler(stack, started);
+    const load = runOpenLoop(stack, ratePerSecond);
+    for (let minute = 1; minute <= minutes; minute++) {
+      await pause(Math.max(0, started + minute * 60_000 - Date.now()));
+      log(`minute ${minute}/${minutes}: ${load.samples.length} answered, ${load.shed} shed`);
+    }
+    await load.stop();
+    await sampler.stop();
+    log('load stopped; waiting for the stack to drain and checking the books');
+    const books = await checkBooks(stack);
+    ({ pass } = report(
+      {
+        minutes,
+        windowSeconds,
+        maximumPerSecond,
+        ratePerSecond,
+        shed: load.shed,
+        samples: load.samples,
+        states: sampler.samples,
+        books,
+      },
+      ROOT,
+    ));
+  } finally {
+    await stack.stop();
+  }
+  process.exitCode = pass ? 0 : 1;
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

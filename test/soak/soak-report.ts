@@ -1,0 +1,140 @@
+/**
+ * The soak's verdicts, from its own samples: each route's p99 in the last window against the first (≤ 1.2×), each
+ * process's memory at the end against the end of the first window (the warm-up; ≤ 10 % growth), each lag in the last
+ * window against the first (not growing: ≤ 1.2× or within 2 s), and the books (nothing lost). Printed, written as
+ * JSON, and drawn as three SVG line charts.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Books } from './soak-books';
+import type { Sample } from './soak-load';
+import { LAGS, type StateSample } from './soak-samples';
+import { lineChart, type Series } from './svg-lines';
+
+export interface SoakRun {
+  minutes: number;
+  windowSeconds: number;
+  maximumPerSecond: number;
+  ratePerSecond: number;
+  shed: number;
+  samples: Sample[];
+  states: StateSample[];
+  books: Books;
+}
+
+interface Verdict {
+  what: string;
+  first: number;
+  last: number;
+  ratio: number;
+  target: string;
+  pass: boolean;
+}
+
+function p99(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)] ?? NaN;
+}
+
+function mean(values: number[]): number {
+  return values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+function verdicts(run: SoakRun): Verdict[] {
+  const end = run.minutes * 60;
+  const inFirst = (at: number) => at <= run.windowSeconds;
+  const inLast = (at: number) => at > end - run.windowSeconds;
+  const out: Verdict[] = [];
+  for (const route of [...new Set(run.samples.map((s) => s.route))]) {
+    const ms = (within: (at: number) => boolean) =>
+      run.samples.filter((s) => s.route === route && within(s.at)).map((s) => s.ms);
+    const first = p99(ms(inFirst));
+    const last = p99(ms(inLast));
+    out.push({ what: `p99 ${route}`, first, last, ratio: last / first, target: '≤ 1.2×', pass: last <= first * 1.2 });
+  }
+  const warm = run.states.filter((s) => inFirst(s.at)).at(-1);
+  for (const name of Object.keys(warm?.rssMiB ?? {})) {
+    const first = warm?.rssMiB[name] ?? NaN;
+    const last = Math.max(...run.states.filter((s) => inLast(s.at)).map((s) => s.rssMiB[name] ?? NaN));
+    out.push({ what: `RSS ${name}`, first, last, ratio: last / first, target: '≤ 1.1×', pass: last <= first * 1.1 });
+  }
+  for (const lag of LAGS) {
+    const first = mean(run.states.filter((s) => inFirst(s.at)).map((s) => s.lagSeconds[lag] ?? 0));
+    const last = mean(run.states.filter((s) => inLast(s.at)).map((s) => s.lagSeconds[lag] ?? 0));
+    const pass = last <= Math.max(first * 1.2, first + 2);
+    out.push({ what: `lag ${lag} (s)`, first, last, ratio: last / first, target: '≤ 1.2× or +2 s', pass });
+  }
+  return out;
+}
+
+/** Each route's p99 per minute, each process's RSS and each lag per sample. */
+function charts(run: SoakRun): Record<string, string> {
+  const minutes = Math.ceil(run.minutes);
+  const latency: Series[] = [...new Set(run.samples.map((s) => s.route))].map((route) => ({
+    name: route,
+    points: Array.from({ length: minutes }, (_, m) => ({
+      x: m + 1,
+      y: p99(run.samples.filter((s) => s.route === route && s.at > m * 60 && s.at <= (m + 1) * 60).map((s) => s.ms)),
+    })).filter((p) => Number.isFinite(p.y)),
+  }));
+  const names = Object.keys(run.states[0]?.rssMiB ?? {});
+  const memory: Series[] = names.map((name) => ({
+    name,
+    points: run.states.map((s) => ({ x: s.at / 60, y: s.rssMiB[name] ?? 0 })),
+  }));
+  const lags: Series[] = LAGS.map((lag) => ({
+    name: lag,
+    points: run.states.map((s) => ({ x: s.at / 60, y: s.lagSeconds[lag] ?? 0 })),
+  }));
+  const at = `${run.ratePerSecond.toFixed(0)} operations/s for ${run.minutes} min`;
+  return {
+    'soak-latency.svg': lineChart({
+      title: `p99 latency per route, each minute (${at})`,
+      xLabel: 'minute',
+      yLabel: 'ms',
+      series: latency,
+    }),
+    'soak-memory.svg': lineChart({ title: 'Resident memory', xLabel: 'minute', yLabel: 'MiB', series: memory }),
+    'soak-lag.svg': lineChart({ title: 'Lag of each stage', xLabel: 'minute', yLabel: 's', series: lags }),
+  };
+}
+
+export function report(run: SoakRun, root: string): { pass: boolean } {
+  const list = verdicts(run);
+  const f = (n: number) => (Number.isFinite(n) ? (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(2)) : '—');
+  const answered = run.samples.length;
+  const errors = run.samples.filter((s) => s.status === 0 || s.status >= 500).length;
+  console.log(`\nsoak: ${run.minutes} min at ${run.ratePerSecond.toFixed(1)} operations/s`);
+  console.log(`  maximum of the mix (closed loop): ${run.maximumPerSecond.toFixed(1)}/s; offered half of it`);
+  console.log(`  answered ${answered}, shed ${run.shed} (stack behind), failed or 5xx ${errors}`);
+  const failures = new Map<string, number>();
+  for (const s of run.samples.filter((s) => s.status === 0 || s.status >= 500)) {
+    failures.set(
+      `${s.route} → ${s.status || 'no answer'}`,
+      (failures.get(`${s.route} → ${s.status || 'no answer'}`) ?? 0) + 1,
+    );
+  }
+  for (const [what, n] of failures) console.log(`    ${n} × ${what}`);
+  console.log(`  windows: first and last ${+(run.windowSeconds / 60).toFixed(2)} min\n`);
+  console.log('| measure | first window | last window | ratio | target | verdict |');
+  console.log('|---|---|---|---|---|---|');
+  for (const v of list) {
+    console.log(
+      `| ${v.what} | ${f(v.first)} | ${f(v.last)} | ${f(v.ratio)}× | ${v.target} | ${v.pass ? 'PASS' : 'BELOW'} |`,
+    );
+  }
+  const b = run.books;
+  console.log(
+    `\nbooks after ${b.drainSeconds.toFixed(0)} s of drain: ${b.events} events, ${b.deliveriesSucceeded} delivered; ` +
+      `${b.openDebts} open debts, ${b.runningWorkflows} workflows running; ` +
+      `${b.productionDebts} production debts, ${b.portalMailsSent} portal mails sent`,
+  );
+  console.log(b.problems.length === 0 ? '  nothing lost: PASS' : `  LOST: ${b.problems.join('; ')}`);
+  const dir = path.join(root, 'bench-results');
+  mkdirSync(dir, { recursive: true });
+  for (const [file, svg] of Object.entries(charts(run))) writeFileSync(path.join(dir, file), svg);
+  const { samples: _samples, ...kept } = run;
+  writeFileSync(path.join(dir, 'soak-latest.json'), JSON.stringify({ ...kept, verdicts: list }, null, 2));
+  console.log(`\ncharts and figures: ${dir}/soak-{latency,memory,lag}.svg, soak-latest.json`);
+  return { pass: b.problems.length === 0 && errors === 0 && list.every((v) => v.pass) };
+}
