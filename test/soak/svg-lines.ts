@@ -5,7 +5,18 @@ export interface Series {
   points: { x: number; y: number }[];
 }
 
-const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f'];
+const PALETTE = [
+  '#1f77b4',
+  '#d62728',
+  '#2ca02c',
+  '#9467bd',
+  '#ff7f0e',
+  '#17becf',
+  '#8c564b',
+  '#e377c2',
+  '#7f7f7f',
+  '#bcbd22',
+];
 const WIDTH = 960;
 const PLOT = { left: 64, top: 40, width: 600, height: 300 };
 
