@@ -17,7 +17,10 @@
  *   8. the response saved for the key: status, `Location` and content type, the body sealed (AES-256-GCM bound to the
  *      organisation and key: saved bodies are sealed at rest), for 24 hours — the idempotency record, one round trip;
  *   9. `COMMIT` (one round trip), the connection back to the pool;
- *  10. `201`, `Location` and the debt's JSON as the answer.
+ *  10. the outbox relays woken: `pg_notify` on their channel, at most once per 10 ms for the process, after a commit
+ *      (ours does the same: the relays start the debt's workflow and its deliveries within milliseconds, not at
+ *      their next poll; at a thousand debts a second that is a round trip per ten or more requests);
+ *  11. `201`, `Location` and the debt's JSON as the answer.
  * Six round trips to PostgreSQL (ours sends four: its debtor, debt, event and delivery are one statement). It
  * checks nothing ours checks (no validation, no replay or conflict answered, no rules of the debt): those are the
  * work the ratio measures. Ids are UUID v7 (time-ordered, from `uuid`) as ours are: with random v4 ids every insert
@@ -65,6 +68,11 @@ const SAVE = `insert into idempotency_keys
   (organization_id, key, fingerprint, response_status, response_headers, response_body, request_id, expires_at)
   values ($1, $2, $3, 201, $4, $5, $6, now() + interval '24 hours')`;
 
+/** Copies of core/events/wake-up.ts's channel and spacing (harness.test.ts asserts the same). */
+export const BARE_OUTBOX_CHANNEL = 'webhook_outbox';
+export const BARE_WAKE_SPACING_MS = 10;
+const NOTIFY = 'select pg_notify($1, $2)';
+
 /** A SQL string literal (the claim goes with BEGIN in one simple query, which takes no parameters). */
 const literal = (value: string) => `E'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
@@ -103,6 +111,22 @@ async function readBody(req: NodeJS.ReadableStream): Promise<string> {
 /** The route's own work, run by bare-api-routes.ts between the key checks and the log line. */
 export function debtCreationCeiling(pool: pg.Pool, named: Named): BareWork {
   const sealKey = randomBytes(32);
+  // The relays' wake-up after a commit: one notice per BARE_WAKE_SPACING_MS at most, sent from the pool.
+  let wakeDue = false;
+  let lastWakeAt = 0;
+  function wakeRelaysSoon(): void {
+    if (wakeDue) return;
+    wakeDue = true;
+    setTimeout(
+      () => {
+        wakeDue = false;
+        lastWakeAt = Date.now();
+        pool.query(named(NOTIFY, [BARE_OUTBOX_CHANNEL, ''])).catch(() => undefined);
+      },
+      Math.max(0, lastWakeAt + BARE_WAKE_SPACING_MS - Date.now()),
+    ).unref();
+  }
+
   function seal(body: string, associatedData: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', sealKey, iv);
@@ -150,6 +174,7 @@ export function debtCreationCeiling(pool: pg.Pool, named: Named): BareWork {
       const sealed = seal(json, `idempotency:${org}:${key}`);
       await client.query(named(SAVE, [org, key, fingerprint, JSON.stringify(headers), sealed, requestId]));
       await client.query('commit');
+      wakeRelaysSoon();
       return { json, location: headers.Location };
     } catch (err) {
       await client.query('rollback');

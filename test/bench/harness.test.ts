@@ -16,6 +16,7 @@ import { NON_TERMINAL_STATUSES } from '../../core/debts/debt-status';
 import { toDebt, type DebtRow } from '../../core/debts/debts';
 import { MAX_DOCUMENT_BYTES } from '../../core/documents/documents';
 import { newRequestId, requestIdOfUpdate } from '../../core/events/request-cause';
+import { OUTBOX_CHANNEL, WAKE_SPACING_MS } from '../../core/events/wake-up';
 import { claimStatement } from '../../core/platform/idempotency-store';
 import { jsonObject, jsonTime, jsonValue } from '../../core/platform/json-page';
 import { CREDITOR_NAME_SQL, PORTAL_DEBT_SQL, PORTAL_TRANSACTIONS_SQL } from '../../core/portal/debt-reads';
@@ -23,7 +24,7 @@ import { LINK_LIVE_SQL } from '../../core/portal/portal-sessions';
 import { testEnv } from '../support/env';
 import { RATE_LIMIT_SCRIPT, bareKeyHash, bareRequestId } from './bare-api-routes';
 import { BARE_OPEN_STATUSES, bareJsonObject, bareJsonTime, bareJsonValue } from './bare-console';
-import { bareClaimStatement, bareDebtJson } from './bare-debts';
+import { BARE_OUTBOX_CHANNEL, BARE_WAKE_SPACING_MS, bareClaimStatement, bareDebtJson } from './bare-debts';
 import { BARE_MAX_DOCUMENT_BYTES } from './bare-documents';
 import {
   BARE_CREDITOR_NAME_SQL,
@@ -86,7 +87,7 @@ describe('bench ceilings (libraries alone)', () => {
     expect(bareRequestId()).to.have.length(newRequestId().length);
   });
 
-  it('sends our idempotency claim and answers a created debt as ours does, field by field', () => {
+  it('sends our idempotency claim, answers a created debt as ours does, field by field, and wakes the same relays', () => {
     const org = '0190a0a0-0000-7000-8000-000000000001';
     for (const key of ['plain-key', "it's\\a 'key'"])
       expect(bareClaimStatement(org, key)).to.equal(claimStatement(org, key));
@@ -113,6 +114,8 @@ describe('bench ceilings (libraries alone)', () => {
       updated_at: new Date('2026-12-09T10:00:00.123Z'),
     };
     expect(bareDebtJson(row)).to.equal(JSON.stringify(toDebt(row as unknown as DebtRow)));
+    // The relays' wake-up after a commit: the same channel, no more often than ours.
+    expect([BARE_OUTBOX_CHANNEL, BARE_WAKE_SPACING_MS]).to.deep.equal([OUTBOX_CHANNEL, WAKE_SPACING_MS]);
   });
 
   it("reads the portal's and the console's rows by our statements' texts, and stores at most our document size", () => {
