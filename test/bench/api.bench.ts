@@ -1,7 +1,8 @@
 /**
  * The API contract's cost: authenticated, rate-limited `GET /v1/organization` against the same work in the bare
- * process on the plain driver (key hash, in-memory key, the same Lua script, headers, a log line; target ≥ 0.85×,
- * docs/operators/performance.md) and, for scale, against a trivial Koa route (the retired 0.7× target), then one API process against all of them (API_PROCESSES = the number of cores) on the
+ * process, written from the libraries alone (bare-api-routes.ts: key hash, in-memory key, the same Lua script,
+ * headers, a pino line; target ≥ 0.85×, docs/operators/performance.md) and, for scale, against a trivial Koa route
+ * (the retired 0.7× target), then one API process against all of them (API_PROCESSES = the number of cores) on the
  * same route: what node:cluster buys on this machine, with the load generator on the same cores.
  */
 import os from 'node:os';
@@ -31,7 +32,7 @@ export async function benchApiContract(ctx: BenchContext): Promise<void> {
           cpu: bareCpu,
         }),
       sameWork: (seconds) =>
-        load('bare: the same work (key hash, Lua script, headers, log line) on pg + ioredis', {
+        load('bare: the same work from the libraries alone (key hash, Lua script, headers, pino line)', {
           url: `${bare.baseUrl}/organization`,
           headers: { authorization },
           duration: seconds,

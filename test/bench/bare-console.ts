@@ -1,16 +1,31 @@
 /**
  * The console pages' bare ceilings (mounted by bare-server.ts, its own process): each page's SQL, the same statements
  * ours sends, on the plain `pg` driver as named statements, and the rows written out as JSON — no session, no Koa
- * middleware stack, no page rendered. A soft ceiling flatters every ratio, so nothing else is done here.
+ * middleware stack, no page rendered. A soft ceiling flatters every ratio, so nothing else is done here. Written from
+ * the libraries alone: the JSON expressions' helpers and the open statuses are copies of ours (core/platform/json-page.ts,
+ * core/debts/debt-status.ts), which harness.test.ts asserts equal.
  *   GET /console/overview?org=<id>             open debts by status; the last 7 days' failed deliveries, listed and counted
  *   GET /console/deliveries?org=<id>           the Deliveries page's keyset page of 50 (JSON built by PostgreSQL)
  *   GET /console/delivery?org=<id>&id=<uuid>   a delivery, its attempts and its event's JSON
  */
 import type Koa from 'koa';
 import type pg from 'pg';
-import { NON_TERMINAL_STATUSES } from '../../core/debts/debt-status';
-import { jsonObject, jsonTime, jsonValue } from '../../core/platform/json-page';
 import type { Named } from './bare-api-routes';
+
+/** A copy of core/debts/debt-status.ts's NON_TERMINAL_STATUSES (the Overview counts these). */
+export const BARE_OPEN_STATUSES = ['PendingAssignment', 'Accepted', 'Active', 'InArrears', 'Disputed'];
+
+/** Copies of core/platform/json-page.ts's JSON text expressions: a value, a time as `toISOString` writes it, an object. */
+export const bareJsonValue = (sql: string): string => `coalesce(to_json(${sql})::text, 'null')`;
+export const bareJsonTime = (sql: string): string =>
+  `coalesce('"' || to_char(${sql} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', 'null')`;
+export function bareJsonObject(fields: [string, string][]): string {
+  const parts = fields.map(([key, value], i) => `'${i === 0 ? '{' : ','}${JSON.stringify(key)}:' || ${value}`);
+  return `(${parts.join(' || ')} || '}')`;
+}
+const jsonObject = bareJsonObject;
+const jsonValue = bareJsonValue;
+const jsonTime = bareJsonTime;
 
 const PAGE = 50;
 const FAILED_LIST_LIMIT = 20;
@@ -64,7 +79,7 @@ const EVENT = `select ${EVENT_ITEM} as json from "events" where "organization_id
 async function overview(pool: pg.Pool, named: Named, org: string): Promise<string> {
   const since = new Date(Date.now() - FAILED_WINDOW_MS);
   const [counts, failed, failedCount] = await Promise.all([
-    pool.query(named(OVERVIEW_COUNTS, [org, `{${NON_TERMINAL_STATUSES.join(',')}}`])),
+    pool.query(named(OVERVIEW_COUNTS, [org, `{${BARE_OPEN_STATUSES.join(',')}}`])),
     pool.query(named(OVERVIEW_FAILED, [org, since, FAILED_LIST_LIMIT])),
     pool.query<{ count: string }>(named(OVERVIEW_FAILED_COUNT, [org, since])),
   ]);

@@ -14,14 +14,33 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
-import { CREDITOR_NAME_SQL, PORTAL_DEBT_SQL, PORTAL_TRANSACTIONS_SQL } from '../../core/portal/debt-reads';
-import { LINK_LIVE_SQL } from '../../core/portal/portal-sessions';
 import type { BareUnkeyedWork, Named } from './bare-api-routes';
 
 /**
- * Ours' statements, by the same texts (core/portal/debt-reads.ts, core/portal/portal-sessions.ts), and the branding's
- * on a cache miss as knex writes it (core/branding/branding.ts).
+ * Ours' statements, copied by the same texts (core/portal/debt-reads.ts, core/portal/portal-sessions.ts: the ceiling
+ * imports nothing of ours, and harness.test.ts asserts the copies equal), and the branding's on a cache miss as knex
+ * writes it (core/branding/branding.ts).
  */
+export const BARE_PORTAL_DEBT_SQL = `select status, currency, trim_scale(original_principal)::text as original_principal,
+  trim_scale(outstanding_principal)::text as outstanding_principal, external_account_id,
+  dispute_reason, plan_status, plan_frequency, plan_instalment_amount is not null as plan_has_amount,
+  plan_instalment_count, plan_instalments_paid,
+  to_char(plan_next_due_date, 'YYYY-MM-DD') as plan_next_due_date, plan_schedule
+  from debts where id = $1 and organization_id = $2`;
+export const BARE_PORTAL_TRANSACTIONS_SQL = `select type, status, amount, currency,
+  to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day
+  from transactions where organization_id = $1 and debt_id = $2
+  order by created_at desc, id desc limit 50`;
+export const BARE_CREDITOR_NAME_SQL = `select name from organizations where id = $1`;
+export const BARE_LINK_LIVE_SQL =
+  'select 1 from portal_links where id = $1 and organization_id = $2 and revoked_at is null';
+const [PORTAL_DEBT_SQL, PORTAL_TRANSACTIONS_SQL, CREDITOR_NAME_SQL, LINK_LIVE_SQL] = [
+  BARE_PORTAL_DEBT_SQL,
+  BARE_PORTAL_TRANSACTIONS_SQL,
+  BARE_CREDITOR_NAME_SQL,
+  BARE_LINK_LIVE_SQL,
+];
+
 const BRANDING = `select "primary_color", "secondary_color", "logo_url", "favicon_url", "brand_tagline", "support_email",
   "support_phone", "statement_footer", "updated_at" from "branding" where "organization_id" = $1 limit $2`;
 

@@ -1,35 +1,34 @@
 /**
  * The bare ceilings, as their own Koa process (started by the bench like the API, so both are measured as processes):
  * the same work as our routes with nothing around it — no validation, no problem documents, no middleware stack —
- * on the plain `pg` driver (its own Pool, parameterised queries, no knex: knex cost the earlier ceilings up to half
- * their speed, and a soft ceiling flatters every ratio).
+ * written from the libraries alone (`koa`, `pg`, `ioredis`, `pino`, `uuid`, Node's own modules): nothing is imported
+ * from `api/`, `core/` or `web/` (test/bench/harness.test.ts checks every bare file's imports), so no cost inside one
+ * of our modules can sit on both sides of a ratio. Shared constants (the Lua script, SQL texts) are copies, asserted
+ * equal to ours by the same test. Statements are named (parsed and planned once per connection, as ours runs its hot
+ * ones): an unnamed statement is planned on every call, which ours does not pay, and the ceiling read lower than ours.
  *   GET  /                            a trivial Koa route
- *   GET  /organization (Bearer key)   the same work as GET /v1/organization: hash the key, find it in memory (loaded
- *                                     once from the database), the same two-window Lua script through ioredis, the
- *                                     X-RateLimit-* and X-Request-Id headers, one pino line, the organisation's JSON
+ *   GET  /organization (Bearer key)   GET /v1/organization's work (bare-api-routes.ts, line by line): request id, the
+ *                                     key's SHA-256 found in memory, the same two-window Lua script, the three
+ *                                     X-RateLimit-* headers and X-Request-Id, one pino line, the organisation's JSON
  *   GET  /<list>/node (Bearer key)    what every /v1 request does (as for the organisation), then the list's keyset
  *                                     SQL (50 + 1 rows) for the key's organisation, rows serialised in Node
  *   GET  /<list>/pg (Bearer key)      the same, the page's JSON built by PostgreSQL (json_agg), passed through as text
  *   GET  /<list>/page-only?org=<id>   the PostgreSQL-built page alone (no key, no rate limit, no log line): the lists'
  *                                     ceiling without the same-work rule, reported for information
- *   POST /debts (Bearer key, idempotency-key)  the same work as POST /v1/debts under a key (bare-debts.ts): the key,
- *                                     the rate limit, the claim, debtor upsert, debt, event, delivery and the sealed
- *                                     saved response in one transaction, the answer, one pino line
+ *   POST /debts (Bearer key, idempotency-key)  POST /v1/debts's work under a key (bare-debts.ts, line by line)
  *   GET  /portal/debt?session=…       the debtor portal's debt page's reads (bare-portal.ts), with the request id and
  *                                     the log line
  *   GET  /console/…                   the console pages' SQL (bare-console.ts)
- *   POST /documents?org=<id>          an upload's raw body streamed into the document store (rawUploadCeiling)
+ *   POST /documents?org=<id>          an upload's raw body streamed into the document store (bare-documents.ts)
  * <list> is debts, events or deliveries. Env: PORT, DATABASE_URL, REDIS_URL, DOCUMENT_DIR (the uploads' store).
  */
 import Koa from 'koa';
-import { koaBody } from 'koa-body';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { MAX_DOCUMENT_BYTES } from '../../core/documents/documents';
-import { LocalDocumentStore } from '../../core/documents/local-store';
 import { bareApiRoutes } from './bare-api-routes';
 import { consoleCeiling } from './bare-console';
 import { debtCreationCeiling } from './bare-debts';
+import { rawUploadCeiling } from './bare-documents';
 import { portalCeiling } from './bare-portal';
 
 const LIMIT = 50;
@@ -112,23 +111,6 @@ async function listInPostgres(pool: pg.Pool, list: ListName, org: string): Promi
   return rows[0]!.body;
 }
 
-/**
- * POST /documents?org=<id>: the request's body, as it arrives, into the same store ours writes to (count, SHA-256,
- * temporary file, rename) — no key, no multipart parsing, no type check, no database. What HTTP's own transfer costs
- * an upload, for the documents bench to report beside the direct writer (information, no target).
- */
-function rawUploadCeiling(store: LocalDocumentStore): Koa.Middleware {
-  return async (ctx, next) => {
-    if (ctx.method !== 'POST' || ctx.path !== '/documents') {
-      await next();
-      return;
-    }
-    const stored = await store.put(String(ctx.query.org), ctx.req, MAX_DOCUMENT_BYTES + 64 * 1024);
-    ctx.status = 201;
-    ctx.body = { size: stored.size, sha256: stored.sha256 };
-  };
-}
-
 function main(): void {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 10 });
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -151,9 +133,7 @@ function main(): void {
     ),
   );
   const app = new Koa();
-  // Before the body parser: the upload's body is streamed, never parsed.
-  if (process.env.DOCUMENT_DIR) app.use(rawUploadCeiling(new LocalDocumentStore(process.env.DOCUMENT_DIR)));
-  app.use(koaBody({ includeUnparsed: true })); // the raw body: POST /debts fingerprints it, as ours does
+  if (process.env.DOCUMENT_DIR) app.use(rawUploadCeiling(process.env.DOCUMENT_DIR));
   app.use(async (ctx) => {
     const [, list] = ctx.path.split('/');
     if (ctx.method === 'GET' && ctx.path === '/') {

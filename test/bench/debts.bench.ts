@@ -1,6 +1,6 @@
 /**
  * `POST /v1/debts` with a fresh Idempotency-Key per request (so every request really writes: debtor, debt, its
- * outbox event, the idempotency record) against the bare route doing the same work on the plain driver
+ * outbox event, the idempotency record) against the bare route doing the same work from the libraries alone
  * (bare-debts.ts: the key and rate limit, the claim, the same rows, the sealed saved response, the request line).
  * Target: ≥ 0.8×. Then the same comparison with the lifecycle worker running (its relay starts every new
  * debt's workflow on a Temporal dev server), reported without a target. The tenant is new each run and removed
@@ -128,7 +128,7 @@ export async function benchDebtCreation(ctx: BenchContext): Promise<void> {
     const { created, bareCreated } = await interleaved(
       {
         created: (seconds) => ours('ours: POST /v1/debts, a fresh Idempotency-Key each', seconds),
-        bareCreated: (seconds) => bareRoute('bare: the same work on the plain driver', seconds),
+        bareCreated: (seconds) => bareRoute('bare: the same work from the libraries alone', seconds),
       },
       duration,
     );

@@ -1,12 +1,13 @@
 /**
  * Document uploads: 1 MiB PDF files POSTed to `/v1/debts/{id}/documents` (multipart, through the API's
- * auth, debt check, multipart parser and type check into its local store, then the row written) against writing the
- * same bytes to the same store directly (`LocalDocumentStore.put` from this process). Target: ≥ 0.7×. Fair by
- * construction: the same files and number in flight on each side, the request bodies and the direct side's 64 KiB
- * pieces built beforehand, and both sides run the same store code (count, SHA-256, temporary file, rename). A debt
- * holds 50 documents, so each uploader raises a fresh debt every 50 uploads. Reported beside it, without a target: ours
- * against a bare HTTP route of the bare process streaming the same request bodies raw into the same store (no key,
- * multipart parser, type check or row), which shows what HTTP's own transfer costs any API on this machine.
+ * auth, debt check, multipart parser and type check into its local store, then the row written) against the
+ * same request bodies streamed raw into the same store by a bare HTTP route of the bare process (bare-documents.ts:
+ * no key, multipart parser, type check or row). Target (issue 38): ≥ 0.9×; the API's CPU per upload is printed
+ * beside it. Fair by construction: the same files and number in flight on each side, the request bodies built
+ * beforehand and sent by the same client. A debt holds 50 documents, so each uploader raises a fresh debt every 50
+ * uploads. Reported beside it, without a target: ours against writing the same bytes to the same store directly
+ * (`LocalDocumentStore.put` from this process, 64 KiB pieces built beforehand), which shows what HTTP's own transfer
+ * costs any API on this machine (the bare route reached 0.43× of it: the 0.7×-of-direct target is retired).
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
@@ -15,7 +16,7 @@ import { Readable } from 'node:stream';
 import { MAX_DOCUMENT_BYTES, MAX_DOCUMENTS_PER_DEBT } from '../../core/documents/documents';
 import { LocalDocumentStore } from '../../core/documents/local-store';
 import type { BenchContext } from './context';
-import { compare, type Figure } from './report';
+import { compare, observe, type Figure } from './report';
 import { cpuPerItem, sharedProcesses, type ProcessSet } from './cpu';
 import { benchTenant, meanByProcess, type BenchTenant } from './support';
 
@@ -216,23 +217,29 @@ export async function benchDocumentUploads(ctx: BenchContext, storeDirectory: st
         await timed('bare HTTP', duration / SLICES, rawHttp, { bare: () => [bare.pid], ...sharedProcesses() }),
       );
     }
+    const oursFigure = figureOf('ours: multipart upload through the API, stored and recorded', ours);
+    // The anchor (issue 38): the bare process's HTTP route streaming the same request bodies raw into the same store.
     compare(
       ctx.report,
       SCENARIO,
-      figureOf('ours: multipart upload through the API, stored and recorded', ours),
-      figureOf('direct: the same bytes written to the same store', ceiling),
-      0.7,
-    );
-    // What HTTP's own transfer leaves of the direct writer's rate, for reading the ratio above (no target).
-    compare(
-      ctx.report,
-      SCENARIO,
-      figureOf('ours: multipart upload through the API, stored and recorded', ours),
+      oursFigure,
       figureOf(
         'bare HTTP: the same request bodies streamed raw into the same store (no key, parser or row)',
         transport,
       ),
+      0.9,
     );
+    // The direct writer (no HTTP at all), for reading the anchor: what HTTP's own transfer costs on this machine.
+    compare(ctx.report, SCENARIO, oursFigure, figureOf('direct: the same bytes written to the same store', ceiling));
+    const apiCpu = oursFigure.cpuUsPerItem?.api;
+    if (apiCpu !== undefined) {
+      observe(ctx.report, {
+        scenario: SCENARIO,
+        name: `the API's CPU per ${FILE_BYTES / 1024 / 1024} MiB upload`,
+        value: apiCpu / 1000,
+        unit: 'ms',
+      });
+    }
   } finally {
     uploader.close();
     await db('organizations').where({ id: tenant.organizationId }).delete();

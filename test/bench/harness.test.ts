@@ -4,16 +4,141 @@
  * is asserted: on a shared machine the figures mean nothing, and benchmarks print, tests assert.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { CHECK_AND_CHARGE } from '../../api/http/rate-limit';
+import { hashKeySecret } from '../../core/access/api-keys';
+import { NON_TERMINAL_STATUSES } from '../../core/debts/debt-status';
+import { toDebt, type DebtRow } from '../../core/debts/debts';
+import { MAX_DOCUMENT_BYTES } from '../../core/documents/documents';
+import { newRequestId, requestIdOfUpdate } from '../../core/events/request-cause';
+import { OUTBOX_CHANNEL, WAKE_SPACING_MS } from '../../core/events/wake-up';
+import { claimStatement } from '../../core/platform/idempotency-store';
+import { jsonObject, jsonTime, jsonValue } from '../../core/platform/json-page';
+import { CREDITOR_NAME_SQL, PORTAL_DEBT_SQL, PORTAL_TRANSACTIONS_SQL } from '../../core/portal/debt-reads';
+import { LINK_LIVE_SQL } from '../../core/portal/portal-sessions';
 import { testEnv } from '../support/env';
+import { RATE_LIMIT_SCRIPT, bareKeyHash, bareRequestId } from './bare-api-routes';
+import { BARE_OPEN_STATUSES, bareJsonObject, bareJsonTime, bareJsonValue } from './bare-console';
+import { BARE_OUTBOX_CHANNEL, BARE_WAKE_SPACING_MS, bareClaimStatement, bareDebtJson } from './bare-debts';
+import { BARE_MAX_DOCUMENT_BYTES } from './bare-documents';
+import {
+  BARE_CREDITOR_NAME_SQL,
+  BARE_LINK_LIVE_SQL,
+  BARE_PORTAL_DEBT_SQL,
+  BARE_PORTAL_TRANSACTIONS_SQL,
+} from './bare-portal';
 import type { BenchReport } from './report';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const run = promisify(execFile);
+
+/**
+ * The ceilings are written from the libraries alone (issue 38): a cost inside one of our modules must not sit on both
+ * sides of a ratio. Their copies of our constants (the Lua script, SQL texts) must not drift from ours.
+ */
+describe('bench ceilings (libraries alone)', () => {
+  const BENCH = __dirname;
+  const bareFiles = readdirSync(BENCH).filter((name) => /^bare-.*\.ts$/.test(name));
+  const packageJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  const packages = new Set([...Object.keys(packageJson.dependencies), ...Object.keys(packageJson.devDependencies)]);
+  const packageOf = (specifier: string) =>
+    specifier
+      .split('/')
+      .slice(0, specifier.startsWith('@') ? 2 : 1)
+      .join('/');
+
+  it('imports nothing of the project into a bare file: only packages, Node modules and other bare files', () => {
+    expect(bareFiles).to.include.members([
+      'bare-server.ts',
+      'bare-api-routes.ts',
+      'bare-debts.ts',
+      'bare-documents.ts',
+      'bare-portal.ts',
+      'bare-console.ts',
+    ]);
+    for (const file of bareFiles) {
+      const source = readFileSync(path.join(BENCH, file), 'utf8');
+      const specifiers = [...source.matchAll(/(?:\bfrom\s+|\bimport\s*\(?\s*|\brequire\s*\(\s*)'([^']+)'/g)].map(
+        (m) => m[1]!,
+      );
+      expect(specifiers, file).to.not.be.empty;
+      for (const specifier of specifiers) {
+        const allowed = specifier.startsWith('.')
+          ? /^\.\/bare-[a-z-]+$/.test(specifier)
+          : specifier.startsWith('node:') || builtinModules.includes(specifier) || packages.has(packageOf(specifier));
+        expect(allowed, `${file} imports ${specifier}`).to.equal(true);
+      }
+    }
+  });
+
+  it("runs our rate limit's Lua script, hashes keys as ours stores them and gives request ids of our form", () => {
+    expect(RATE_LIMIT_SCRIPT).to.equal(CHECK_AND_CHARGE);
+    const secret = 'sk_live_bench0123456789abcdefghijklmnop';
+    expect(bareKeyHash(secret)).to.equal(hashKeySecret(secret));
+    expect(requestIdOfUpdate(bareRequestId())).to.be.a('string');
+    expect(bareRequestId()).to.have.length(newRequestId().length);
+  });
+
+  it('sends our idempotency claim, answers a created debt as ours does, field by field, and wakes the same relays', () => {
+    const org = '0190a0a0-0000-7000-8000-000000000001';
+    for (const key of ['plain-key', "it's\\a 'key'"])
+      expect(bareClaimStatement(org, key)).to.equal(claimStatement(org, key));
+    const row = {
+      id: '0190a0a0-0000-7000-8000-000000000002',
+      debtor_id: '0190a0a0-0000-7000-8000-000000000003',
+      external_account_id: 'ACCT-1',
+      client_reference: null,
+      original_principal: '1250.5000',
+      outstanding_principal: '1250.5000',
+      currency: 'AUD',
+      status: 'PendingAssignment',
+      dispute_reason: null,
+      dispute_outcome: null,
+      dispute_resolved_at: null,
+      plan_status: null,
+      plan_instalment_amount: null,
+      plan_frequency: null,
+      plan_instalment_count: null,
+      plan_instalments_paid: null,
+      plan_next_due_date: null,
+      metadata: {},
+      created_at: new Date('2026-12-09T10:00:00.123Z'),
+      updated_at: new Date('2026-12-09T10:00:00.123Z'),
+    };
+    expect(bareDebtJson(row)).to.equal(JSON.stringify(toDebt(row as unknown as DebtRow)));
+    // The relays' wake-up after a commit: the same channel, no more often than ours.
+    expect([BARE_OUTBOX_CHANNEL, BARE_WAKE_SPACING_MS]).to.deep.equal([OUTBOX_CHANNEL, WAKE_SPACING_MS]);
+  });
+
+  it("reads the portal's and the console's rows by our statements' texts, and stores at most our document size", () => {
+    expect([
+      BARE_PORTAL_DEBT_SQL,
+      BARE_PORTAL_TRANSACTIONS_SQL,
+      BARE_CREDITOR_NAME_SQL,
+      BARE_LINK_LIVE_SQL,
+    ]).to.deep.equal([PORTAL_DEBT_SQL, PORTAL_TRANSACTIONS_SQL, CREDITOR_NAME_SQL, LINK_LIVE_SQL]);
+    expect(BARE_OPEN_STATUSES).to.deep.equal(NON_TERMINAL_STATUSES);
+    const fields: [string, string][] = [
+      ['id', bareJsonValue('t.id')],
+      ['at', bareJsonTime('t.created_at')],
+    ];
+    expect(bareJsonObject(fields)).to.equal(
+      jsonObject([
+        ['id', jsonValue('t.id')],
+        ['at', jsonTime('t.created_at')],
+      ]),
+    );
+    expect(BARE_MAX_DOCUMENT_BYTES).to.equal(MAX_DOCUMENT_BYTES);
+  });
+});
 
 const EXPECTED_SCENARIOS = [
   'GET /v1/organization vs the same work',
@@ -84,7 +209,8 @@ describe('bench harness (quick mode)', function () {
     }
     const targeted = report.comparisons.filter((c) => c.target !== undefined).map((c) => c.target);
     // Issue 25: the organisation route against the same work and the lists against json_agg (0.85), the lists
-    // against rows in Node (1.5), POST /v1/debts (0.8), documents (0.7), webhooks (0.9).
+    // against rows in Node (1.5), POST /v1/debts (0.8), the portal (0.7), webhooks and documents against the bare
+    // HTTP route (0.9, issue 38).
     expect(targeted).to.include.members([0.85, 1.5, 0.8, 0.7, 0.9]);
   });
 

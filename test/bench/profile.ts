@@ -4,6 +4,7 @@
  * as the top frames by self time and the share of time per package. Start-up (module loading) is in the profile too
  * but small next to the load. `APP_ENV=test npx tsx test/bench/profile.ts` after `npm run bench` has seeded the bench
  * database; the raw .cpuprofile files stay in bench-results/profiles/ (Chrome DevTools or speedscope open them).
+ * `bare-organization` and `bare-debts-create` profile the bare ceilings' process (bare-server.ts) on the same work.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -14,7 +15,16 @@ import { creating } from './debts.bench';
 import { documentUploader, uploadFor } from './documents.bench';
 import { seedPortalDebt, signInToPortal } from './seed-portal';
 import { listTenant } from './seed-lists';
-import { COMPILED_API, ROOT, benchTenant, buildCompiled, load, startApiProcess, type BenchTenant } from './support';
+import {
+  COMPILED_API,
+  ROOT,
+  benchTenant,
+  buildCompiled,
+  load,
+  startApiProcess,
+  startBenchProcess,
+  type BenchTenant,
+} from './support';
 
 interface ProfileNode {
   id: number;
@@ -66,6 +76,10 @@ function summarise(file: string): { frames: [string, number][]; packages: [strin
   return { frames: top(frames, Number(process.env.PROFILE_FRAMES ?? 12)), packages: top(packages, 8) };
 }
 
+/**
+ * Profiles `drive` against a process of its own: ours (the compiled API) or, for a name starting `bare-`, the bare
+ * ceilings' process (bare-server.ts), so the two profiles of the same work can be read side by side.
+ */
 async function profileOne(
   name: string,
   drive: (baseUrl: string) => Promise<unknown>,
@@ -75,16 +89,16 @@ async function profileOne(
   const dir = path.join(OUT, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const api = await startApiProcess(
-    {
-      API_MODE: 'production',
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: process.env.BENCH_REDIS_URL ?? testEnv.redisUrl,
-      ...env,
-    },
-    ['--cpu-prof', `--cpu-prof-dir=${dir}`],
-    COMPILED_API,
-  );
+  const processEnv = {
+    API_MODE: 'production',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: process.env.BENCH_REDIS_URL ?? testEnv.redisUrl,
+    ...env,
+  };
+  const profiling = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+  const api = name.startsWith('bare-')
+    ? await startBenchProcess('test/bench/bare-server.ts', processEnv, profiling)
+    : await startApiProcess(processEnv, profiling, COMPILED_API);
   try {
     await drive(api.baseUrl);
   } finally {
@@ -150,6 +164,7 @@ async function main(): Promise<void> {
     await profilePortalDebt(db);
     await profileDocuments(org);
     await profileOne('organization', get('/v1/organization', org));
+    await profileOne('bare-organization', get('/organization', org));
     // The list tenants (100,000 rows each) are seeded only when a list is profiled.
     if (!only || LISTS.some((name) => only.has(name))) {
       const debts = await listTenant(db, 'debts', 100_000);
@@ -158,13 +173,18 @@ async function main(): Promise<void> {
       await profileOne('events-list', get('/v1/events?limit=50', events));
       await profileOne('deliveries-list', get('/v1/webhooks/deliveries?limit=50', events));
     }
-    await profileOne('debts-create', (baseUrl) =>
-      load('POST /v1/debts', {
-        url: `${baseUrl}/v1/debts`,
-        duration,
-        requests: creating({ authorization: org.authorization }),
-      }),
-    );
+    for (const [name, route] of [
+      ['debts-create', '/v1/debts'],
+      ['bare-debts-create', '/debts'],
+    ] as const) {
+      await profileOne(name, (baseUrl) =>
+        load(`POST ${route}`, {
+          url: `${baseUrl}${route}`,
+          duration,
+          requests: creating({ authorization: org.authorization }),
+        }),
+      );
+    }
     await db('organizations').where({ id: org.organizationId }).delete();
   } finally {
     await db.destroy();
