@@ -14,6 +14,7 @@ import {
 } from '../../core/portal/plan-rules';
 import { normalizeAnswer } from '../../core/portal/second-factor';
 import { contrastRatio, DEFAULT_PRIMARY, DEFAULT_SECONDARY, portalTheme } from '../../core/portal/theme';
+import { showsTestCards } from '../../web/portal/test-card-hint';
 
 const rules = (changes: Partial<PlanRules> = {}): PlanRules => ({
   ...DEFAULT_PLAN_RULES,
@@ -81,6 +82,17 @@ describe('portal theme', function () {
     expect(contrastRatio('#777777', '#ffffff')).to.be.closeTo(4.48, 0.01);
     expect(contrastRatio(DEFAULT_PRIMARY, '#ffffff')).to.be.at.least(4.5);
     expect(contrastRatio(DEFAULT_SECONDARY, '#ffffff')).to.be.at.least(3);
+  });
+});
+
+describe('portal pay page: the test-card hint', function () {
+  it('names the test cards only with the test-mode processor, on the sandbox or a host in development or tests', function () {
+    expect(showsTestCards({ mode: 'sandbox', appEnv: 'production' }, 'test')).to.equal(true);
+    expect(showsTestCards({ mode: 'production', appEnv: 'test' }, 'test')).to.equal(true);
+    expect(showsTestCards({ mode: 'production', appEnv: 'development' }, 'test')).to.equal(true);
+    expect(showsTestCards({ mode: 'production', appEnv: 'production' }, 'test')).to.equal(false);
+    expect(showsTestCards({ mode: 'sandbox', appEnv: 'test' }, 'stripe')).to.equal(false);
+    expect(showsTestCards({ mode: 'sandbox', appEnv: 'test' }, undefined)).to.equal(false);
   });
 });
 
