@@ -2,12 +2,20 @@
 import type { ComponentChildren } from 'preact';
 import { CsrfField } from '../layout';
 
-/** The banner above a form whose answer was refused; `id` is what the refused field's `aria-describedby` names. */
-export function ProblemBanner(props: { id: string; problem?: string }) {
+/**
+ * The error summary first in the page when an answer was refused (GOV.UK's pattern): "There is a problem", then the
+ * problem as a link to the field to correct (`field`, its id). `id` names the problem's own text, which the refused
+ * field's `aria-describedby` points at.
+ */
+export function ProblemBanner(props: { id: string; problem?: ComponentChildren; field?: string }) {
   if (!props.problem) return null;
+  const titleId = `${props.id}-title`;
   return (
-    <div class="problem" role="alert" id={props.id}>
-      <p>{props.problem}</p>
+    <div class="error-summary" role="alert" aria-labelledby={titleId}>
+      <h2 id={titleId}>There is a problem</h2>
+      <ul>
+        <li id={props.id}>{props.field ? <a href={`#${props.field}`}>{props.problem}</a> : <p>{props.problem}</p>}</li>
+      </ul>
     </div>
   );
 }
@@ -45,7 +53,7 @@ export function MessageForm(props: MessageFormProps) {
   const problemId = `${props.name}-problem`;
   return (
     <>
-      <ProblemBanner id={problemId} problem={props.problem} />
+      <ProblemBanner id={problemId} problem={props.problem} field={props.name} />
       <section class="card">
         {props.children}
         <form method="post" action={props.action} class="stack">

@@ -47,17 +47,19 @@ export function PortalLayout({ title, stylesheetHref, themeHref, frame, children
           Skip to content
         </a>
         <header class="portal-header">
-          <div class="portal-brand">
-            {branding.logoUrl && <img class="portal-logo" src={branding.logoUrl} alt="" />}
-            <span class="portal-name">{heading}</span>
-            {branding.brandTagline && <span class="portal-tagline">{branding.brandTagline}</span>}
+          <div class="portal-header-inner">
+            <div class="portal-brand">
+              {branding.logoUrl && <img class="portal-logo" src={branding.logoUrl} alt="" />}
+              <span class="portal-name">{heading}</span>
+              {branding.brandTagline && <span class="portal-tagline">{branding.brandTagline}</span>}
+            </div>
+            {frame.csrfToken && (
+              <form method="post" action="/portal/sign-out" class="portal-sign-out">
+                <CsrfField token={frame.csrfToken} />
+                <button type="submit">Sign out</button>
+              </form>
+            )}
           </div>
-          {frame.csrfToken && (
-            <form method="post" action="/portal/sign-out" class="portal-sign-out">
-              <CsrfField token={frame.csrfToken} />
-              <button type="submit">Sign out</button>
-            </form>
-          )}
         </header>
         <main id="main">
           <h1>{title}</h1>

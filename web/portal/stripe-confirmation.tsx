@@ -69,7 +69,7 @@ export function StripeConfirmation(props: StripeConfirmationProps) {
         data-failed-message="The payment did not go through. Check the card details and try again."
       >
         <div id="stripe-payment-element" />
-        <p id="stripe-payment-message" class="banner" role="alert" hidden />
+        <p id="stripe-payment-message" class="flash flash-danger" role="alert" hidden />
         {/* Shown by the script once Stripe's form is ready: without it there is nothing to submit. (The wrapper
             carries `hidden`, as stylesheets commonly give a form's submit button a display of its own.) */}
         <div id="stripe-payment-submit" hidden>
