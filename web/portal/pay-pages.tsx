@@ -45,9 +45,11 @@ export function PayFormBody(props: PayFormProps) {
   }
   const choice = props.values?.choice ?? (props.instalment ? 'instalment' : 'full');
   const invalid = invalidAttributes(props.problem, 'pay-problem');
+  // The summary's link goes to what is to be corrected: the amount typed, else the first choice.
+  const problemField = choice === 'other' ? 'amount' : props.instalment ? 'choice-instalment' : 'choice-full';
   return (
     <>
-      <ProblemBanner id="pay-problem" problem={props.problem} />
+      <ProblemBanner id="pay-problem" problem={props.problem} field={problemField} />
       <section class="card">
         <form method="post" action="/portal/pay" class="stack">
           <CsrfField token={props.csrfToken} />
@@ -76,17 +78,20 @@ export function PayFormBody(props: PayFormProps) {
               <input type="radio" id="choice-other" name="choice" value="other" checked={choice === 'other'} />
               <label for="choice-other">Another amount</label>
             </div>
+            {/* Shown only while "Another amount" is chosen, by CSS alone (design.css, .reveal): no script needed. */}
+            <div class="reveal">
+              <label for="amount">Other amount ({props.currency})</label>
+              <input
+                id="amount"
+                name="amount"
+                type="text"
+                inputMode="decimal"
+                autocomplete="off"
+                value={props.values?.amount ?? ''}
+                {...invalid}
+              />
+            </div>
           </fieldset>
-          <label for="amount">Other amount ({props.currency})</label>
-          <input
-            id="amount"
-            name="amount"
-            type="text"
-            inputMode="decimal"
-            autocomplete="off"
-            value={props.values?.amount ?? ''}
-            {...invalid}
-          />
           {props.testMode && (
             <>
               <label for="cardNumber">Card number</label>
