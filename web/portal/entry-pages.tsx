@@ -36,8 +36,10 @@ export function VerifyBody({ csrfToken, action, factors, values, failed }: Verif
         <ProblemBanner
           id={PROBLEM_ID}
           field={FIRST_FIELD[factors[0] ?? 'accountReference']}
-          problem="Those details do not match this link. Check them and try again. If the link is old, it may have been replaced: contact us for a new one."
-        />
+          problem="Those details do not match this link."
+        >
+          <p>Check them and try again. If the link is old, it may have been replaced: contact us for a new one.</p>
+        </ProblemBanner>
       )}
       <section class="card">
         <p>

@@ -7,7 +7,13 @@ import { CsrfField } from '../layout';
  * problem as a link to the field to correct (`field`, its id). `id` names the problem's own text, which the refused
  * field's `aria-describedby` points at.
  */
-export function ProblemBanner(props: { id: string; problem?: ComponentChildren; field?: string }) {
+export function ProblemBanner(props: {
+  id: string;
+  problem?: ComponentChildren;
+  field?: string;
+  /** What to do about it, when the problem's own words are not enough: under the list. */
+  children?: ComponentChildren;
+}) {
   if (!props.problem) return null;
   const titleId = `${props.id}-title`;
   return (
@@ -16,6 +22,7 @@ export function ProblemBanner(props: { id: string; problem?: ComponentChildren; 
       <ul>
         <li id={props.id}>{props.field ? <a href={`#${props.field}`}>{props.problem}</a> : <p>{props.problem}</p>}</li>
       </ul>
+      {props.children && <div class="error-summary-body">{props.children}</div>}
     </div>
   );
 }
