@@ -252,6 +252,10 @@ describe('Debtor portal: the journey in a real browser, with webhooks', function
       expect(await summary.getByRole('link').getAttribute('href')).to.equal('#amount');
       expect(await page.getByLabel('Other amount (AUD)').inputValue()).to.equal('400');
       expect(await page.getByLabel('Other amount (AUD)').getAttribute('aria-invalid')).to.equal('true');
+      // …and the problem is repeated right above the field, which it describes.
+      const fieldError = page.locator('#amount-error');
+      expect(await fieldError.innerText()).to.contain('That is more than you owe.');
+      expect(await page.getByLabel('Other amount (AUD)').getAttribute('aria-describedby')).to.equal('amount-error');
       await check(page, true, 'pay-refused');
 
       await page.getByLabel('The full balance: 300.00 AUD').check();

@@ -27,7 +27,21 @@ export function ProblemBanner(props: {
   );
 }
 
-/** A refused field's attributes, pointing at its ProblemBanner; none when nothing was refused. */
+/**
+ * The problem again right above the refused field, as GOV.UK repeats it there (the summary may have scrolled away on
+ * a phone); `id` is what the field's `aria-describedby` names. Nothing when nothing was refused.
+ */
+export function FieldError(props: { id: string; problem?: string }) {
+  if (!props.problem) return null;
+  return (
+    <p class="field-error" id={props.id}>
+      <span class="visually-hidden">Error: </span>
+      {props.problem}
+    </p>
+  );
+}
+
+/** A refused field's attributes, pointing at its ProblemBanner or FieldError; none when nothing was refused. */
 export function invalidAttributes(problem: string | undefined, problemId: string) {
   return problem ? { 'aria-invalid': 'true' as const, 'aria-describedby': problemId } : {};
 }
@@ -66,13 +80,14 @@ export function MessageForm(props: MessageFormProps) {
         <form method="post" action={props.action} class="stack">
           <CsrfField token={props.csrfToken} />
           <label for={props.name}>{props.label}</label>
+          <FieldError id={`${props.name}-error`} problem={props.problem} />
           <textarea
             id={props.name}
             name={props.name}
             rows={props.rows}
             required
             maxLength={props.maxLength}
-            {...invalidAttributes(props.problem, problemId)}
+            {...invalidAttributes(props.problem, `${props.name}-error`)}
           >
             {props.text ?? ''}
           </textarea>

@@ -3,7 +3,7 @@ import type { PaymentStart } from '../../core/payments/processor';
 import { TEST_CARDS } from '../../core/payments/test-mode-processor';
 import { CsrfField } from '../layout';
 import { moneyText } from './format';
-import { BackToAccount, ProblemBanner, invalidAttributes } from './form-parts';
+import { BackToAccount, FieldError, ProblemBanner, invalidAttributes } from './form-parts';
 
 export interface PayFormProps {
   csrfToken: string;
@@ -44,7 +44,9 @@ export function PayFormBody(props: PayFormProps) {
     );
   }
   const choice = props.values?.choice ?? (props.instalment ? 'instalment' : 'full');
-  const invalid = invalidAttributes(props.problem, 'pay-problem');
+  // A refused amount gets its message above it; a refused choice is described by the summary.
+  const amountRefused = choice === 'other' ? props.problem : undefined;
+  const invalid = invalidAttributes(props.problem, amountRefused ? 'amount-error' : 'pay-problem');
   // The summary's link goes to what is to be corrected: the amount typed, else the first choice.
   const problemField = choice === 'other' ? 'amount' : props.instalment ? 'choice-instalment' : 'choice-full';
   return (
@@ -81,6 +83,7 @@ export function PayFormBody(props: PayFormProps) {
             {/* Shown only while "Another amount" is chosen, by CSS alone (design.css, .reveal): no script needed. */}
             <div class="reveal">
               <label for="amount">Other amount ({props.currency})</label>
+              <FieldError id="amount-error" problem={amountRefused} />
               <input
                 id="amount"
                 name="amount"
