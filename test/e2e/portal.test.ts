@@ -247,6 +247,7 @@ describe('Debtor portal: the journey in a real browser, with webhooks', function
       await page.getByRole('button', { name: 'Pay now' }).click();
       await page.getByText('That is more than you owe.').first().waitFor();
       // The error summary comes first in <main> and links to the field to correct, which is shown with its value.
+      expect(await page.title()).to.match(/^Error: Make a payment · /);
       const summary = page.locator('main > .error-summary');
       expect(await summary.getByRole('heading', { name: 'There is a problem' }).count()).to.equal(1);
       expect(await summary.getByRole('link').getAttribute('href')).to.equal('#amount');
