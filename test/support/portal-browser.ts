@@ -22,11 +22,17 @@ export const WIDE = { width: 1280, height: 800 };
 
 /**
  * Screenshots of the page as it is (`<name>.png`, the phone's 360 px) and, when narrower, at 1280 px
- * (`<name>-wide.png`); the viewport is put back afterwards.
+ * (`<name>-wide.png`); the viewport is put back afterwards. On the phone it first checks the page is no wider than
+ * the screen.
  */
 export async function portalShot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(PORTAL_SHOTS, `${name}.png`), fullPage: true });
   const viewport = page.viewportSize();
+  if (viewport?.width === PHONE.width) {
+    // Readable at 360 px: nothing makes the page wider than the phone (no sideways scrolling).
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width, `${name} is wider than the phone`).to.be.at.most(PHONE.width);
+  }
+  await page.screenshot({ path: path.join(PORTAL_SHOTS, `${name}.png`), fullPage: true });
   if (!viewport || viewport.width >= WIDE.width) return;
   await page.setViewportSize(WIDE);
   await page.screenshot({ path: path.join(PORTAL_SHOTS, `${name}-wide.png`), fullPage: true });
