@@ -1,6 +1,8 @@
 /**
- * The pages' static assets: one stylesheet, served under a name carrying its content hash so it can be cached for a
- * year (`immutable`); a new build is a new name. Read once when the app is built, never at import time.
+ * The pages' static assets: one stylesheet per family of pages, served under a name carrying its content hash so it
+ * can be cached for a year (`immutable`); a new build is a new name. A stylesheet may be several files joined in
+ * order (the shared design system, design.css, then the pages' own rules): one request, one cache entry. Read once
+ * when the app is built, never at import time.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -15,9 +17,19 @@ export interface WebAssets {
   serve: Middleware;
 }
 
-/** The console's stylesheet by default; the debtor portal serves its own (portal.css under /portal/assets/). */
-export function loadWebAssets(file = 'console.css', prefix = ASSETS_PREFIX): WebAssets {
-  const css = readFileSync(path.join(PROJECT_ROOT, 'web', 'assets', file));
+/** The files of the debtor portal's stylesheet: the design system under the portal's own rules. */
+export const PORTAL_STYLESHEET = ['design.css', 'portal.css'];
+
+/**
+ * The console's stylesheet by default; the debtor portal serves its own (PORTAL_STYLESHEET under /portal/assets/).
+ * `files` are joined in the order given.
+ */
+export function loadWebAssets(files: string | readonly string[] = 'console.css', prefix = ASSETS_PREFIX): WebAssets {
+  const css = Buffer.concat(
+    (typeof files === 'string' ? [files] : files).map((file) =>
+      readFileSync(path.join(PROJECT_ROOT, 'web', 'assets', file)),
+    ),
+  );
   const hash = createHash('sha256').update(css).digest('hex').slice(0, 12);
   const stylesheetHref = `${prefix}site.${hash}.css`;
   return {

@@ -26,7 +26,7 @@ import { PAYMENT_ENV, paymentConfig, type PaymentConfig } from './payment-config
 import { parseTrustedProxies, type AddressRange } from './trusted-proxies';
 import type { Mode } from './mode';
 import { PORTAL_ENV, portalConfig, type PortalConfig } from './portal-config';
-import { WEBHOOK_ENV, webhookConfig, type LoadOptions, type WebhookConfig } from './webhook-config';
+import { WEBHOOK_ENV, webhookConfig, type AppEnv, type LoadOptions, type WebhookConfig } from './webhook-config';
 import type { WorkerConfig } from './worker-config';
 
 export type { Mode };
@@ -43,6 +43,8 @@ const trustedProxyList = makeValidator<AddressRange[]>((input) => parseTrustedPr
 
 export interface Config {
   mode: Mode;
+  /** `APP_ENV`: development and tests relax what only a real deployment must hold to (keys, test-mode hints). */
+  appEnv: AppEnv;
   host: string;
   port: number;
   /** Internal port of the Prometheus endpoint (`GET /metrics`); 0 disables it. */
@@ -132,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
   const publicBaseUrl = stripSlash(e.PUBLIC_BASE_URL);
   return {
     mode,
+    appEnv: e.APP_ENV,
     host: e.HOST,
     port: e.PORT,
     metricsPort: e.METRICS_PORT,

@@ -185,7 +185,19 @@ describe('Debtor portal: the journey in a real browser, with webhooks', function
         await page.getByRole('link', { name: 'Make a payment' }).click();
         await page.getByRole('heading', { name: 'Make a payment' }).waitFor();
         expect(await page.getByLabel('The next payment of your plan: 416.83 AUD').isChecked()).to.equal(true);
+        // "Other amount" is revealed by CSS alone, only while "Another amount" is chosen, with or without JavaScript.
+        const otherAmount = page.getByLabel('Other amount (AUD)');
+        expect(await otherAmount.isVisible()).to.equal(false);
+        // A production host in tests names the test cards; a real one never does (portal-test-cards.test.ts).
+        expect(await page.locator('main').innerText()).to.contain('Test mode: no money moves.');
         await check(page, javaScript, 'pay');
+        await page.getByLabel('Another amount').check();
+        await otherAmount.waitFor({ state: 'visible' });
+        await check(page, javaScript, 'pay-other-amount');
+        await page.getByLabel('The full balance: 1,250.50 AUD').check();
+        await otherAmount.waitFor({ state: 'hidden' });
+        await page.getByLabel('The next payment of your plan: 416.83 AUD').check();
+        await otherAmount.waitFor({ state: 'hidden' });
         await page.getByLabel('Card number').fill(TEST_CARDS.succeeds);
         await page.getByRole('button', { name: 'Pay now' }).click();
         await page.getByRole('heading', { name: 'Payment received' }).waitFor();
@@ -233,7 +245,18 @@ describe('Debtor portal: the journey in a real browser, with webhooks', function
       await page.getByLabel('Other amount (AUD)').fill('400');
       await page.getByLabel('Card number').fill(TEST_CARDS.succeeds);
       await page.getByRole('button', { name: 'Pay now' }).click();
-      await page.getByText('That is more than you owe.').waitFor();
+      await page.getByText('That is more than you owe.').first().waitFor();
+      // The error summary comes first in <main> and links to the field to correct, which is shown with its value.
+      expect(await page.title()).to.match(/^Error: Make a payment · /);
+      const summary = page.locator('main > .error-summary');
+      expect(await summary.getByRole('heading', { name: 'There is a problem' }).count()).to.equal(1);
+      expect(await summary.getByRole('link').getAttribute('href')).to.equal('#amount');
+      expect(await page.getByLabel('Other amount (AUD)').inputValue()).to.equal('400');
+      expect(await page.getByLabel('Other amount (AUD)').getAttribute('aria-invalid')).to.equal('true');
+      // …and the problem is repeated right above the field, which it describes.
+      const fieldError = page.locator('#amount-error');
+      expect(await fieldError.innerText()).to.contain('That is more than you owe.');
+      expect(await page.getByLabel('Other amount (AUD)').getAttribute('aria-describedby')).to.equal('amount-error');
       await check(page, true, 'pay-refused');
 
       await page.getByLabel('The full balance: 300.00 AUD').check();

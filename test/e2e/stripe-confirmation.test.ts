@@ -15,7 +15,7 @@ import Koa from 'koa';
 import { h, type VNode } from 'preact';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../core/platform/project-root';
-import { loadWebAssets } from '../../web/assets';
+import { loadWebAssets, PORTAL_STYLESHEET } from '../../web/assets';
 import { sendPage, setPageHeaders } from '../../web/page';
 import { loadStripeConfirmationAsset } from '../../web/portal/stripe-confirmation-script';
 import { STRIPE_JS_URL, StripeConfirmation, stripePageCsp } from '../../web/portal/stripe-confirmation';
@@ -64,7 +64,7 @@ describe('The Stripe card form component in Chromium', function () {
   let baseUrl: string;
 
   before(async () => {
-    const css = loadWebAssets();
+    const css = loadWebAssets(PORTAL_STYLESHEET);
     const script = loadStripeConfirmationAsset();
     const app = new Koa();
     app.use(css.serve);

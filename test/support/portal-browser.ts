@@ -1,6 +1,7 @@
 /**
  * Driving the debtor portal in Chromium (shared by the portal's browser tests): a 360-pixel phone viewport, with or
- * without JavaScript, proving the second factor for a link, screenshots under test-artifacts/portal/, and a debt
+ * without JavaScript, proving the second factor for a link, screenshots under test-artifacts/portal/ (at 360 and
+ * 1280 px), and a debt
  * raised with a link issued for it (the emailed link's token, issued directly as the notifications would).
  */
 import path from 'node:path';
@@ -16,8 +17,27 @@ export const PORTAL_SHOTS = path.join(PROJECT_ROOT, 'test-artifacts', 'portal');
 
 export const PHONE = { width: 360, height: 760 };
 
-export const portalShot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(PORTAL_SHOTS, `${name}.png`), fullPage: true });
+/** The desktop width every portal page is also shot at. */
+export const WIDE = { width: 1280, height: 800 };
+
+/**
+ * Screenshots of the page as it is (`<name>.png`, the phone's 360 px) and, when narrower, at 1280 px
+ * (`<name>-wide.png`); the viewport is put back afterwards. On the phone it first checks the page is no wider than
+ * the screen.
+ */
+export async function portalShot(page: Page, name: string): Promise<void> {
+  const viewport = page.viewportSize();
+  if (viewport?.width === PHONE.width) {
+    // Readable at 360 px: nothing makes the page wider than the phone (no sideways scrolling).
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width, `${name} is wider than the phone`).to.be.at.most(PHONE.width);
+  }
+  await page.screenshot({ path: path.join(PORTAL_SHOTS, `${name}.png`), fullPage: true });
+  if (!viewport || viewport.width >= WIDE.width) return;
+  await page.setViewportSize(WIDE);
+  await page.screenshot({ path: path.join(PORTAL_SHOTS, `${name}-wide.png`), fullPage: true });
+  await page.setViewportSize(viewport);
+}
 
 /** A phone-sized context; with JavaScript on it bypasses the CSP so axe-core can be injected. */
 export function phone(browser: Browser, javaScript: boolean): Promise<BrowserContext> {

@@ -20,9 +20,11 @@ export interface PortalVisitor {
   ): Promise<{ status: number; html: string; location: string | null }>;
 }
 
+/** `headers` go with every request (a host behind a TLS proxy needs its `X-Forwarded-Proto: https`). */
 export async function visitPortal(
   server: TestServer,
   debt: { organizationId: string; debtId: string; debtorId: string },
+  headers: Record<string, string> = {},
 ): Promise<PortalVisitor> {
   const { linkId } = await issuePortalLink(testDb(), { organizationId: debt.organizationId, debtId: debt.debtId });
   const { config } = server;
@@ -44,13 +46,14 @@ export async function visitPortal(
     location: res.headers.get('location'),
   });
   return {
-    get: async (path) => read(await fetch(`${server.baseUrl}${path}`, { headers: { Cookie: cookie } })),
+    get: async (path) => read(await fetch(`${server.baseUrl}${path}`, { headers: { ...headers, Cookie: cookie } })),
     post: async (path, fields) =>
       read(
         await fetch(`${server.baseUrl}${path}`, {
           method: 'POST',
           redirect: 'manual',
           headers: {
+            ...headers,
             Cookie: cookie,
             Origin: server.baseUrl,
             'Content-Type': 'application/x-www-form-urlencoded',

@@ -52,6 +52,25 @@ describe('the portal layout kept as a shell around the title, the CSRF token and
     });
   }
 
+  it('puts a document title of its own in <title> only, the heading keeping the title', () => {
+    for (const [, frame] of frames) {
+      const props = {
+        title: 'Make a payment',
+        documentTitle: 'Error: Make a payment',
+        stylesheetHref: '/portal/assets/site.abc.css',
+        themeHref: '/portal/theme.css?p=1&s=2',
+        frame,
+      };
+      const fromShell = renderPortalPage(props, h('p', null, 'x'));
+      expect(fromShell).to.equal(
+        `<!doctype html>${renderToString(h(PortalLayout, { ...props, children: h('p', null, 'x') }))}`,
+      );
+      expect(fromShell)
+        .to.match(/<title>Error: Make a payment · /)
+        .and.include('<h1>Make a payment</h1>');
+    }
+  });
+
   it('keeps a frame’s shell between visits: another title and another visit’s token land in their places', () => {
     const frame = frames[1]![1];
     const first = renderedFromShell('Your account', frame, 'one');

@@ -13,7 +13,14 @@ import {
   type PlanRules,
 } from '../../core/portal/plan-rules';
 import { normalizeAnswer } from '../../core/portal/second-factor';
-import { contrastRatio, DEFAULT_PRIMARY, DEFAULT_SECONDARY, portalTheme } from '../../core/portal/theme';
+import {
+  contrastRatio,
+  DEFAULT_PRIMARY,
+  DEFAULT_SECONDARY,
+  portalTheme,
+  TEXT_BACKGROUNDS,
+} from '../../core/portal/theme';
+import { showsTestCards } from '../../web/portal/test-card-hint';
 
 const rules = (changes: Partial<PlanRules> = {}): PlanRules => ({
   ...DEFAULT_PLAN_RULES,
@@ -76,11 +83,39 @@ describe('portal theme', function () {
     expect(portalTheme({ primaryColor: null, secondaryColor: null }).primaryFellBack).to.equal(false);
   });
 
-  it('computes WCAG contrast ratios, and the defaults meet AA against white', function () {
+  it('computes WCAG contrast ratios, and the defaults meet AA against white and the page’s wash', function () {
     expect(contrastRatio('#000000', '#ffffff')).to.be.closeTo(21, 0.01);
     expect(contrastRatio('#777777', '#ffffff')).to.be.closeTo(4.48, 0.01);
-    expect(contrastRatio(DEFAULT_PRIMARY, '#ffffff')).to.be.at.least(4.5);
+    for (const background of TEXT_BACKGROUNDS) {
+      expect(contrastRatio(DEFAULT_PRIMARY, background), background).to.be.at.least(4.5);
+    }
     expect(contrastRatio(DEFAULT_SECONDARY, '#ffffff')).to.be.at.least(3);
+  });
+
+  it('refuses a primary colour readable on white but not on the wash the footer’s links sit on', function () {
+    // #757575 is 4.6:1 on white, 4.2:1 on #f3f5f8.
+    expect(contrastRatio('#757575', '#ffffff')).to.be.at.least(4.5);
+    expect(contrastRatio('#757575', '#f3f5f8')).to.be.below(4.5);
+    expect(portalTheme({ primaryColor: '#757575', secondaryColor: null })).to.deep.include({
+      primary: DEFAULT_PRIMARY,
+      primaryFellBack: true,
+    });
+    // Just dark enough for both: kept.
+    expect(portalTheme({ primaryColor: '#6b6b6b', secondaryColor: null })).to.deep.include({
+      primary: '#6b6b6b',
+      primaryFellBack: false,
+    });
+  });
+});
+
+describe('portal pay page: the test-card hint', function () {
+  it('names the test cards only with the test-mode processor, on the sandbox or a host in development or tests', function () {
+    expect(showsTestCards({ mode: 'sandbox', appEnv: 'production' }, 'test')).to.equal(true);
+    expect(showsTestCards({ mode: 'production', appEnv: 'test' }, 'test')).to.equal(true);
+    expect(showsTestCards({ mode: 'production', appEnv: 'development' }, 'test')).to.equal(true);
+    expect(showsTestCards({ mode: 'production', appEnv: 'production' }, 'test')).to.equal(false);
+    expect(showsTestCards({ mode: 'sandbox', appEnv: 'test' }, 'stripe')).to.equal(false);
+    expect(showsTestCards({ mode: 'sandbox', appEnv: 'test' }, undefined)).to.equal(false);
   });
 });
 

@@ -14,6 +14,18 @@ const DONE: Record<string, string> = {
   preferences: 'Your contact preferences are saved.',
 };
 
+/** The status badge and its tone (design.css): the words carry the meaning, the colour only repeats it. */
+const STATUS_BADGES: Record<DebtView['debt']['status'], string> = {
+  PendingAssignment: 'badge badge-warning',
+  Accepted: 'badge',
+  Active: 'badge',
+  InArrears: 'badge badge-danger',
+  Disputed: 'badge badge-warning',
+  Settled: 'badge badge-success',
+  WrittenOff: 'badge badge-success',
+  Closed: 'badge',
+};
+
 export interface DebtPageProps {
   view: DebtView;
   creditorName: string;
@@ -37,7 +49,9 @@ export function DebtBody({ view, creditorName, csrfToken, done }: DebtPageProps)
         <p class="balance">{moneyText(debt.outstandingPrincipal, debt.currency)}</p>
         <dl class="facts">
           <dt>Status</dt>
-          <dd>{STATUS_WORDS[debt.status]}</dd>
+          <dd>
+            <span class={STATUS_BADGES[debt.status]}>{STATUS_WORDS[debt.status]}</span>
+          </dd>
           <dt>Original amount</dt>
           <dd class="money">{moneyText(debt.originalPrincipal, debt.currency)}</dd>
           <dt>Account reference</dt>
@@ -185,9 +199,11 @@ function TransactionsSection({ transactions }: { transactions: PortalTransaction
     <section class="card" aria-labelledby="tx-heading">
       <h2 id="tx-heading">Payments and changes</h2>
       {transactions.length === 0 ? (
-        <p>None yet.</p>
+        <div class="empty">
+          <p>None yet. Your payments will be listed here.</p>
+        </div>
       ) : (
-        <table>
+        <table class="collapse">
           <thead>
             <tr>
               <th scope="col">Date</th>
@@ -198,9 +214,11 @@ function TransactionsSection({ transactions }: { transactions: PortalTransaction
           <tbody>
             {transactions.map((t) => (
               <tr>
-                <td>{longDate(t.day)}</td>
-                <td>{`${t.type} ${(TX_WORDS[t.status] ?? t.status).toLowerCase()}`}</td>
-                <td class="money">{moneyText(t.amount, t.currency)}</td>
+                <td data-label="Date">{longDate(t.day)}</td>
+                <td data-label="What">{`${t.type} ${(TX_WORDS[t.status] ?? t.status).toLowerCase()}`}</td>
+                <td data-label="Amount" class="money">
+                  {moneyText(t.amount, t.currency)}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -1,7 +1,8 @@
 /** The pages before the second factor: the collector's frame only, nothing about the creditor or the debt. */
 import type { Factor } from '../../core/portal/asked-factors';
 import { CsrfField } from '../layout';
-import { PROBLEM_ID, VerifyFields, type VerifyValues } from './verify-fields';
+import { ProblemBanner } from './form-parts';
+import { FIRST_FIELD, PROBLEM_ID, VerifyFields, type VerifyValues } from './verify-fields';
 
 export function EnterBody() {
   return (
@@ -32,12 +33,13 @@ export function VerifyBody({ csrfToken, action, factors, values, failed }: Verif
   return (
     <>
       {failed && (
-        <div class="problem" role="alert" id={PROBLEM_ID}>
-          <p>
-            <strong>Those details do not match this link.</strong> Check them and try again. If the link is old, it may
-            have been replaced: contact us for a new one.
-          </p>
-        </div>
+        <ProblemBanner
+          id={PROBLEM_ID}
+          field={FIRST_FIELD[factors[0] ?? 'accountReference']}
+          problem="Those details do not match this link."
+        >
+          <p>Check them and try again. If the link is old, it may have been replaced: contact us for a new one.</p>
+        </ProblemBanner>
       )}
       <section class="card">
         <p>

@@ -2,17 +2,46 @@
 import type { ComponentChildren } from 'preact';
 import { CsrfField } from '../layout';
 
-/** The banner above a form whose answer was refused; `id` is what the refused field's `aria-describedby` names. */
-export function ProblemBanner(props: { id: string; problem?: string }) {
+/**
+ * The error summary first in the page when an answer was refused (GOV.UK's pattern): "There is a problem", then the
+ * problem as a link to the field to correct (`field`, its id). `id` names the problem's own text, which the refused
+ * field's `aria-describedby` points at.
+ */
+export function ProblemBanner(props: {
+  id: string;
+  problem?: ComponentChildren;
+  field?: string;
+  /** What to do about it, when the problem's own words are not enough: under the list. */
+  children?: ComponentChildren;
+}) {
   if (!props.problem) return null;
+  const titleId = `${props.id}-title`;
   return (
-    <div class="problem" role="alert" id={props.id}>
-      <p>{props.problem}</p>
+    <div class="error-summary" role="alert" aria-labelledby={titleId}>
+      <h2 id={titleId}>There is a problem</h2>
+      <ul>
+        <li id={props.id}>{props.field ? <a href={`#${props.field}`}>{props.problem}</a> : <p>{props.problem}</p>}</li>
+      </ul>
+      {props.children && <div class="error-summary-body">{props.children}</div>}
     </div>
   );
 }
 
-/** A refused field's attributes, pointing at its ProblemBanner; none when nothing was refused. */
+/**
+ * The problem again right above the refused field, as GOV.UK repeats it there (the summary may have scrolled away on
+ * a phone); `id` is what the field's `aria-describedby` names. Nothing when nothing was refused.
+ */
+export function FieldError(props: { id: string; problem?: string }) {
+  if (!props.problem) return null;
+  return (
+    <p class="field-error" id={props.id}>
+      <span class="visually-hidden">Error: </span>
+      {props.problem}
+    </p>
+  );
+}
+
+/** A refused field's attributes, pointing at its ProblemBanner or FieldError; none when nothing was refused. */
 export function invalidAttributes(problem: string | undefined, problemId: string) {
   return problem ? { 'aria-invalid': 'true' as const, 'aria-describedby': problemId } : {};
 }
@@ -45,19 +74,20 @@ export function MessageForm(props: MessageFormProps) {
   const problemId = `${props.name}-problem`;
   return (
     <>
-      <ProblemBanner id={problemId} problem={props.problem} />
+      <ProblemBanner id={problemId} problem={props.problem} field={props.name} />
       <section class="card">
         {props.children}
         <form method="post" action={props.action} class="stack">
           <CsrfField token={props.csrfToken} />
           <label for={props.name}>{props.label}</label>
+          <FieldError id={`${props.name}-error`} problem={props.problem} />
           <textarea
             id={props.name}
             name={props.name}
             rows={props.rows}
             required
             maxLength={props.maxLength}
-            {...invalidAttributes(props.problem, problemId)}
+            {...invalidAttributes(props.problem, `${props.name}-error`)}
           >
             {props.text ?? ''}
           </textarea>

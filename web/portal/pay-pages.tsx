@@ -3,7 +3,7 @@ import type { PaymentStart } from '../../core/payments/processor';
 import { TEST_CARDS } from '../../core/payments/test-mode-processor';
 import { CsrfField } from '../layout';
 import { moneyText } from './format';
-import { BackToAccount, ProblemBanner, invalidAttributes } from './form-parts';
+import { BackToAccount, FieldError, ProblemBanner, invalidAttributes } from './form-parts';
 
 export interface PayFormProps {
   csrfToken: string;
@@ -14,6 +14,8 @@ export interface PayFormProps {
   instalment: { amount: string; dueDate: string } | null;
   /** The test-mode processor takes a test card number typed here; Stripe's card form is its own. */
   testMode: boolean;
+  /** The test cards are named under the card number (never on a real production host: test-card-hint.ts). */
+  testCardHint: boolean;
   available: boolean;
   /** The processor does not charge in the debt's currency (e.g. Stripe and IQD): no form, another way to pay. */
   currencyRefused?: boolean;
@@ -42,10 +44,14 @@ export function PayFormBody(props: PayFormProps) {
     );
   }
   const choice = props.values?.choice ?? (props.instalment ? 'instalment' : 'full');
-  const invalid = invalidAttributes(props.problem, 'pay-problem');
+  // A refused amount gets its message above it; a refused choice is described by the summary.
+  const amountRefused = choice === 'other' ? props.problem : undefined;
+  const invalid = invalidAttributes(props.problem, amountRefused ? 'amount-error' : 'pay-problem');
+  // The summary's link goes to what is to be corrected: the amount typed, else the first choice.
+  const problemField = choice === 'other' ? 'amount' : props.instalment ? 'choice-instalment' : 'choice-full';
   return (
     <>
-      <ProblemBanner id="pay-problem" problem={props.problem} />
+      <ProblemBanner id="pay-problem" problem={props.problem} field={problemField} />
       <section class="card">
         <form method="post" action="/portal/pay" class="stack">
           <CsrfField token={props.csrfToken} />
@@ -74,24 +80,30 @@ export function PayFormBody(props: PayFormProps) {
               <input type="radio" id="choice-other" name="choice" value="other" checked={choice === 'other'} />
               <label for="choice-other">Another amount</label>
             </div>
+            {/* Shown only while "Another amount" is chosen, by CSS alone (design.css, .reveal): no script needed. */}
+            <div class="reveal">
+              <label for="amount">Other amount ({props.currency})</label>
+              <FieldError id="amount-error" problem={amountRefused} />
+              <input
+                id="amount"
+                name="amount"
+                type="text"
+                inputMode="decimal"
+                autocomplete="off"
+                value={props.values?.amount ?? ''}
+                {...invalid}
+              />
+            </div>
           </fieldset>
-          <label for="amount">Other amount ({props.currency})</label>
-          <input
-            id="amount"
-            name="amount"
-            type="text"
-            inputMode="decimal"
-            autocomplete="off"
-            value={props.values?.amount ?? ''}
-            {...invalid}
-          />
           {props.testMode && (
             <>
               <label for="cardNumber">Card number</label>
-              <p class="hint" id="cardNumber-hint">
-                Test mode: no money moves. {spaced(TEST_CARDS.succeeds)} succeeds, {spaced(TEST_CARDS.declined)} is
-                declined, {spaced(TEST_CARDS.failsLater)} fails later.
-              </p>
+              {props.testCardHint && (
+                <p class="hint" id="cardNumber-hint">
+                  Test mode: no money moves. {spaced(TEST_CARDS.succeeds)} succeeds, {spaced(TEST_CARDS.declined)} is
+                  declined, {spaced(TEST_CARDS.failsLater)} fails later.
+                </p>
+              )}
               <input
                 id="cardNumber"
                 name="cardNumber"
@@ -99,7 +111,7 @@ export function PayFormBody(props: PayFormProps) {
                 inputMode="numeric"
                 autocomplete="cc-number"
                 required
-                aria-describedby="cardNumber-hint"
+                {...(props.testCardHint ? { 'aria-describedby': 'cardNumber-hint' } : {})}
               />
             </>
           )}

@@ -19,6 +19,7 @@ import { loadDebtView, type DebtView } from './debt-view';
 import { moneyText } from './format';
 import { PAYMENT_TITLES, PayFormBody, PaymentProcessingBody, PaymentResultBody } from './pay-pages';
 import { PORTAL_CSP, type PortalContext } from './portal-context';
+import { showsTestCards } from './test-card-hint';
 import { ANOTHER_AMOUNT_PATH, StripeConfirmation, stripePageCsp } from './stripe-confirmation';
 
 const TITLE = 'Make a payment';
@@ -37,6 +38,7 @@ const STRIPE_RETURN_PATH = '/portal/pay/confirming';
 /** `stripeScriptHref`: our same-origin script that mounts Stripe's card form (stripe-confirmation-script.ts). */
 export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: string): void {
   const processor = c.deps.paymentProcessor;
+  const testCardHint = showsTestCards(c.deps.config, processor?.kind);
 
   async function showForm(
     ctx: Context,
@@ -53,6 +55,7 @@ export function payRoutes(router: Router, c: PortalContext, stripeScriptHref: st
         currency={view.debt.currency}
         instalment={nextInstalment(view)}
         testMode={processor?.kind === 'test'}
+        testCardHint={testCardHint}
         available={processor !== undefined}
         currencyRefused={processor?.refusal(view.debt.currency) != null}
         values={values}

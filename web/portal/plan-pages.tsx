@@ -29,7 +29,7 @@ export function PlanFormBody(props: PlanFormProps) {
   const invalid = invalidAttributes(props.problem, 'plan-problem');
   return (
     <>
-      <ProblemBanner id="plan-problem" problem={props.problem} />
+      <ProblemBanner id="plan-problem" problem={props.problem} field="instalmentCount" />
       <section class="card">
         <p>
           Split your balance of {moneyText(props.outstanding, props.currency)} into smaller payments. You will see the

@@ -144,7 +144,17 @@ export function createPortalContext(
       const { stylesheetHref } = parts;
       sendHtml(
         ctx,
-        renderPortalPage({ title, stylesheetHref, themeHref: themeHref(frame.branding), frame }, body),
+        renderPortalPage(
+          // A 400 is a refused answer: the document's title says so first, for screen readers (GOV.UK's "Error: ").
+          {
+            title,
+            documentTitle: status === 400 ? `Error: ${title}` : undefined,
+            stylesheetHref,
+            themeHref: themeHref(frame.branding),
+            frame,
+          },
+          body,
+        ),
         status,
       );
       // The pages' headers are the portal middleware's (portal-pages.tsx); a page may widen the policy.

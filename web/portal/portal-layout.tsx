@@ -23,13 +23,15 @@ export interface PortalFrame {
 
 export interface PortalLayoutProps {
   title: string;
+  /** The `<title>`'s own text, when not the heading's: "Error: …" on a page that refused an answer (GOV.UK's way). */
+  documentTitle?: string;
   stylesheetHref: string;
   themeHref: string;
   frame: PortalFrame;
   children: ComponentChildren;
 }
 
-export function PortalLayout({ title, stylesheetHref, themeHref, frame, children }: PortalLayoutProps) {
+export function PortalLayout({ title, documentTitle, stylesheetHref, themeHref, frame, children }: PortalLayoutProps) {
   const { branding, creditorName, collector } = frame;
   const heading = creditorName ?? collector.name;
   return (
@@ -37,7 +39,7 @@ export function PortalLayout({ title, stylesheetHref, themeHref, frame, children
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${title} · ${heading}`}</title>
+        <title>{`${documentTitle ?? title} · ${heading}`}</title>
         <link rel="stylesheet" href={stylesheetHref} />
         <link rel="stylesheet" href={themeHref} />
         {branding.faviconUrl && <link rel="icon" href={branding.faviconUrl} />}
@@ -47,17 +49,19 @@ export function PortalLayout({ title, stylesheetHref, themeHref, frame, children
           Skip to content
         </a>
         <header class="portal-header">
-          <div class="portal-brand">
-            {branding.logoUrl && <img class="portal-logo" src={branding.logoUrl} alt="" />}
-            <span class="portal-name">{heading}</span>
-            {branding.brandTagline && <span class="portal-tagline">{branding.brandTagline}</span>}
+          <div class="portal-header-inner">
+            <div class="portal-brand">
+              {branding.logoUrl && <img class="portal-logo" src={branding.logoUrl} alt="" />}
+              <span class="portal-name">{heading}</span>
+              {branding.brandTagline && <span class="portal-tagline">{branding.brandTagline}</span>}
+            </div>
+            {frame.csrfToken && (
+              <form method="post" action="/portal/sign-out" class="portal-sign-out">
+                <CsrfField token={frame.csrfToken} />
+                <button type="submit">Sign out</button>
+              </form>
+            )}
           </div>
-          {frame.csrfToken && (
-            <form method="post" action="/portal/sign-out" class="portal-sign-out">
-              <CsrfField token={frame.csrfToken} />
-              <button type="submit">Sign out</button>
-            </form>
-          )}
         </header>
         <main id="main">
           <h1>{title}</h1>
@@ -93,12 +97,14 @@ function PortalFooter({ frame }: { frame: PortalFrame }) {
 /**
  * A portal page's HTML, `<!doctype html>` included: the same text as rendering `PortalLayout` around `body`, with the
  * layout rendered once per frame (an organisation's branding and name, and whether a visit is verified) and kept as
- * text around the three things that change from page to page — the title, the visit's CSRF token and the body. The
+ * text around the things that change from page to page — the title (the document's and the heading's), the visit's
+ * CSRF token and the body. The
  * layout was a third of each page's rendering; test/unit/portal-layout-shell.test.ts holds the two renderings equal.
  */
 export function renderPortalPage(props: Omit<PortalLayoutProps, 'children'>, body: VNode): string {
   const shell = shellOf(props);
   const values: Record<Slot, string> = {
+    documentTitle: escapedText(props.documentTitle ?? props.title),
     title: escapedText(props.title),
     csrf: props.frame.csrfToken === undefined ? '' : escapedText(props.frame.csrfToken),
     body: renderToString(body),
@@ -108,7 +114,7 @@ export function renderPortalPage(props: Omit<PortalLayoutProps, 'children'>, bod
   return html;
 }
 
-type Slot = 'title' | 'csrf' | 'body';
+type Slot = 'documentTitle' | 'title' | 'csrf' | 'body';
 /**
  * The slots' stand-ins: text the renderer passes through unescaped (no `"`, `&` or `<`) around 128 random bits drawn
  * when the shell is made, so no stored text (an organisation's name, a branding field) can forge one: a favicon URL
@@ -116,7 +122,10 @@ type Slot = 'title' | 'csrf' | 'body';
  */
 function slotMarkers(): { marked: (slot: Slot) => string; slots: RegExp } {
   const mark = `\u0001${randomBytes(16).toString('hex')}`;
-  return { marked: (slot) => `${mark}${slot}\u0001`, slots: new RegExp(`${mark}(title|csrf|body)\u0001`) };
+  return {
+    marked: (slot) => `${mark}${slot}\u0001`,
+    slots: new RegExp(`${mark}(documentTitle|title|csrf|body)\u0001`),
+  };
 }
 
 interface Shell {
@@ -142,6 +151,7 @@ function shellOf({ stylesheetHref, themeHref, frame }: Omit<PortalLayoutProps, '
     const html = `<!doctype html>${renderToString(
       <PortalLayout
         title={marked('title')}
+        documentTitle={marked('documentTitle')}
         stylesheetHref={stylesheetHref}
         themeHref={themeHref}
         frame={{ ...frame, csrfToken: verified ? marked('csrf') : undefined }}

@@ -8,7 +8,7 @@ import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../core/platform/errors';
 import { pageError } from '../page-errors';
 import { createPortalSessionStore } from '../../core/portal/portal-sessions';
-import { loadWebAssets } from '../assets';
+import { loadWebAssets, PORTAL_STYLESHEET } from '../assets';
 import { setPageHeaders } from '../page';
 import { accountRoutes } from './account-routes';
 import { debtRoutes } from './debt-routes';
@@ -33,7 +33,7 @@ export function isPortalPath(path: string): boolean {
 const notFound = () => Promise.resolve();
 
 export function portalPages(deps: PortalDeps): Middleware {
-  const assets = loadWebAssets('portal.css', ASSETS);
+  const assets = loadWebAssets(PORTAL_STYLESHEET, ASSETS);
   const sessions = createPortalSessionStore({
     redis: deps.redis,
     mode: deps.config.mode,

@@ -69,15 +69,17 @@ export function StripeConfirmation(props: StripeConfirmationProps) {
         data-failed-message="The payment did not go through. Check the card details and try again."
       >
         <div id="stripe-payment-element" />
-        <p id="stripe-payment-message" class="banner" role="alert" hidden />
+        <p id="stripe-payment-message" class="flash flash-danger" role="alert" hidden />
         {/* Shown by the script once Stripe's form is ready: without it there is nothing to submit. (The wrapper
             carries `hidden`, as stylesheets commonly give a form's submit button a display of its own.) */}
         <div id="stripe-payment-submit" hidden>
-          <button type="submit">Pay {props.amountLabel}</button>
+          <button type="submit" class="primary">
+            Pay {props.amountLabel}
+          </button>
         </div>
       </form>
       <noscript>
-        <p class="notice">
+        <p class="flash flash-warning">
           Paying by card needs JavaScript, so that your card details go only to Stripe. {props.otherWaysToPay}
         </p>
       </noscript>

@@ -153,3 +153,11 @@ export function VerifyFields(props: { factors: readonly Factor[]; values: Verify
 }
 
 export { PROBLEM_ID };
+
+/** The first field of each factor: where the error summary's link takes the debtor. */
+export const FIRST_FIELD: Record<Factor, string> = {
+  accountReference: 'accountReference',
+  surname: 'surname',
+  postcode: 'postcode',
+  dateOfBirth: 'dobDay',
+};
