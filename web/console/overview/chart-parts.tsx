@@ -37,6 +37,18 @@ export function Legend({ entries }: { entries: LegendEntry[] }) {
   );
 }
 
+/**
+ * The chart's box: on a narrow screen the chart keeps a legible width and scrolls sideways inside it, so the box
+ * takes the keyboard focus (a scrolling region must be reachable without a mouse).
+ */
+export function ChartScroll({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="chart-scroll" tabindex={0} role="group" aria-label={label}>
+      {children}
+    </div>
+  );
+}
+
 /** Colours with at least 3:1 contrast on white and apart in lightness, so the two outcomes differ without hue. */
 export const COLOURS = {
   delivered: '#3d8b4f',

@@ -8,7 +8,7 @@ import type { CollectedWeek } from '../../../core/rollups/overview-rollups';
 import { ColumnChart } from '../../charts/column-chart';
 import { count, shortDate, shortNumber } from '../../charts/scale';
 import { money } from '../../money-format';
-import { COLOURS, Legend } from './chart-parts';
+import { ChartScroll, COLOURS, Legend } from './chart-parts';
 
 export function CollectedCharts({ collected }: { collected: { currency: string; weeks: CollectedWeek[] }[] }) {
   return (
@@ -34,14 +34,16 @@ function CurrencyChart({ currency, weeks }: { currency: string; weeks: Collected
       <h3 id={`${id}-heading`}>{currency}</h3>
       <p class="chart-summary">{summary}</p>
       <figure class="chart">
-        <ColumnChart
-          id={id}
-          title={`Payments collected per week in ${currency}`}
-          description={`Columns, one per week starting Monday (UTC) from ${shortDate(weeks[0]?.week ?? '')}: the amount collected that week. ${summary} The table that follows gives each week's amount.`}
-          series={[{ name: `Collected (${currency})`, colour: COLOURS.collected }]}
-          columns={weeks.map((w) => ({ label: shortDate(w.week), values: [toMoneyNumber(w.amount, currency)] }))}
-          axisLabel={shortNumber}
-        />
+        <ChartScroll label={`Payments collected per week in ${currency} (chart)`}>
+          <ColumnChart
+            id={id}
+            title={`Payments collected per week in ${currency}`}
+            description={`Columns, one per week starting Monday (UTC) from ${shortDate(weeks[0]?.week ?? '')}: the amount collected that week. ${summary} The table that follows gives each week's amount.`}
+            series={[{ name: `Collected (${currency})`, colour: COLOURS.collected }]}
+            columns={weeks.map((w) => ({ label: shortDate(w.week), values: [toMoneyNumber(w.amount, currency)] }))}
+            axisLabel={shortNumber}
+          />
+        </ChartScroll>
         <Legend entries={[{ name: `Collected, ${currency}`, colour: COLOURS.collected, figure: amount(total) }]} />
       </figure>
       <table class="visually-hidden">

@@ -2,7 +2,7 @@
 import { isTerminal, type DebtStatus } from '../../../core/debts/debt-status';
 import { BarList } from '../../charts/bar-list';
 import { count } from '../../charts/scale';
-import { COLOURS, Legend } from './chart-parts';
+import { ChartScroll, COLOURS, Legend } from './chart-parts';
 
 export function DebtsChart({ debts }: { debts: { status: DebtStatus; count: number }[] }) {
   const open = debts.filter((d) => !isTerminal(d.status));
@@ -15,16 +15,18 @@ export function DebtsChart({ debts }: { debts: { status: DebtStatus; count: numb
       <h2 id="debts-by-status">Debts by status</h2>
       <p class="chart-summary">{summary}</p>
       <figure class="chart">
-        <BarList
-          id="debts-chart"
-          title="Debts by status"
-          description={`One bar per status, open statuses first: ${debts.map((d) => `${d.status} ${d.count}`).join(', ')}.`}
-          bars={[...open, ...finished].map((d) => ({
-            label: d.status,
-            value: d.count,
-            colour: isTerminal(d.status) ? COLOURS.finished : COLOURS.open,
-          }))}
-        />
+        <ChartScroll label="Debts by status (chart)">
+          <BarList
+            id="debts-chart"
+            title="Debts by status"
+            description={`One bar per status, open statuses first: ${debts.map((d) => `${d.status} ${d.count}`).join(', ')}.`}
+            bars={[...open, ...finished].map((d) => ({
+              label: d.status,
+              value: d.count,
+              colour: isTerminal(d.status) ? COLOURS.finished : COLOURS.open,
+            }))}
+          />
+        </ChartScroll>
         <Legend
           entries={[
             { name: 'Open', colour: COLOURS.open, figure: count(openTotal) },

@@ -2,7 +2,7 @@
 import type { DeliveryDay } from '../../../core/rollups/overview-rollups';
 import { ColumnChart } from '../../charts/column-chart';
 import { count, percent, shortDate } from '../../charts/scale';
-import { COLOURS, Legend } from './chart-parts';
+import { ChartScroll, COLOURS, Legend } from './chart-parts';
 
 /** Delivered of the day's finished deliveries; null for a day with none. */
 export function successRate(day: Pick<DeliveryDay, 'succeeded' | 'failed'>): number | null {
@@ -25,17 +25,19 @@ export function DeliveriesChart({ days }: { days: DeliveryDay[] }) {
       <h2 id="deliveries-per-day">Webhook deliveries per day</h2>
       <p class="chart-summary">{summary}</p>
       <figure class="chart">
-        <ColumnChart
-          id="deliveries-chart"
-          title="Webhook deliveries per day by outcome, with the success rate"
-          description={`Stacked columns, one per UTC day from ${shortDate(first)} to ${shortDate(last)}: deliveries that finished that day, delivered below and failed above; a dashed line gives each day's success rate. ${summary} The table that follows gives each day's figures.`}
-          series={[
-            { name: 'Delivered', colour: COLOURS.delivered },
-            { name: 'Failed', colour: COLOURS.failed },
-          ]}
-          columns={days.map((d) => ({ label: shortDate(d.day), values: [d.succeeded, d.failed] }))}
-          rate={{ name: 'Success rate', values: days.map(successRate) }}
-        />
+        <ChartScroll label="Webhook deliveries per day (chart)">
+          <ColumnChart
+            id="deliveries-chart"
+            title="Webhook deliveries per day by outcome, with the success rate"
+            description={`Stacked columns, one per UTC day from ${shortDate(first)} to ${shortDate(last)}: deliveries that finished that day, delivered below and failed above; a dashed line gives each day's success rate. ${summary} The table that follows gives each day's figures.`}
+            series={[
+              { name: 'Delivered', colour: COLOURS.delivered },
+              { name: 'Failed', colour: COLOURS.failed },
+            ]}
+            columns={days.map((d) => ({ label: shortDate(d.day), values: [d.succeeded, d.failed] }))}
+            rate={{ name: 'Success rate', values: days.map(successRate) }}
+          />
+        </ChartScroll>
         <Legend
           entries={[
             { name: 'Delivered', colour: COLOURS.delivered, figure: count(delivered) },
