@@ -1,20 +1,29 @@
 /**
  * The console pages' bare ceilings (mounted by bare-server.ts, its own process): each page's SQL, the same statements
  * ours sends, on the plain `pg` driver as named statements, and the rows written out as JSON — no session, no Koa
- * middleware stack, no page rendered. A soft ceiling flatters every ratio, so nothing else is done here.
- *   GET /console/overview?org=<id>             open debts by status; the last 7 days' failed deliveries, listed and counted
+ * middleware stack, no page rendered (but for the Overview's body, below). A soft ceiling flatters every ratio, so
+ * nothing else is done here.
+ *   GET /console/overview?org=<id>             the Overview's one statement over the rollups (issue 40), and its body
+ *                                              rendered as ours renders it (charts and tables), without the layout
  *   GET /console/deliveries?org=<id>           the Deliveries page's keyset page of 50 (JSON built by PostgreSQL)
  *   GET /console/delivery?org=<id>&id=<uuid>   a delivery, its attempts and its event's JSON
  */
 import type Koa from 'koa';
 import type pg from 'pg';
-import { NON_TERMINAL_STATUSES } from '../../core/debts/debt-status';
+import { h } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import {
+  OVERVIEW_ROLLUPS_SQL,
+  overviewBindings,
+  toOverviewFigures,
+  type OverviewRow,
+} from '../../core/rollups/overview-rollups';
+import { toConsoleOverview } from '../../core/staff/console-overview';
+import { OverviewBody } from '../../web/console/account/overview-page';
 import { jsonObject, jsonTime, jsonValue } from '../../core/platform/json-page';
 import type { Named } from './bare-api-routes';
 
 const PAGE = 50;
-const FAILED_LIST_LIMIT = 20;
-const FAILED_WINDOW_MS = 7 * 86_400_000;
 
 /** The delivery as the Deliveries page lists it (core/webhooks/deliveries.ts writes the same expression). */
 const DELIVERY_ITEM = jsonObject([
@@ -51,24 +60,24 @@ const DELIVERIES_PAGE = `select '[' || coalesce(string_agg(item, ',' order by n)
         order by webhook_deliveries.created_at desc, webhook_deliveries.id desc
         limit $6) as page) as numbered`;
 
-/** The Overview's three statements and the delivery page's, as knex writes ours (their text and parameters). */
-const OVERVIEW_COUNTS = `select s.status, (select count(*) from debts where organization_id = $1 and status = s.status) as count
-  from unnest($2::text[]) as s(status)`;
-const OVERVIEW_FAILED = `select "id", "event_type", "url", "updated_at" from "webhook_deliveries" where "organization_id" = $1 and status = 'Failed' and "updated_at" >= $2 order by "updated_at" desc, "id" desc limit $3`;
-const OVERVIEW_FAILED_COUNT = `select count(*) as "count" from "webhook_deliveries" where "organization_id" = $1 and status = 'Failed' and "updated_at" >= $2`;
+/** The Overview's statement as knex sends ours: its `?` placeholders numbered. */
+let placeholder = 0;
+const OVERVIEW = OVERVIEW_ROLLUPS_SQL.replace(/\?/g, () => `$${++placeholder}`);
 
+/** The delivery page's statements, as knex writes ours (their text and parameters). */
 const DELIVERY = `select * from "webhook_deliveries" where "organization_id" = $1 and "id" = $2 limit $3`;
 const ATTEMPTS = `select * from "webhook_delivery_attempts" where "delivery_id" = $1 order by "number" asc`;
 const EVENT = `select ${EVENT_ITEM} as json from "events" where "organization_id" = $1 and "id" = $2 limit $3`;
 
+/**
+ * The same statement and the same body as ours: the issue asks the ceiling to render the page's charts too, so the
+ * ratio to it says what the session, the middleware and the layout cost.
+ */
 async function overview(pool: pg.Pool, named: Named, org: string): Promise<string> {
-  const since = new Date(Date.now() - FAILED_WINDOW_MS);
-  const [counts, failed, failedCount] = await Promise.all([
-    pool.query(named(OVERVIEW_COUNTS, [org, `{${NON_TERMINAL_STATUSES.join(',')}}`])),
-    pool.query(named(OVERVIEW_FAILED, [org, since, FAILED_LIST_LIMIT])),
-    pool.query<{ count: string }>(named(OVERVIEW_FAILED_COUNT, [org, since])),
-  ]);
-  return JSON.stringify({ openDebts: counts.rows, failed: failed.rows, failedCount: failedCount.rows[0]?.count });
+  const now = new Date();
+  const { rows } = await pool.query<OverviewRow>(named(OVERVIEW, overviewBindings(org, now).bindings));
+  const body = toConsoleOverview(toOverviewFigures(rows[0]!, now));
+  return renderToString(h(OverviewBody, { overview: body, chartsStylesheetHref: '/console/assets/charts/site.css' }));
 }
 
 async function deliveries(pool: pg.Pool, named: Named, org: string): Promise<string> {
@@ -98,8 +107,10 @@ export async function consoleCeiling(pool: pg.Pool, named: Named, ctx: Koa.Conte
   if (ctx.method !== 'GET' || !ctx.path.startsWith('/console/')) return false;
   const org = String(ctx.query.org);
   ctx.type = 'application/json';
-  if (ctx.path === '/console/overview') ctx.body = await overview(pool, named, org);
-  else if (ctx.path === '/console/deliveries') ctx.body = await deliveries(pool, named, org);
+  if (ctx.path === '/console/overview') {
+    ctx.type = 'text/html';
+    ctx.body = await overview(pool, named, org);
+  } else if (ctx.path === '/console/deliveries') ctx.body = await deliveries(pool, named, org);
   else if (ctx.path === '/console/delivery') {
     const body = await delivery(pool, named, org, String(ctx.query.id));
     ctx.status = body === undefined ? 404 : 200;
