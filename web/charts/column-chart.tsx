@@ -51,7 +51,7 @@ export function ColumnChart({
   axisLabel = shortNumber,
 }: ColumnChartProps) {
   const totals = columns.map((c) => c.values.reduce((sum, v) => sum + v, 0));
-  const max = niceMax(Math.max(0, ...totals));
+  const max = niceMax(Math.max(2, ...totals)); // at least 2, so the middle gridline is a whole number
   const slot = PLOT_W / Math.max(1, columns.length);
   const barWidth = Math.max(2, slot * 0.7);
   const y = (value: number) => TOP + PLOT_H - (value / max) * PLOT_H;
