@@ -110,7 +110,8 @@ export function overviewBindings(organizationId: string, now: Date) {
   };
 }
 
-interface OverviewRow {
+/** The statement's one row. */
+export interface OverviewRow {
   debts: [DebtStatus, number][];
   days: [string, 'Succeeded' | 'Failed', number][];
   retrying: string;
@@ -119,9 +120,14 @@ interface OverviewRow {
 }
 
 export async function loadOverviewFigures(db: Db, organizationId: string, now = new Date()): Promise<OverviewFigures> {
-  const { firstDay, firstWeek, failedSince, bindings } = overviewBindings(organizationId, now);
+  const { bindings } = overviewBindings(organizationId, now);
   const { rows } = await prepared(db.raw<{ rows: OverviewRow[] }>(OVERVIEW_ROLLUPS_SQL, bindings));
-  const row = rows[0]!;
+  return toOverviewFigures(rows[0]!, now);
+}
+
+/** The statement's row as the page's figures, with zeros for the days, weeks and statuses it has no row for. */
+export function toOverviewFigures(row: OverviewRow, now: Date): OverviewFigures {
+  const { firstDay, firstWeek, failedSince } = overviewBindings('', now);
 
   const debts = new Map(row.debts.map(([status, n]) => [status, Number(n)]));
   const days = new Map<string, DeliveryDay>();

@@ -16,7 +16,10 @@ export interface ConsoleOverview extends OverviewFigures {
 }
 
 export async function loadConsoleOverview(db: Db, organizationId: string, now = new Date()): Promise<ConsoleOverview> {
-  const figures = await loadOverviewFigures(db, organizationId, now);
+  return toConsoleOverview(await loadOverviewFigures(db, organizationId, now));
+}
+
+export function toConsoleOverview(figures: OverviewFigures): ConsoleOverview {
   return {
     ...figures,
     openDebts: figures.debtsByStatus.filter((row) => NON_TERMINAL_STATUSES.includes(row.status)),
