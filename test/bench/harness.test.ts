@@ -26,6 +26,7 @@ const EXPECTED_SCENARIOS = [
   'GET /v1/events?limit=50 p99 growth',
   'GET /v1/webhooks/deliveries?limit=50 p99 growth',
   'GET /console (Overview) at 1,000 deliveries',
+  'GET /console (Overview) growth',
   'GET /console/deliveries at 1,000',
   'GET /console/deliveries p99 growth',
   'GET /console/deliveries?status=Failed p99 growth',
