@@ -1,70 +1,28 @@
 /**
- * What the console's Overview shows: open debts by status, and deliveries that reached `Failed` recently (the spec's
- * "surfaced in the client dashboard"). Tenant-scoped reads, organisation first.
+ * What the console's Overview shows (issue 40): debts by status, deliveries per day by outcome over 30 days with
+ * the success rate, the deliveries failing now (waiting to retry after a failed attempt), the failures of the last
+ * 7 days (counted and the newest listed: the spec's "surfaced in the client dashboard"), and the payments collected
+ * per week and currency. Read from rollups kept by triggers, so the page costs the same at any tenant size
+ * (core/rollups/overview-rollups.ts).
  */
 import { NON_TERMINAL_STATUSES, type DebtStatus } from '../debts/debt-status';
 import type { Db } from '../platform/db';
-import { prepared } from '../platform/prepared';
+import { FAILED_DAYS, loadOverviewFigures, type OverviewFigures } from '../rollups/overview-rollups';
 
-export const FAILED_DELIVERIES_WINDOW_MS = 7 * 86_400_000;
-const FAILED_LIST_LIMIT = 20;
-
-export interface ConsoleOverview {
+export interface ConsoleOverview extends OverviewFigures {
   openDebts: { status: DebtStatus; count: number }[];
-  failedDeliveries: { id: string; eventType: string; url: string; failedAt: string }[];
+  /** Failed deliveries whose failure falls in the last FAILED_DAYS UTC days (today included). */
   failedDeliveryCount: number;
 }
 
-/**
- * Each read is a named statement (core/platform/prepared.ts), planned once per connection, generically: for any
- * tenant. `Failed` is written into the failures' text, as a generic plan can use the partial index of failed
- * deliveries (migration 20261204140000) only when its condition is in the statement, not a parameter. The open debts
- * are counted one status at a time, each an index-only range of `debts_by_status`: as one `group by` over the
- * tenant's open debts, the generic plan expected an average tenant's share of the table and counted it with parallel
- * workers, 37–70 ms where the ranges take 1.5 ms (docs/operators/performance.md, "Console pages").
- */
-const OPEN_DEBT_COUNTS = `select s.status, (select count(*) from debts where organization_id = ? and status = s.status) as count
-  from unnest(?::text[]) as s(status)`;
-
 export async function loadConsoleOverview(db: Db, organizationId: string, now = new Date()): Promise<ConsoleOverview> {
-  const since = new Date(now.getTime() - FAILED_DELIVERIES_WINDOW_MS);
-  const failedSince = () =>
-    db('webhook_deliveries')
-      .where({ organization_id: organizationId })
-      .whereRaw(`status = 'Failed'`)
-      .where('updated_at', '>=', since);
-  const [counts, failed, failedCount] = await Promise.all([
-    prepared(
-      db.raw<{ rows: { status: DebtStatus; count: string }[] }>(OPEN_DEBT_COUNTS, [
-        organizationId,
-        `{${NON_TERMINAL_STATUSES.join(',')}}`,
-      ]),
-    ),
-    prepared(
-      failedSince()
-        .orderBy([
-          { column: 'updated_at', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ])
-        .limit(FAILED_LIST_LIMIT)
-        .select<{ id: string; event_type: string; url: string; updated_at: Date }[]>(
-          'id',
-          'event_type',
-          'url',
-          'updated_at',
-        ),
-    ),
-    prepared(failedSince().count<{ count: number }[]>('* as count')),
-  ]);
-  const byStatus = new Map(counts.rows.map((c) => [c.status, Number(c.count)]));
+  return toConsoleOverview(await loadOverviewFigures(db, organizationId, now));
+}
+
+export function toConsoleOverview(figures: OverviewFigures): ConsoleOverview {
   return {
-    openDebts: NON_TERMINAL_STATUSES.map((status) => ({ status, count: byStatus.get(status) ?? 0 })),
-    failedDeliveries: failed.map((d) => ({
-      id: d.id,
-      eventType: d.event_type,
-      url: d.url,
-      failedAt: d.updated_at.toISOString(),
-    })),
-    failedDeliveryCount: Number(failedCount[0]?.count ?? 0),
+    ...figures,
+    openDebts: figures.debtsByStatus.filter((row) => NON_TERMINAL_STATUSES.includes(row.status)),
+    failedDeliveryCount: figures.deliveryDays.slice(-FAILED_DAYS).reduce((sum, day) => sum + day.failed, 0),
   };
 }

@@ -12,7 +12,6 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { CHECK_AND_CHARGE } from '../../api/http/rate-limit';
 import { hashKeySecret } from '../../core/access/api-keys';
-import { NON_TERMINAL_STATUSES } from '../../core/debts/debt-status';
 import { toDebt, type DebtRow } from '../../core/debts/debts';
 import { MAX_DOCUMENT_BYTES } from '../../core/documents/documents';
 import { newRequestId, requestIdOfUpdate } from '../../core/events/request-cause';
@@ -21,9 +20,10 @@ import { claimStatement } from '../../core/platform/idempotency-store';
 import { jsonObject, jsonTime, jsonValue } from '../../core/platform/json-page';
 import { CREDITOR_NAME_SQL, PORTAL_DEBT_SQL, PORTAL_TRANSACTIONS_SQL } from '../../core/portal/debt-reads';
 import { LINK_LIVE_SQL } from '../../core/portal/portal-sessions';
+import { OVERVIEW_ROLLUPS_SQL, overviewBindings } from '../../core/rollups/overview-rollups';
 import { testEnv } from '../support/env';
 import { RATE_LIMIT_SCRIPT, bareKeyHash, bareRequestId } from './bare-api-routes';
-import { BARE_OPEN_STATUSES, bareJsonObject, bareJsonTime, bareJsonValue } from './bare-console';
+import { BARE_OVERVIEW_SQL, bareJsonObject, bareJsonTime, bareJsonValue, bareOverviewBindings } from './bare-console';
 import { BARE_OUTBOX_CHANNEL, BARE_WAKE_SPACING_MS, bareClaimStatement, bareDebtJson } from './bare-debts';
 import { BARE_MAX_DOCUMENT_BYTES } from './bare-documents';
 import {
@@ -125,7 +125,13 @@ describe('bench ceilings (libraries alone)', () => {
       BARE_CREDITOR_NAME_SQL,
       BARE_LINK_LIVE_SQL,
     ]).to.deep.equal([PORTAL_DEBT_SQL, PORTAL_TRANSACTIONS_SQL, CREDITOR_NAME_SQL, LINK_LIVE_SQL]);
-    expect(BARE_OPEN_STATUSES).to.deep.equal(NON_TERMINAL_STATUSES);
+    let placeholder = 0;
+    expect(BARE_OVERVIEW_SQL).to.equal(OVERVIEW_ROLLUPS_SQL.replace(/\?/g, () => `$${++placeholder}`));
+    // Every weekday, and the turn of a year, give the same windows.
+    for (let day = 0; day < 9; day++) {
+      const now = new Date(Date.UTC(2026, 11, 27 + day, 23, 59));
+      expect(bareOverviewBindings('org', now), now.toISOString()).to.deep.equal(overviewBindings('org', now).bindings);
+    }
     const fields: [string, string][] = [
       ['id', bareJsonValue('t.id')],
       ['at', bareJsonTime('t.created_at')],
@@ -151,6 +157,7 @@ const EXPECTED_SCENARIOS = [
   'GET /v1/events?limit=50 p99 growth',
   'GET /v1/webhooks/deliveries?limit=50 p99 growth',
   'GET /console (Overview) at 1,000 deliveries',
+  'GET /console (Overview) growth',
   'GET /console/deliveries at 1,000',
   'GET /console/deliveries p99 growth',
   'GET /console/deliveries?status=Failed p99 growth',

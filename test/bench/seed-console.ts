@@ -1,9 +1,10 @@
 /**
  * The console benchmark's tenants, seeded once and kept (as the list tenants are): N events of a realistic mix of
- * types (the newest an hour old), one webhook delivery each (one in 16 `Failed` after six attempts, an hour after its
- * event; the rest `Succeeded`), and N / 10 debts over every status. A tenant seeded more than three days ago is
- * seeded again, so the Overview's seven-day window of failures is never empty. Everything is INSERT … SELECT
- * generate_series in SQL.
+ * types spread evenly over the last 29 days at every size (the newest an hour old; the Overview's charts then have the
+ * same shape at 1,000 and 1,000,000, and only the rows behind them differ), one webhook delivery each (one in 16
+ * `Failed` after six attempts, an hour after its event; the rest `Succeeded`), N / 10 debts over every status, and a
+ * payment on one debt in four over 12 weeks. A tenant seeded more than three days ago is seeded again, so the
+ * Overview's seven-day window of failures is never empty. Everything is INSERT … SELECT generate_series in SQL.
  * Each run signs a staff user of the tenant in through the session store (core/staff/sessions.ts), as a magic link
  * would, without the mail.
  */
@@ -65,9 +66,9 @@ async function seedConsoleTenant(db: Db, organizationId: string, count: number):
        select 'evt_' || md5(? || '-' || i), ?, ${typeOf('i', count)},
               json_build_object('debt', json_build_object('id', gen_random_uuid(), 'status', 'Active',
                 'externalAccountId', 'BENCH-' || i, 'outstandingPrincipal', 100 + i % 1000, 'currency', 'AUD')),
-              now() - interval '1 hour' - i * interval '1 second'
+              now() - interval '1 hour' - i * (interval '29 days' / ?)
        from generate_series(1, ?) as i`,
-      [organizationId, organizationId, count],
+      [organizationId, organizationId, count, count],
     );
     // The delivery's number is its event's: the same `i`, recovered from the event's age order.
     await trx.raw(
@@ -92,15 +93,25 @@ async function seedConsoleTenant(db: Db, organizationId: string, count: number):
     );
   });
   await seedDebts(db, organizationId, Math.max(10, Math.floor(count / 10)));
+  // A payment on one debt in four, spread over the last 12 weeks: the Overview's collected chart has data.
+  await db.raw(
+    `insert into transactions (id, organization_id, debt_id, direction, status, type, amount, currency, created_at,
+       updated_at)
+     select gen_random_uuid(), organization_id, id, 'Inbound', 'Succeeded', 'Payment', 10 + n % 90 + 0.25, currency,
+            now() - (n % 84) * interval '1 day', now() - (n % 84) * interval '1 day'
+       from (select d.*, row_number() over (order by id) as n from debts d where organization_id = ?) numbered
+      where n % 4 = 0`,
+    [organizationId],
+  );
   // Vacuumed as autovacuum soon would: the counts' index-only scans then skip the heap, as they do in production.
-  for (const table of ['events', 'webhook_deliveries', 'webhook_delivery_attempts', 'debts']) {
+  for (const table of ['events', 'webhook_deliveries', 'webhook_delivery_attempts', 'debts', 'transactions']) {
     await db.raw(`vacuum (analyze) ${table}`);
   }
 }
 
 /** The kept tenant with `count` deliveries, seeded now if missing, incomplete or older than three days. */
 async function consoleOrganization(db: Db, count: number): Promise<string> {
-  const name = `bench console v2 ${count}`;
+  const name = `bench console v4 ${count}`;
   const existing = await db('organizations')
     .where({ name })
     .first<{ id: string; created_at: Date } | undefined>('id', 'created_at');

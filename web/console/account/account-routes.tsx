@@ -6,6 +6,7 @@ import { ApiError, errors } from '../../../core/platform/errors';
 import { isUuid } from '../../../core/platform/ids';
 import { findConsoleKey, listConsoleKeys, mintConsoleKey, revokeConsoleKey } from '../../../core/staff/console-keys';
 import { loadConsoleOverview } from '../../../core/staff/console-overview';
+import { loadWebAssets } from '../../assets';
 import { canManageKeys } from '../../../core/staff/roles';
 import type { StaffSession } from '../../../core/staff/sessions';
 import type { ConsoleContext } from '../shared/console-context';
@@ -18,6 +19,9 @@ export function accountRoutes(router: Router, c: ConsoleContext): void {
   const mode = config.mode;
   const keyKind = mode === 'production' ? 'live' : 'test';
   const actor = (s: StaffSession) => ({ ...s });
+  // The Overview's charts have a stylesheet of their own, linked from that page only.
+  const charts = loadWebAssets('charts.css', '/console/assets/charts/');
+  router.get(charts.stylesheetHref, charts.serve);
 
   /** The session of a signed-in GET; a signed-out visitor is sent to the sign-in page. */
   async function signedIn(ctx: Context): Promise<StaffSession | null> {
@@ -30,7 +34,7 @@ export function accountRoutes(router: Router, c: ConsoleContext): void {
     const session = await signedIn(ctx);
     if (!session) return;
     const overview = await loadConsoleOverview(db, session.organizationId);
-    c.page(ctx, 'Overview', <OverviewBody overview={overview} />);
+    c.page(ctx, 'Overview', <OverviewBody overview={overview} chartsStylesheetHref={charts.stylesheetHref} />);
   });
 
   router.get('/console/keys', async (ctx) => {
