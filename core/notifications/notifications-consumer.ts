@@ -54,7 +54,7 @@ export interface NotificationsConsumerOptions extends NotificationSenderDeps {
   sendsInFlight?: number;
 }
 
-/** The consumer, and the dispatcher it wakes (its own unless given: tests and the bench drive one directly). */
+/** The consumer, and the dispatcher it wakes (which the relay stops with it). */
 export type NotificationsConsumer = OutboxConsumer & { readonly dispatcher: MailDispatcher };
 
 interface NotifyingEvent {
