@@ -13,20 +13,27 @@ import { reportOutboxLag } from '../core/events/outbox-lag';
 import { startOutboxRelay } from '../core/events/relay';
 import { createDebtLifecycleConsumer } from '../core/lifecycle/lifecycle-consumer';
 import { createMailer } from '../core/notifications/mail';
+import { mailSendsInFlight } from '../core/notifications/mail-dispatcher';
 import { createNotificationsConsumer } from '../core/notifications/notifications-consumer';
 import type { WorkerDeps } from '../core/temporal/worker-process';
 import { TASK_QUEUES } from '../core/temporal/names';
 import { LIFECYCLE_CACHED_WORKFLOWS, runWorker } from '../core/temporal/worker-process';
 
-/** What debtor notifications need in a mode: its public URL, and a mailer with the notifications' `From`. */
-function notificationDeps({ db, mode, logger, notifications, secretBox }: WorkerDeps) {
+/**
+ * What debtor notifications need in a mode: its public URL, the collector's Reply-To, and a mailer with the
+ * notifications' `From`. The consumer's dispatcher sends through a pooled transport (SMTP_MAX_CONNECTIONS kept open,
+ * at most SMTP_MAX_MESSAGES_PER_SECOND); the reminder activities, one message at a time, through their own.
+ */
+function notificationDeps({ db, mode, logger, notifications, secretBox }: WorkerDeps, pooled = false) {
+  const { smtpUrl, from, replyTo, pool } = notifications;
   return {
     db,
     mode,
     secretBox,
+    replyTo,
     logger: logger.child({ mode }),
     publicBaseUrl: notifications.publicBaseUrls[mode],
-    mailer: createMailer({ smtpUrl: notifications.smtpUrl, from: notifications.from }),
+    mailer: createMailer({ smtpUrl, from, ...(pooled ? { pool } : {}) }),
   };
 }
 
@@ -35,6 +42,7 @@ void runWorker({
   workflowsPath: require.resolve('../workflows/bundles/lifecycle'),
   defaultModes: 'production,sandbox',
   cachedWorkflows: LIFECYCLE_CACHED_WORKFLOWS,
+  sidecarConnections: (config) => mailSendsInFlight(config.notifications.pool.maxConnections),
   createActivities: (deps) => ({
     ...createDiagnosticsActivities({ db: deps.db }),
     ...createDebtLifecycleActivities({ db: deps.db, mode: deps.mode, logger: deps.logger.child({ mode: deps.mode }) }),
@@ -48,15 +56,23 @@ void runWorker({
   }),
   startSidecar: async (deps) => {
     const { mode, db, databaseUrl, client, logger } = deps;
+    const mailDeps = notificationDeps(deps, true);
     const consumers = [
       createDebtLifecycleConsumer({ mode, db, client }),
-      createNotificationsConsumer({ ...notificationDeps(deps), client, logger }),
+      createNotificationsConsumer({
+        ...mailDeps,
+        client,
+        logger,
+        sendsInFlight: mailSendsInFlight(deps.notifications.pool.maxConnections),
+      }),
     ];
     const relay = startOutboxRelay({ mode, db, databaseUrl, logger, consumers });
     const stopLag = reportOutboxLag({ db, mode, consumers: consumers.map((c) => c.name) });
-    return () => {
+    return async () => {
       stopLag();
-      return relay.stop();
+      // The relay stops the dispatcher, which waits for its sends in flight; then the pool's connections close.
+      await relay.stop();
+      mailDeps.mailer.close();
     };
   },
 });

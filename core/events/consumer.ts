@@ -35,6 +35,8 @@ export interface OutboxConsumer {
    * the step). Runs after every pass.
    */
   sweep?(): Promise<void>;
+  /** Optional: ends work the consumer runs beside the relay's loop (the relay calls it when it stops). */
+  stop?(): Promise<void>;
   /**
    * Where a consumer's cursor starts the first time it runs in a mode: at the first event ever written, or after every
    * event committed before that moment. Defaults to `beginning`.

@@ -51,6 +51,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     async stop() {
       stopped = true;
       await Promise.all(loops.map((loop) => loop.stop()));
+      for (const consumer of options.consumers) if (consumer.stop) await consumer.stop();
       await listener.close();
       log.info('outbox relay stopped');
     },

@@ -26,6 +26,8 @@ export interface MessageFacts {
   debtorFirstName: string;
   /** The branding's support email and phone, when the creditor set them. */
   contact: { email: string | null; phone: string | null };
+  /** The message's `Reply-To`: the support email, else the collector's address; null when a reply reaches nobody. */
+  replyTo: string | null;
   optOutUrl: string;
 }
 
@@ -140,7 +142,11 @@ function contactLines(facts: MessageFacts): string[] {
   ]
     .filter(Boolean)
     .join(' or ');
-  return ways ? [`Questions? Please ${ways}.`] : ['Questions? Reply to this email and we will get back to you.'];
+  if (ways) return [`Questions? Please ${ways}.`];
+  // Only a message with a Reply-To invites a reply: one sent from a no-reply `From` must not promise an answer.
+  return facts.replyTo
+    ? ['Questions? Reply to this email and we will get back to you.']
+    : [`Questions? Please contact ${facts.creditorName}. Replies to this email are not read.`];
 }
 
 function footer(facts: MessageFacts): string[] {

@@ -109,24 +109,70 @@ export async function finishNotification(
     });
 }
 
-/** A send that failed but may be tried again: back to `pending`; the sweep waits a minute per attempt made. */
+/** A send that failed but may be tried again: back to `pending`; the dispatcher waits a minute per attempt made. */
 export async function releaseNotification(db: Db, id: string): Promise<void> {
   await db('debtor_notifications').where({ id, status: 'sending' }).update({ status: 'pending' });
 }
 
-/** Notifications nobody has finished and that are due a try: oldest first. */
-export async function unhandledNotifications(db: Db, mode: Mode, olderThan: Date, limit: number): Promise<string[]> {
-  // The mode's organisations only: each mode renders its own (a database may hold both, as in tests).
-  const { rows } = await db.raw<{ rows: { id: string }[] }>(
-    `select n.id from debtor_notifications n join organizations o on o.id = n.organization_id
-      where o.mode = ? and status in ('pending', 'sending') and n.created_at < ?
-        and (status = 'pending' and (claimed_at is null or claimed_at < now() - attempts * interval '1 minute')
-             or status = 'sending' and claimed_at < now() - ? * interval '1 millisecond')
-      order by n.created_at
-      limit ?`,
-    [mode, olderThan, CLAIM_EXPIRY_MS, limit],
+/** Claimed rows whose send never started (a dispatcher stopping): `pending` again at once, the attempt not counted. */
+export async function returnUnsentNotifications(db: Db, ids: string[]): Promise<void> {
+  await db('debtor_notifications')
+    .whereIn('id', ids)
+    .where({ status: 'sending' })
+    .update({ status: 'pending', claimed_at: null, attempts: db.raw('greatest(attempts - 1, 0)') });
+}
+
+/** A row a claim returned: its round is its place among its organisation's claimed rows (1 for the oldest). */
+export type RoundClaimedRow = ClaimedNotificationRow & { round: number };
+
+/**
+ * Takes up to `limit` notifications that are due a try, round-robin across the mode's organisations, and claims them
+ * (`sending`, as claimNotification does): every organisation's oldest due notification (round 1) before any
+ * organisation's second, then the seconds, and so on; within a round, the oldest first. A tenant with ten thousand
+ * pending notifications therefore takes one place in each round, and a tenant with one is in the first.
+ *
+ * Due: `pending` and not waiting out a failed attempt's pause (a minute per attempt made), or `sending` under a claim
+ * older than CLAIM_EXPIRY_MS (its sender died). The update checks that again on each row it locks, so two dispatchers
+ * (two worker processes) never claim the same row: the second finds it claimed and skips it.
+ */
+export async function claimDueNotifications(db: Db, mode: Mode, limit: number): Promise<RoundClaimedRow[]> {
+  const due = `(n.status = 'pending' and (n.claimed_at is null or n.claimed_at < now() - n.attempts * interval '1 minute')
+                or n.status = 'sending' and n.claimed_at < now() - :expiry * interval '1 millisecond')`;
+  // The organisations with unhandled rows, one index probe each (a skip scan of debtor_notifications_unhandled_by_org:
+  // a plain `distinct` would read every unhandled row of every tenant); then each one's oldest due rows.
+  const { rows } = await db.raw<{ rows: RoundClaimedRow[] }>(
+    `with recursive orgs(id) as (
+       (select organization_id from debtor_notifications where status in ('pending', 'sending')
+         order by organization_id limit 1)
+       union all
+       select (select n.organization_id from debtor_notifications n
+                where n.status in ('pending', 'sending') and n.organization_id > orgs.id
+                order by n.organization_id limit 1)
+         from orgs where orgs.id is not null
+     ),
+     picked as (
+       select c.id, c.round from orgs
+         join organizations o on o.id = orgs.id and o.mode = :mode
+         cross join lateral (
+           select n.id, n.created_at, row_number() over (order by n.created_at, n.id) as round
+             from debtor_notifications n
+            where n.organization_id = orgs.id and n.status in ('pending', 'sending') and ${due}
+            order by n.created_at, n.id
+            limit :limit
+         ) c
+        order by c.round, c.created_at, c.id
+        limit :limit
+     )
+     update debtor_notifications n
+        set status = 'sending', claimed_at = now(), attempts = n.attempts + 1
+       from picked
+      where n.id = picked.id and ${due}
+     returning n.*, picked.round::integer as round`,
+    { mode, limit, expiry: CLAIM_EXPIRY_MS },
   );
-  return rows.map((r) => r.id);
+  return rows.sort(
+    (a, b) => a.round - b.round || a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id),
+  );
 }
 
 export async function getNotification(db: Db, organizationId: string, id: string): Promise<NotificationRow | null> {

@@ -33,6 +33,17 @@ export interface MailerOptions {
   smtpUrl: string;
   /** The `From` header, e.g. `Client console <console@example.com>`. */
   from: string;
+  /**
+   * Keep connections open and share them (debtor mail in bulk): nodemailer's pool, at most `maxConnections` to the
+   * relay, and at most `maxMessagesPerSecond` across them (0: no limit), which nodemailer enforces by holding the
+   * messages past the limit until the second is over. Without it each message opens its own connection.
+   */
+  pool?: MailPoolOptions;
+}
+
+export interface MailPoolOptions {
+  maxConnections: number;
+  maxMessagesPerSecond: number;
 }
 
 export function createMailer(options: MailerOptions): Mailer {
@@ -42,6 +53,16 @@ export function createMailer(options: MailerOptions): Mailer {
     connectionTimeout: SMTP_TIMEOUTS_MS.connection,
     greetingTimeout: SMTP_TIMEOUTS_MS.greeting,
     socketTimeout: SMTP_TIMEOUTS_MS.socket,
+    ...(options.pool
+      ? {
+          pool: true,
+          maxConnections: options.pool.maxConnections,
+          // The relay's rate, per second; nodemailer's default (no limit) when 0.
+          ...(options.pool.maxMessagesPerSecond > 0
+            ? { rateDelta: 1000, rateLimit: options.pool.maxMessagesPerSecond }
+            : {}),
+        }
+      : {}),
   });
   return {
     async send(message) {

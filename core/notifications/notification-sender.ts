@@ -45,6 +45,11 @@ export interface NotificationSenderDeps {
   publicBaseUrl: string;
   /** Debtor mail, with the notifications' `From`; unused in the sandbox. */
   mailer?: Mailer;
+  /**
+   * The collector's own address for replies (`NOTIFICATIONS_REPLY_TO`): a message's `Reply-To` when the creditor's
+   * branding has no support email. Without either, the message promises no reply.
+   */
+  replyTo?: string;
   /** Seals a message's secrets between attempts (WEBHOOK_SECRET_KEY's box); unused in the sandbox. */
   secretBox?: SecretBox;
   logger?: Logger;
@@ -62,6 +67,15 @@ export const SANDBOX_PLACEHOLDERS = {
 export async function deliverNotification(deps: NotificationSenderDeps, id: string): Promise<DeliveryOutcome> {
   const row = await claimNotification(deps.db, id);
   if (!row) return 'not_claimed';
+  return deliverClaimed(deps, row);
+}
+
+/** Handles a notification this sender has claimed (claimNotification, or the dispatcher's claimDueNotifications). */
+export async function deliverClaimed(
+  deps: NotificationSenderDeps,
+  row: ClaimedNotificationRow,
+): Promise<DeliveryOutcome> {
+  const { id } = row;
   try {
     return await handle(deps, row);
   } catch (err) {
@@ -120,7 +134,7 @@ async function handle(deps: NotificationSenderDeps, row: ClaimedNotificationRow)
     to: debtor.email,
     subject: message.subject,
     text: message.text,
-    ...(facts.contact.email ? { replyTo: facts.contact.email } : {}),
+    ...(facts.replyTo ? { replyTo: facts.replyTo } : {}),
   });
   await finishNotification(db, row.id, { status: 'sent' });
   return 'sent';
@@ -140,6 +154,8 @@ async function factsOf(
     creditorName: organization?.name ?? 'your creditor',
     debtorFirstName: firstName,
     contact: { email: branding.supportEmail, phone: branding.supportPhone },
+    // A reply reaches the creditor's support address, else the collector's; with neither, nobody would read it.
+    replyTo: branding.supportEmail ?? (deps.replyTo || null),
     optOutUrl: links.optOutUrl,
   };
 }

@@ -4,10 +4,12 @@
  * receipt, `plan.defaulted` → the default notice.
  *
  * Exactly once in effect: the batch's transaction records each notification, unique by (event, kind), together with
- * the consumer's cursor; an event handed over again records nothing new. The emails go after the commit, never inside
- * the transaction (an SMTP call would hold the outbox horizon); a notification whose send was lost with its process
- * is still recorded `pending` and the sweep after every pass sends it. The reminder workflows' starts are recorded
- * the same way (`notification_reminder_starts`, as the lifecycle consumer records its starts).
+ * the consumer's cursor; an event handed over again records nothing new. The emails are not sent here: after the
+ * commit the consumer wakes the mode's mail dispatcher (mail-dispatcher.ts), which sends what is due fairly across
+ * organisations, so a batch of ten thousand new debts neither holds the outbox nor queues other tenants' mail behind
+ * it. The sweep after every pass wakes it too, for retries and claims left by a process that died. The reminder
+ * workflows' starts are recorded the same way (`notification_reminder_starts`, as the lifecycle consumer records its
+ * starts).
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { OutboxConsumer } from '../events/consumer';
@@ -15,8 +17,9 @@ import type { Trx } from '../platform/db';
 import type { Logger } from '../platform/logger';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, WORKFLOW_TYPES, workflowIds } from '../temporal/names';
 import type { NotificationKind } from './debtor-messages';
-import { recordNotifications, unhandledNotifications } from './debtor-notifications';
-import { deliverNotification, type NotificationSenderDeps } from './notification-sender';
+import { recordNotifications } from './debtor-notifications';
+import { createMailDispatcher, type MailDispatcher } from './mail-dispatcher';
+import type { NotificationSenderDeps } from './notification-sender';
 
 export const DEBTOR_NOTIFICATIONS_CONSUMER = 'debtor-notifications';
 
@@ -28,8 +31,8 @@ export const NOTIFYING_EVENTS: Readonly<Record<string, NotificationKind>> = {
   'plan.defaulted': 'plan_defaulted',
 };
 
-/** A notification the after-commit step did not finish waits this long before a sweep takes it. */
-const SWEEP_AFTER_MS = 30_000;
+/** Notifications handled at once when the caller does not say (the lifecycle worker derives it from its SMTP pool). */
+const DEFAULT_SENDS_IN_FLIGHT = 4;
 const SWEEP_BATCH = 100;
 const START_DEADLINE_MS = 10_000;
 
@@ -47,7 +50,12 @@ export interface NotificationsConsumerOptions extends NotificationSenderDeps {
   client: Client;
   taskQueue?: string;
   logger: Logger;
+  /** The mail dispatcher's sends in flight (mailSendsInFlight of the SMTP pool). */
+  sendsInFlight?: number;
 }
+
+/** The consumer, and the dispatcher it wakes (which the relay stops with it). */
+export type NotificationsConsumer = OutboxConsumer & { readonly dispatcher: MailDispatcher };
 
 interface NotifyingEvent {
   eventId: string;
@@ -75,19 +83,13 @@ async function ofExistingDebts(trx: Trx, rows: NotifyingEvent[]): Promise<Notify
   return candidates.filter((r) => existing.has(`${r.organizationId}/${r.debtId}`));
 }
 
-export function createNotificationsConsumer(options: NotificationsConsumerOptions): OutboxConsumer {
+export function createNotificationsConsumer(options: NotificationsConsumerOptions): NotificationsConsumer {
   const { db, client } = options;
   const log = options.logger.child({ component: 'debtor-notifications' });
-
-  async function deliverAll(ids: string[]): Promise<void> {
-    for (const id of ids) {
-      try {
-        await deliverNotification(options, id);
-      } catch (err) {
-        log.warn({ err, notificationId: id }, 'debtor notification failed; the sweep tries again');
-      }
-    }
-  }
+  const dispatcher = createMailDispatcher({
+    ...options,
+    sendsInFlight: options.sendsInFlight ?? DEFAULT_SENDS_IN_FLIGHT,
+  });
 
   async function startReminders(starts: InstalmentRemindersInput[]): Promise<void> {
     for (const start of starts) {
@@ -115,6 +117,7 @@ export function createNotificationsConsumer(options: NotificationsConsumerOption
 
   return {
     name: DEBTOR_NOTIFICATIONS_CONSUMER,
+    dispatcher,
     // Debtors are not mailed about what happened before notifications existed.
     startAt: 'now',
     async consume(trx, events) {
@@ -153,14 +156,14 @@ export function createNotificationsConsumer(options: NotificationsConsumerOption
           .ignore();
       }
       return async () => {
-        await deliverAll(ids);
+        // Handed over, not awaited: the relay takes the next batch while the dispatcher sends.
+        if (ids.length > 0) dispatcher.wake();
         await startReminders(starts);
       };
     },
     async sweep() {
-      await deliverAll(
-        await unhandledNotifications(db, options.mode, new Date(Date.now() - SWEEP_AFTER_MS), SWEEP_BATCH),
-      );
+      // Retries whose pause is over, and claims a dead process left, are due again: the dispatcher takes them.
+      dispatcher.wake();
       const recorded = await db('notification_reminder_starts as s')
         .join('organizations as o', 'o.id', 's.organization_id')
         .where('o.mode', options.mode)
@@ -172,6 +175,9 @@ export function createNotificationsConsumer(options: NotificationsConsumerOption
           's.plan_event_id as planEventId',
         );
       if (recorded.length > 0) await startReminders(recorded);
+    },
+    stop() {
+      return dispatcher.stop();
     },
   };
 }

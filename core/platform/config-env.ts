@@ -31,6 +31,14 @@ export function defaultDatabaseUrl(mode: Mode): string {
   return `postgres://client_api:client_api@127.0.0.1:5432/client_api_${mode}`;
 }
 
+/** An email address (a plain `local@domain`, no display name), or empty for none. */
+export const emailOrEmpty = makeValidator<string>((input) => {
+  const value = input.trim();
+  if (value !== '' && !/^[^\s@<>",]+@[^\s@<>",]+\.[^\s@<>",]+$/.test(value))
+    throw new Error('expected an email address such as support@collect.example, or nothing');
+  return value;
+});
+
 export const portOrZero = makeValidator<number>((input) => {
   if (!/^\d{1,5}$/.test(input) || Number(input) > 65535) throw new Error('expected a port (1-65535), or 0 to disable');
   return Number(input);
@@ -62,5 +70,25 @@ export const NOTIFICATIONS_MAIL_ENV = {
   NOTIFICATIONS_MAIL_FROM: str({
     default: 'Account notifications <notifications@localhost>',
     desc: 'From header of the emails debtors are sent',
+  }),
+  NOTIFICATIONS_REPLY_TO: emailOrEmpty({
+    default: '',
+    desc: "Reply-To of debtor emails whose creditor's branding has no support email; empty: such emails invite no reply",
+  }),
+};
+
+/** A whole number of at least `min`. */
+export const wholeNumber = (min: number) =>
+  makeValidator<number>((input) => {
+    if (!/^\d{1,9}$/.test(input) || Number(input) < min) throw new Error(`expected a whole number of at least ${min}`);
+    return Number(input);
+  });
+
+/** The lifecycle worker's SMTP pool for debtor notifications (core/notifications/mail.ts, mail-dispatcher.ts). */
+export const SMTP_POOL_ENV = {
+  SMTP_MAX_CONNECTIONS: wholeNumber(1)({ default: 5, desc: 'connections kept open to the SMTP relay for debtor mail' }),
+  SMTP_MAX_MESSAGES_PER_SECOND: wholeNumber(0)({
+    default: 0,
+    desc: 'debtor emails handed to the SMTP relay per second at most (the relay’s own limit); 0: no limit',
   }),
 };

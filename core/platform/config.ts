@@ -76,6 +76,8 @@ export interface Config {
   mail: { smtpUrl: string; from: string };
   /** The `From` of debtor notifications (`NOTIFICATIONS_MAIL_FROM`; docs/notifications.md). */
   debtorMailFrom: string;
+  /** `NOTIFICATIONS_REPLY_TO`: the collector's address for debtors' replies, or '' for none. */
+  debtorReplyTo: string;
   /** The client console's sessions and sign-in (docs/operators/configuration.md, "Console"). */
   console: ConsoleConfig;
   /** The debtors' payment processor: test mode, or Stripe on the production host (docs/payments.md). */
@@ -155,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     documents,
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     debtorMailFrom: e.NOTIFICATIONS_MAIL_FROM,
+    debtorReplyTo: e.NOTIFICATIONS_REPLY_TO,
     console: consoleConfig(e, publicBaseUrl),
     payments,
     portal: portalConfig(e),

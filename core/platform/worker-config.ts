@@ -12,6 +12,7 @@ import {
   LOG_ENV,
   NOTIFICATIONS_MAIL_ENV,
   portOrZero,
+  SMTP_POOL_ENV,
   postgresUrl,
   redisUrl,
   stripSlash,
@@ -42,7 +43,15 @@ export interface WorkerConfig {
   logFormat: LogFormat;
   webhooks: WebhookConfig;
   /** Debtor notifications sent by the lifecycle worker: the SMTP relay, their `From`, and each mode's public URL. */
-  notifications: { smtpUrl: string; from: string; publicBaseUrls: Record<Mode, string> };
+  notifications: {
+    smtpUrl: string;
+    from: string;
+    /** `NOTIFICATIONS_REPLY_TO`: the collector's address for replies, or '' for none. */
+    replyTo: string;
+    /** The SMTP pool: connections kept open, and the relay's rate (messages per second, 0: no limit). */
+    pool: { maxConnections: number; maxMessagesPerSecond: number };
+    publicBaseUrls: Record<Mode, string>;
+  };
 }
 
 function parseModeList(input: string): Mode[] {
@@ -81,6 +90,7 @@ export function loadWorkerConfig(
       ...WEBHOOK_ENV,
       ...DOCUMENT_ENV,
       ...NOTIFICATIONS_MAIL_ENV,
+      ...SMTP_POOL_ENV,
       SMTP_URL: str({ default: 'smtp://127.0.0.1:1025', desc: 'SMTP relay for debtor notifications' }),
       PRODUCTION_BASE_URL: url({ default: 'http://localhost:3000' }),
       SANDBOX_BASE_URL: url({ default: 'http://localhost:3001' }),
@@ -115,6 +125,8 @@ export function loadWorkerConfig(
     notifications: {
       smtpUrl: e.SMTP_URL,
       from: e.NOTIFICATIONS_MAIL_FROM,
+      replyTo: e.NOTIFICATIONS_REPLY_TO,
+      pool: { maxConnections: e.SMTP_MAX_CONNECTIONS, maxMessagesPerSecond: e.SMTP_MAX_MESSAGES_PER_SECOND },
       publicBaseUrls: { production: stripSlash(e.PRODUCTION_BASE_URL), sandbox: stripSlash(e.SANDBOX_BASE_URL) },
     },
   };

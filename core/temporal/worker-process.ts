@@ -57,6 +57,11 @@ export interface RunWorkerOptions {
    * set, the mode's database pool counts them too, as it counts activity slots.
    */
   localActivitySlots?: number;
+  /**
+   * Database connections per mode the sidecar needs beyond the usual (its batch transaction and sweep): the lifecycle
+   * worker's mail dispatcher, one per send in flight, so activities never wait behind it for a connection.
+   */
+  sidecarConnections?: (config: WorkerConfig) => number;
   /** Workflow tasks run at once per mode (`maxConcurrentWorkflowTaskExecutions`); the SDK's default when unset. */
   workflowTaskSlots?: number;
   /**
@@ -89,8 +94,12 @@ const DEFAULT_ACTIVITY_SLOTS = 20;
 const SIDECAR_CONNECTIONS = 5;
 
 /** A worker process's database pool per mode: one connection per activity slot (local ones too), plus the sidecars'. */
-export function workerPool(activitySlots: number, localActivitySlots = 0): { min: number; max: number } {
-  return { min: 0, max: activitySlots + localActivitySlots + SIDECAR_CONNECTIONS };
+export function workerPool(
+  activitySlots: number,
+  localActivitySlots = 0,
+  extraSidecarConnections = 0,
+): { min: number; max: number } {
+  return { min: 0, max: activitySlots + localActivitySlots + SIDECAR_CONNECTIONS + extraSidecarConnections };
 }
 /** After this the SDK gives up on a graceful stop and the process exits non-zero. */
 const SHUTDOWN_FORCE_TIME = '30s';
@@ -123,7 +132,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   const secretBox = createSecretBox(config.webhooks.secretKeys);
   const shared = { webhooks: config.webhooks, secretBox, logger, notifications: config.notifications };
   const activitySlots = options.activitySlots ?? DEFAULT_ACTIVITY_SLOTS;
-  const pool = workerPool(activitySlots, options.localActivitySlots);
+  const pool = workerPool(activitySlots, options.localActivitySlots, options.sidecarConnections?.(config) ?? 0);
   const modes = config.modes.map((modeConfig) => ({
     ...modeConfig,
     ...shared,

@@ -4,7 +4,7 @@
  * ratios with their targets (PASS/BELOW), p50/p99 and each process's peak memory, and writes the same as JSON
  * (bench-results/latest.json, path printed). Nothing here asserts: benchmarks print, tests assert.
  *   BENCH_DURATION=10 (seconds per load)
- *   BENCH_ONLY=api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile,burst (default: all)
+ *   BENCH_ONLY=api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile,mail,burst (default: all)
  *   BENCH_QUICK=1: small data, 2 s per load (the smoke test's mode; its figures mean nothing)
  *   BENCH_DATABASE_URL: the list tenants (up to 1,000,000 rows each) are kept there between runs; default: the
  *   client_api_bench database on the tests' server (scripts/bench.sh creates and migrates it), or TEST_DATABASE_URL in quick mode
@@ -28,6 +28,7 @@ import { benchDebtCreation } from './debts.bench';
 import { benchDocumentUploads } from './documents.bench';
 import { benchLifecycle } from './lifecycle.bench';
 import { benchLists } from './lists.bench';
+import { benchMail } from './mail.bench';
 import { benchPortal } from './portal.bench';
 import { benchOutboxCommits } from './outbox-commits.bench';
 import { benchReconcile } from './reconcile.bench';
@@ -39,7 +40,7 @@ const quick = process.env.BENCH_QUICK === '1';
 const duration = Number(process.env.BENCH_DURATION ?? (quick ? 2 : 10));
 const only = new Set(
   (
-    process.env.BENCH_ONLY ?? 'api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile,burst'
+    process.env.BENCH_ONLY ?? 'api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile,mail,burst'
   ).split(','),
 );
 // On the tests' PostgreSQL server (scripts/bench.sh creates it there), never the development stack's.
@@ -116,6 +117,10 @@ async function main(): Promise<void> {
   if (only.has('reconcile')) {
     const options = { report, databaseUrl, deliveries: quick ? 2_000 : undefined, removeAfter: quick };
     await attempt(report, 'reconcile', () => benchReconcile(options));
+  }
+  if (only.has('mail')) {
+    const sizes = quick ? { busyDebts: 1_000, quietEveryMs: 250 } : {};
+    await attempt(report, 'mail', () => benchMail({ report, databaseUrl, ...sizes }));
   }
   if (only.has('burst')) await attempt(report, 'burst', () => benchBurst({ report, debts: quick ? 200 : undefined }));
   recordMemory(report, 'bench process (autocannon client, seeding)', process.pid, peakMemoryMiB(process.pid));

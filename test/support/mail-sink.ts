@@ -9,6 +9,7 @@ import { freePort } from './ports';
 import { waitFor } from './wait';
 
 export interface ReceivedMail {
+  id: string;
   subject: string;
   text: string;
   html?: string;
@@ -23,10 +24,12 @@ export interface MailSink {
   mailTo(address: string): Promise<ReceivedMail[]>;
   /** Waits for the `count`-th message to `address` and returns it. */
   nthMailTo(address: string, count: number): Promise<ReceivedMail>;
+  /** A header of the message as sent (maildev's parsed `headers` leave out the address headers), or null. */
+  headerOf(mail: ReceivedMail, name: string): Promise<string | null>;
   stop(): Promise<void>;
 }
 
-export type Mailbox = Pick<MailSink, 'webUrl' | 'mailTo' | 'nthMailTo'>;
+export type Mailbox = Pick<MailSink, 'webUrl' | 'mailTo' | 'nthMailTo' | 'headerOf'>;
 
 /** The messages of a maildev already running (ours, or the production profile's relay), read through its web API. */
 export function mailboxAt(webUrl: string): Mailbox {
@@ -38,6 +41,13 @@ export function mailboxAt(webUrl: string): Mailbox {
   return {
     webUrl,
     mailTo,
+    async headerOf(mail, name) {
+      const source = await (await fetch(`${webUrl}/api/email/${mail.id}/source`)).text();
+      const head = source.split(/\r?\n\r?\n/)[0] ?? '';
+      const wanted = `${name.toLowerCase()}:`;
+      const line = head.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(wanted));
+      return line ? line.slice(wanted.length).trim() : null;
+    },
     async nthMailTo(address, count) {
       let found: ReceivedMail | undefined;
       await waitFor(

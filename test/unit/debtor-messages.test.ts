@@ -15,6 +15,7 @@ const facts = {
   creditorName: 'Acme Energy',
   debtorFirstName: 'Ava',
   contact: { email: 'help@acme.example', phone: '1800 000 000' },
+  replyTo: 'help@acme.example',
   optOutUrl: 'https://collect.example.test/notifications/opt-out/tok',
 };
 
@@ -44,5 +45,14 @@ describe('debtor email words', () => {
     );
     const receipt = renderDebtorMessage(facts, details.payment_receipt).text.replace(/\n/g, ' ');
     expect(receipt).to.include('Tuesday 1 December 2026').and.include('Receipt number: txn-1');
+  });
+
+  it('invites a reply only when the message has a Reply-To, and never promises one otherwise', () => {
+    const noContact = { ...facts, contact: { email: null, phone: null } };
+    const withReplyTo = renderDebtorMessage({ ...noContact, replyTo: 'desk@collector.example' }, details.portal_link);
+    expect(withReplyTo.text).to.include('Reply to this email and we will get back to you.');
+    const noReplyTo = renderDebtorMessage({ ...noContact, replyTo: null }, details.portal_link).text;
+    expect(noReplyTo).not.to.match(/reply to this email|get back to you/i);
+    expect(noReplyTo.replace(/\n/g, ' ')).to.include('Please contact Acme Energy. Replies to this email are not read.');
   });
 });

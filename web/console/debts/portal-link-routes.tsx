@@ -22,7 +22,8 @@ export function portalLinkRoutes(router: Router, c: ConsoleContext): void {
   let mailer: Mailer | undefined = c.deps.debtorMailer;
   const senderDeps = () => {
     mailer ??= createMailer({ smtpUrl: config.mail.smtpUrl, from: config.debtorMailFrom });
-    return { db, mode: config.mode, publicBaseUrl: config.publicBaseUrl, mailer, secretBox, logger };
+    const replyTo = config.debtorReplyTo;
+    return { db, mode: config.mode, publicBaseUrl: config.publicBaseUrl, mailer, replyTo, secretBox, logger };
   };
 
   router.post('/console/debts/:id/portal-link/send', async (ctx) => {
