@@ -35,6 +35,8 @@ const { validatePlacement } = proxyActivities<PlacementActivities>({
 
 const { importPlacementChunk, finishPlacement } = proxyActivities<PlacementActivities>({
   startToCloseTimeout: '5 minutes',
+  // A chunk heartbeats as it goes: a worker killed mid-chunk is noticed in seconds, and the retry resumes.
+  heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 

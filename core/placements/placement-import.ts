@@ -39,6 +39,9 @@ export interface PlacementRef {
   placementId: string;
 }
 
+/** A chunk's attempt says it is alive every this many rows, so a killed worker's chunk is retried soon. */
+const HEARTBEAT_ROWS = 50;
+
 /** Problems are written in batches of this many while validating. */
 const PROBLEM_BATCH = 500;
 
@@ -184,7 +187,8 @@ export async function importChunk(deps: PlacementWorkDeps, ref: PlacementRef, ch
     .transaction(async (trx) => {
       const counts = { imported: 0, skipped: 0, failed: 0 };
       const problems: RowProblemRecord[] = [];
-      for (const read of rows) {
+      for (const [i, read] of rows.entries()) {
+        if (i % HEARTBEAT_ROWS === 0) deps.heartbeat?.();
         if (checkedProblems(deps, read).length > 0 || !read.body) continue;
         const refused = await raiseRow(trx, ref.organizationId, read.body);
         if (!refused) {
