@@ -10,8 +10,10 @@ import type { Readable } from 'node:stream';
 import { createDebt } from '../debts/debt-creation';
 import type { DocumentStore } from '../documents/store';
 import type { Db, Trx } from '../platform/db';
+import { recordEvent } from '../events/outbox';
 import {
   getPlacementRow,
+  toPlacement,
   recordRowProblems,
   type PlacementRow,
   type PlacementStatus,
@@ -126,17 +128,20 @@ export async function validatePlacement(deps: PlacementWorkDeps, ref: PlacementR
       ? 'CompletedWithErrors'
       : 'Importing';
   const finished = next !== 'Importing';
-  const [updated] = await deps
-    .db('placements')
-    .where({ id: ref.placementId, organization_id: ref.organizationId, status: 'Validating' })
-    .update({
-      status: next,
-      rows,
-      failed,
-      updated_at: deps.db.fn.now(3),
-      ...(finished ? { completed_at: deps.db.fn.now(3) } : {}),
-    })
-    .returning<PlacementRow[]>('*');
+  const updated = await deps.db.transaction(async (trx) => {
+    const [row] = await trx('placements')
+      .where({ id: ref.placementId, organization_id: ref.organizationId, status: 'Validating' })
+      .update({
+        status: next,
+        rows,
+        failed,
+        updated_at: trx.fn.now(3),
+        ...(finished ? { completed_at: trx.fn.now(3) } : {}),
+      })
+      .returning<PlacementRow[]>('*');
+    if (row) await recordEnd(trx, row);
+    return row;
+  });
   const now = updated ?? (await loadRow(deps.db, ref));
   return { status: now.status, rows: now.rows, failed: now.failed };
 }
@@ -264,16 +269,33 @@ export async function finish(
   const row = await loadRow(db, ref);
   const status: PlacementStatus =
     end ?? (row.cancel_requested ? 'Cancelled' : row.failed > 0 ? 'CompletedWithErrors' : 'Completed');
-  const [updated] = await db('placements')
-    .where({ id: ref.placementId, organization_id: ref.organizationId })
-    .whereIn('status', ['Validating', 'Importing'])
-    .update({
-      status,
-      failure_reason: failureReason ?? null,
-      completed_at: db.fn.now(3),
-      updated_at: db.fn.now(3),
-    })
-    .returning<PlacementRow[]>('*');
+  const updated = await db.transaction(async (trx) => {
+    const [ended] = await trx('placements')
+      .where({ id: ref.placementId, organization_id: ref.organizationId })
+      .whereIn('status', ['Validating', 'Importing'])
+      .update({
+        status,
+        failure_reason: failureReason ?? null,
+        completed_at: trx.fn.now(3),
+        updated_at: trx.fn.now(3),
+      })
+      .returning<PlacementRow[]>('*');
+    if (ended) await recordEnd(trx, ended);
+    return ended;
+  });
   const now = updated ?? row;
   return { status: now.status, rows: now.rows, failed: now.failed };
+}
+
+/**
+ * The event of a placement that just ended, in the transaction that ended it: `placement.completed` (with or without
+ * errors, a dry run's too) or `placement.failed`; a cancelled one sends none (its client asked for it).
+ */
+async function recordEnd(trx: Trx, row: PlacementRow): Promise<void> {
+  const placement = toPlacement(row);
+  if (row.status === 'Completed' || row.status === 'CompletedWithErrors') {
+    await recordEvent(trx, row.organization_id, 'placement.completed', { placement });
+  } else if (row.status === 'Failed') {
+    await recordEvent(trx, row.organization_id, 'placement.failed', { placement });
+  }
 }

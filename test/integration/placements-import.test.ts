@@ -13,6 +13,7 @@ import { createDebtRowChecker } from '../../api/http/debt-row-check';
 import { LocalDocumentStore } from '../../core/documents/local-store';
 import { newId } from '../../core/platform/ids';
 import { headerProblems } from '../../core/placements/placement-columns';
+import { PLACEMENT_FILES } from '../../core/placements/placement-files';
 import {
   finish,
   importChunk,
@@ -177,6 +178,30 @@ describe('placements: validation and chunked import', function () {
     expect(await validatePlacement(deps, ref)).to.include({ status: 'CompletedWithErrors', rows: 2, failed: 1 });
     expect(await importChunk(deps, ref, 10)).to.include({ done: true, rows: 0 });
     expect(await debtsOf(ref.organizationId)).to.have.length(0);
+  });
+
+  it('fails a file that cannot be read on, with placement.failed; a finished one sends placement.completed', async () => {
+    const broken = await place(
+      [HEADER, 'E-1,10,AUD,I-1,A,B,a@example.com,', 'E-2,"11,AUD,I-2,A,B,b@example.com,'].join('\n'),
+    );
+    expect(await validatePlacement(deps, broken)).to.include({ status: 'Failed' });
+    const placement = await getPlacement(testDb(), broken.organizationId, broken.placementId);
+    expect(placement!.failureReason).to.match(/^The file is not valid CSV/);
+    const events = await testDb()('events').where({ organization_id: broken.organizationId }).select('type', 'data');
+    expect(events).to.deep.equal([{ type: 'placement.failed', data: { placement } }]);
+
+    const good = await place([HEADER, 'E-3,10,AUD,I-3,A,B,a@example.com,'].join('\n'));
+    await importAll(good, 10);
+    const done = await getPlacement(testDb(), good.organizationId, good.placementId);
+    const ended = await testDb()('events').where({ organization_id: good.organizationId, type: 'placement.completed' });
+    expect(ended.map((e: { data: unknown }) => e.data)).to.deep.equal([{ placement: done }]);
+  });
+
+  it('accepts the template’s and the example’s every row as POST /v1/debts would', async () => {
+    const example = PLACEMENT_FILES['example.csv'];
+    expect(example.startsWith(PLACEMENT_FILES['template.csv'])).to.equal(true);
+    const ref = await place(example, 'csv', true);
+    expect(await validatePlacement(deps, ref)).to.include({ status: 'Completed', rows: 4, failed: 0 });
   });
 
   it('names a header’s unknown and repeated columns', () => {

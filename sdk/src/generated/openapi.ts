@@ -619,6 +619,40 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "placement.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `placement.completed` event, POSTed to your receiver */
+        post: operations["webhook_placement_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "placement.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `placement.failed` event, POSTed to your receiver */
+        post: operations["webhook_placement_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "test.ping": {
         parameters: {
             query?: never;
@@ -788,6 +822,41 @@ export interface components {
              */
             createdAt: string;
         };
+        Placement: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description `Validating`: every row is being checked. `Importing`: rows are being raised as debts, a chunk at a time. `Completed`: every row imported or skipped. `CompletedWithErrors`: some rows failed (see the errors). `Failed`: the file could not be read on (`failureReason`). `Cancelled`: stopped on request; what was imported stays. A dry run (`validateOnly`) ends `Completed` or `CompletedWithErrors` after validation.
+             * @enum {string}
+             */
+            status: "Validating" | "Importing" | "Completed" | "CompletedWithErrors" | "Failed" | "Cancelled";
+            /** @description A dry run: every row checked, nothing imported. */
+            validateOnly: boolean;
+            /** @description The name the file was uploaded under (metadata only). */
+            fileName: string;
+            /** @enum {string} */
+            format: "csv" | "ndjson";
+            /** @description Rows in the file, its header apart; 0 until validation has counted them. */
+            rows: number;
+            /** @description Rows raised as debts. */
+            imported: number;
+            /** @description Rows whose `externalAccountId` already had an open debt (named in the errors). */
+            skipped: number;
+            /** @description Rows refused, by validation or when raised (see the errors). */
+            failed: number;
+            /** @description Why a `Failed` placement stopped; else null. */
+            failureReason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it finished; null until then.
+             */
+            completedAt: string | null;
+        };
         Debtor: {
             /** Format: uuid */
             id: string;
@@ -934,7 +1003,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
+            eventType: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "placement.completed" | "placement.failed" | "test.ping";
             /** @description The receiver URL when the delivery was enqueued. */
             url: string;
             /** @enum {string} */
@@ -969,7 +1038,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
+            eventType: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "placement.completed" | "placement.failed" | "test.ping";
             /** @description The receiver URL when the delivery was enqueued. */
             url: string;
             /** @enum {string} */
@@ -1016,7 +1085,7 @@ export interface components {
             /** @description Begins `evt_`; de-duplicate on it. */
             id: string;
             /** @enum {string} */
-            type: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
+            type: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "placement.completed" | "placement.failed" | "test.ping";
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -1167,6 +1236,40 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["PlanDefaultedData"];
+        };
+        /** @description The placement as it ended: `Completed` or `CompletedWithErrors` (its counts final; a dry run’s after validation). */
+        PlacementCompletedData: {
+            placement: components["schemas"]["Placement"];
+        };
+        /** @description The `placement.completed` event as delivered to your receiver (exactly these four fields). */
+        PlacementCompletedEvent: {
+            /** @description Begins `evt_`; de-duplicate on it. */
+            id: string;
+            /** @constant */
+            type: "placement.completed";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            createdAt: string;
+            data: components["schemas"]["PlacementCompletedData"];
+        };
+        /** @description The placement as it stopped: `Failed`, with `failureReason`; what its committed chunks imported stays. */
+        PlacementFailedData: {
+            placement: components["schemas"]["Placement"];
+        };
+        /** @description The `placement.failed` event as delivered to your receiver (exactly these four fields). */
+        PlacementFailedEvent: {
+            /** @description Begins `evt_`; de-duplicate on it. */
+            id: string;
+            /** @constant */
+            type: "placement.failed";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            createdAt: string;
+            data: components["schemas"]["PlacementFailedData"];
         };
         /** @description Empty: a ping carries no resource. */
         TestPingData: Record<string, never>;
@@ -3027,41 +3130,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /**
-                             * @description `Validating`: every row is being checked. `Importing`: rows are being raised as debts, a chunk at a time. `Completed`: every row imported or skipped. `CompletedWithErrors`: some rows failed (see the errors). `Failed`: the file could not be read on (`failureReason`). `Cancelled`: stopped on request; what was imported stays. A dry run (`validateOnly`) ends `Completed` or `CompletedWithErrors` after validation.
-                             * @enum {string}
-                             */
-                            status: "Validating" | "Importing" | "Completed" | "CompletedWithErrors" | "Failed" | "Cancelled";
-                            /** @description A dry run: every row checked, nothing imported. */
-                            validateOnly: boolean;
-                            /** @description The name the file was uploaded under (metadata only). */
-                            fileName: string;
-                            /** @enum {string} */
-                            format: "csv" | "ndjson";
-                            /** @description Rows in the file, its header apart; 0 until validation has counted them. */
-                            rows: number;
-                            /** @description Rows raised as debts. */
-                            imported: number;
-                            /** @description Rows whose `externalAccountId` already had an open debt (named in the errors). */
-                            skipped: number;
-                            /** @description Rows refused, by validation or when raised (see the errors). */
-                            failed: number;
-                            /** @description Why a `Failed` placement stopped; else null. */
-                            failureReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            createdAt: string;
-                            /**
-                             * Format: date-time
-                             * @description When it finished; null until then.
-                             */
-                            completedAt: string | null;
-                        }[];
+                        data: components["schemas"]["Placement"][];
                         /** @description Pass as `cursor` for the next page; null on the last page. */
                         nextCursor: string | null;
                     };
@@ -3227,41 +3296,7 @@ export interface operations {
                      *       "completedAt": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /**
-                         * @description `Validating`: every row is being checked. `Importing`: rows are being raised as debts, a chunk at a time. `Completed`: every row imported or skipped. `CompletedWithErrors`: some rows failed (see the errors). `Failed`: the file could not be read on (`failureReason`). `Cancelled`: stopped on request; what was imported stays. A dry run (`validateOnly`) ends `Completed` or `CompletedWithErrors` after validation.
-                         * @enum {string}
-                         */
-                        status: "Validating" | "Importing" | "Completed" | "CompletedWithErrors" | "Failed" | "Cancelled";
-                        /** @description A dry run: every row checked, nothing imported. */
-                        validateOnly: boolean;
-                        /** @description The name the file was uploaded under (metadata only). */
-                        fileName: string;
-                        /** @enum {string} */
-                        format: "csv" | "ndjson";
-                        /** @description Rows in the file, its header apart; 0 until validation has counted them. */
-                        rows: number;
-                        /** @description Rows raised as debts. */
-                        imported: number;
-                        /** @description Rows whose `externalAccountId` already had an open debt (named in the errors). */
-                        skipped: number;
-                        /** @description Rows refused, by validation or when raised (see the errors). */
-                        failed: number;
-                        /** @description Why a `Failed` placement stopped; else null. */
-                        failureReason: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        createdAt: string;
-                        /**
-                         * Format: date-time
-                         * @description When it finished; null until then.
-                         */
-                        completedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Placement"];
                 };
             };
             /** @description `invalid_request`: The request is malformed or fails validation (body, query or path parameters, cursor, Idempotency-Key). Here also: a column of the file is not a field of POST /v1/debts, or the file has no rows. */
@@ -3463,41 +3498,7 @@ export interface operations {
                      *       "completedAt": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /**
-                         * @description `Validating`: every row is being checked. `Importing`: rows are being raised as debts, a chunk at a time. `Completed`: every row imported or skipped. `CompletedWithErrors`: some rows failed (see the errors). `Failed`: the file could not be read on (`failureReason`). `Cancelled`: stopped on request; what was imported stays. A dry run (`validateOnly`) ends `Completed` or `CompletedWithErrors` after validation.
-                         * @enum {string}
-                         */
-                        status: "Validating" | "Importing" | "Completed" | "CompletedWithErrors" | "Failed" | "Cancelled";
-                        /** @description A dry run: every row checked, nothing imported. */
-                        validateOnly: boolean;
-                        /** @description The name the file was uploaded under (metadata only). */
-                        fileName: string;
-                        /** @enum {string} */
-                        format: "csv" | "ndjson";
-                        /** @description Rows in the file, its header apart; 0 until validation has counted them. */
-                        rows: number;
-                        /** @description Rows raised as debts. */
-                        imported: number;
-                        /** @description Rows whose `externalAccountId` already had an open debt (named in the errors). */
-                        skipped: number;
-                        /** @description Rows refused, by validation or when raised (see the errors). */
-                        failed: number;
-                        /** @description Why a `Failed` placement stopped; else null. */
-                        failureReason: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        createdAt: string;
-                        /**
-                         * Format: date-time
-                         * @description When it finished; null until then.
-                         */
-                        completedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Placement"];
                 };
             };
             /** @description `invalid_request`: The request is malformed or fails validation (body, query or path parameters, cursor, Idempotency-Key). */
@@ -3863,41 +3864,7 @@ export interface operations {
                      *       "completedAt": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /**
-                         * @description `Validating`: every row is being checked. `Importing`: rows are being raised as debts, a chunk at a time. `Completed`: every row imported or skipped. `CompletedWithErrors`: some rows failed (see the errors). `Failed`: the file could not be read on (`failureReason`). `Cancelled`: stopped on request; what was imported stays. A dry run (`validateOnly`) ends `Completed` or `CompletedWithErrors` after validation.
-                         * @enum {string}
-                         */
-                        status: "Validating" | "Importing" | "Completed" | "CompletedWithErrors" | "Failed" | "Cancelled";
-                        /** @description A dry run: every row checked, nothing imported. */
-                        validateOnly: boolean;
-                        /** @description The name the file was uploaded under (metadata only). */
-                        fileName: string;
-                        /** @enum {string} */
-                        format: "csv" | "ndjson";
-                        /** @description Rows in the file, its header apart; 0 until validation has counted them. */
-                        rows: number;
-                        /** @description Rows raised as debts. */
-                        imported: number;
-                        /** @description Rows whose `externalAccountId` already had an open debt (named in the errors). */
-                        skipped: number;
-                        /** @description Rows refused, by validation or when raised (see the errors). */
-                        failed: number;
-                        /** @description Why a `Failed` placement stopped; else null. */
-                        failureReason: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        createdAt: string;
-                        /**
-                         * Format: date-time
-                         * @description When it finished; null until then.
-                         */
-                        completedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Placement"];
                 };
             };
             /** @description `invalid_request`: The request is malformed or fails validation (body, query or path parameters, cursor, Idempotency-Key). */
@@ -6319,7 +6286,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page, sent with the same filters (only `limit` may change); omit for the first page. A cursor of another list, organisation or filters is `400 invalid_request`. */
                 cursor?: string;
                 status?: "Pending" | "Succeeded" | "Failed";
-                eventType?: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
+                eventType?: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "placement.completed" | "placement.failed" | "test.ping";
             };
             header?: never;
             path?: never;
@@ -6881,7 +6848,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page, sent with the same filters (only `limit` may change); omit for the first page. A cursor of another list, organisation or filters is `400 invalid_request`. */
                 cursor?: string;
-                type?: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
+                type?: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "placement.completed" | "placement.failed" | "test.ping";
             };
             header?: never;
             path?: never;
@@ -7460,6 +7427,78 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PlanDefaultedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within the timeout) is retried: /docs/webhooks. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_placement_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with your whole `whsec_` secret; reject when `t` is more than 300 s from now. */
+                "Service-Signature": string;
+                /** @description The delivery id; the same on every attempt of this delivery. */
+                "Service-Delivery-Id": string;
+                /** @description `live` for an event of the production API, `test` for one of the sandbox. */
+                "Service-Mode": "live" | "test";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlacementCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within the timeout) is retried: /docs/webhooks. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_placement_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with your whole `whsec_` secret; reject when `t` is more than 300 s from now. */
+                "Service-Signature": string;
+                /** @description The delivery id; the same on every attempt of this delivery. */
+                "Service-Delivery-Id": string;
+                /** @description `live` for an event of the production API, `test` for one of the sandbox. */
+                "Service-Mode": "live" | "test";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlacementFailedEvent"];
             };
         };
         responses: {
