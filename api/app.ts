@@ -37,6 +37,8 @@ import { debtRoutes } from './routes/debts';
 import type { DebtTriggers } from '../core/lifecycle/triggers';
 import { debtorRoutes } from './routes/debtors';
 import { documentRoutes } from './routes/documents';
+import { placementRoutes } from './routes/placements';
+import type { PlacementRuns } from '../core/placements/placement-runs';
 import { createDocumentStore } from '../core/documents/create-store';
 import type { DocumentStore } from '../core/documents/store';
 import { transactionRoutes } from './routes/transactions';
@@ -94,8 +96,10 @@ export interface AppDeps {
   debtorMailer?: Mailer;
   /** The console's clock for sign-in links (tests move it past their 15 minutes). */
   consoleNow?: () => Date;
-  /** Where uploaded documents are kept; defaults to the store `config.documents` describes. */
+  /** Where uploaded documents (and placement files) are kept; defaults to the store `config.documents` describes. */
   documentStore?: DocumentStore;
+  /** Starts placements' workflows, in this mode's namespace; without it, an upload answers 503. */
+  placementRuns?: PlacementRuns;
   /**
    * The Stripe client of the webhook ingest and its refunds (PAYMENT_PROCESSOR=stripe); built from `config.payments`
    * if absent.
@@ -113,6 +117,10 @@ export interface AppDeps {
 }
 
 export const DEFAULT_DOCS_DIR = path.join(PROJECT_ROOT, 'docs');
+
+const NO_PLACEMENT_RUNS: PlacementRuns = {
+  start: () => Promise.reject(new Error('no Temporal client for placements in this app')),
+};
 
 export interface BuiltApp {
   app: Koa<ApiState>;
@@ -144,6 +152,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     ...organizationRoutes(),
     ...debtRoutes(deps.debtTriggers),
     ...documentRoutes({ db: deps.db, store: documentStore }),
+    ...placementRoutes({ store: documentStore, runs: deps.placementRuns ?? NO_PLACEMENT_RUNS }),
     ...debtorRoutes(),
     ...transactionRoutes(),
     ...brandingRoutes({ redis: deps.redis }),

@@ -12,6 +12,7 @@ import { createSecretBox } from '../core/platform/secret-box';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { createDebtTriggers } from '../core/lifecycle/triggers';
 import { createPaymentProcessor } from '../core/payments/create-processor';
+import { createPlacementRuns } from '../core/placements/placement-runs';
 import { createSandboxResets } from '../core/sandbox/resets';
 import { createApp } from './app';
 import { answerUnparsableRequests } from './http/client-errors';
@@ -59,6 +60,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
       temporal,
     }),
     sandboxResets: config.mode === 'sandbox' ? createSandboxResets({ client: temporal }) : undefined,
+    placementRuns: createPlacementRuns({ client: temporal }),
     checkTemporal: () => checkTemporal(temporal),
   });
   // In a cluster the primary serves the metrics port and asks each worker for its registry.

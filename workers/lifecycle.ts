@@ -1,13 +1,16 @@
 /**
  * Worker process for the `lifecycle` task queue (one `debt-<id>` workflow per debt, each plan's instalment
- * reminders, and the test-mode payment processor's `test-payment-<attemptId>` timers), serving production and
- * sandbox by default. Each mode also runs an outbox relay here with the debt lifecycle consumer, which starts a
- * debt's workflow when its `debt.created` event commits, and the debtor notifications consumer, which mails
- * (production) or records (sandbox) what debtors are told.
+ * reminders, the test-mode payment processor's `test-payment-<attemptId>` timers, and each placement's
+ * `placement-<id>` import), serving production and sandbox by default. Each mode also runs an outbox relay here with
+ * the debt lifecycle consumer, which starts a debt's workflow when its `debt.created` event commits (a placement's
+ * rows too), and the debtor notifications consumer, which mails (production) or records (sandbox) what debtors are
+ * told.
  */
 import { createDebtLifecycleActivities } from '../activities/debt-lifecycle';
 import { createDebtorNotificationActivities } from '../activities/debtor-notifications';
 import { createDiagnosticsActivities } from '../activities/diagnostics';
+import { createPlacementActivities } from '../activities/placements';
+import { createDebtRowChecker } from '../api/http/debt-row-check';
 import { createTestPaymentActivities } from '../activities/test-payment';
 import { reportOutboxLag } from '../core/events/outbox-lag';
 import { startOutboxRelay } from '../core/events/relay';
@@ -53,6 +56,7 @@ void runWorker({
       mode: deps.mode,
       logger: deps.logger.child({ mode: deps.mode }),
     }),
+    ...createPlacementActivities({ db: deps.db, store: deps.documents, checkRow: createDebtRowChecker() }),
   }),
   startSidecar: async (deps) => {
     const { mode, db, databaseUrl, client, logger } = deps;

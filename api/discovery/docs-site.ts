@@ -62,6 +62,7 @@ const SECTIONS: { title: string; guides: Record<string, string> }[] = [
     guides: {
       debts: 'Raising and amending debts, debtors, transactions and payments, and the portal’s branding.',
       lifecycle: 'The states of a debt, what moves it, instalment plans and defaults.',
+      placements: 'Many debts from one CSV or JSON Lines file: its columns, the template, the row errors.',
       documents: 'Attaching proof of a debt, and reading it back.',
       payments: 'How debtors pay: the test cards, Stripe, and how a payment’s outcome reaches the debt.',
       portal: 'The debtor portal: how debtors get in, what they can do there, and the plan rules you set.',

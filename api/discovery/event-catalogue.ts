@@ -8,6 +8,7 @@ import { debtExample } from '../schemas/debts';
 import { eventComponentSchemas, eventSchemaName } from '../schemas/event-data';
 import { eventExample } from '../schemas/events';
 import { simulationExamples } from '../schemas/sandbox-simulation';
+import { placementExample } from '../schemas/placements';
 import { refundExample } from '../schemas/refunds';
 import { transactionExample } from '../schemas/transactions';
 import { namedSchemas } from './named-schemas';
@@ -27,8 +28,16 @@ const SENT_WHEN: Record<EventType, string> = {
     'refunded in full; no transaction was recorded for it.',
   'plan.activated': 'The debtor agreed an instalment plan.',
   'plan.defaulted': 'An instalment was still unpaid when its 7-day grace period ended.',
+  'placement.completed':
+    'A placement finished: every row imported, skipped or failed (`POST /v1/placements`; a dry run once validated).',
+  'placement.failed': 'A placement stopped because its file could not be read on (see `failureReason`).',
   'test.ping': 'You asked for a test delivery (`POST /v1/webhooks/test`).',
 };
+
+const PLACEMENT_END = '2026-12-06T09:04:10.000Z';
+const COUNTS = { rows: 12000, imported: 11985, skipped: 12, failed: 3 };
+const FAILURE =
+  'The file is not valid CSV: Quote Not Closed: the parsing is finished with an opening quote at line 4512';
 
 /** What `data` shows in each example: the route table's examples of the resources at that moment of a debt's life. */
 function momentOf(type: EventType): Record<string, unknown> {
@@ -51,6 +60,14 @@ function momentOf(type: EventType): Record<string, unknown> {
       return { plan: planned.plan, debt: planned };
     case 'plan.defaulted':
       return { plan: defaulted.plan, debt: defaulted };
+    case 'placement.completed':
+      return {
+        placement: { ...placementExample, status: 'CompletedWithErrors', completedAt: PLACEMENT_END, ...COUNTS },
+      };
+    case 'placement.failed':
+      return {
+        placement: { ...placementExample, status: 'Failed', completedAt: PLACEMENT_END, failureReason: FAILURE },
+      };
     case 'test.ping':
       return {};
   }

@@ -9,6 +9,7 @@ import { debtPreviousAttributesSchema, debtSchema } from '../schemas/debts';
 import { documentSchema } from '../schemas/documents';
 import { eventListSchema } from '../schemas/events';
 import { organizationSchema } from '../schemas/organization';
+import { placementSchema } from '../schemas/placements';
 import { refundSchema } from '../schemas/refunds';
 import { transactionSchema } from '../schemas/transactions';
 import { deliveryDetailSchema, deliverySchema } from '../schemas/webhook-deliveries';
@@ -30,6 +31,7 @@ function registry(): [string, JsonSchema][] {
     ['DebtPreviousAttributes', debtPreviousAttributesSchema],
     ['Plan', child(debtSchema, 'properties', 'plan')],
     ['Document', documentSchema],
+    ['Placement', placementSchema],
     ['Debtor', debtorSchema],
     ['Transaction', transactionSchema],
     ['Refund', refundSchema],

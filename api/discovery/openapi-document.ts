@@ -17,6 +17,7 @@ export const API_VERSION = '1.0.0';
 const TAGS: { name: string; description: string }[] = [
   { name: 'Organization', description: 'Your organisation and the branding of its debtor portal.' },
   { name: 'Debts', description: 'Raise debts against debtors, read and amend them.' },
+  { name: 'Placements', description: 'Raise many debts at once from a file of accounts (/docs/placements).' },
   { name: 'Debtors', description: 'The people your debts are owed by.' },
   { name: 'Transactions', description: 'Money movements on your debts; payments are the inbound, succeeded ones.' },
   { name: 'Webhooks', description: 'Your receiver, its signed deliveries, and the events they carry.' },

@@ -29,7 +29,11 @@ export interface MultipartOptions<T> {
    * fulfilled once every part after the file is read and accepted, rejected (with the refusal) otherwise: keep what
    * was received only once it is fulfilled.
    */
-  consume: (file: Readable, formChecked: Promise<void>) => Promise<T>;
+  consume: (file: Readable, formChecked: Promise<void>, info: { fileName: string; mimeType: string }) => Promise<T>;
+  /** What is uploaded, for the refusals' words; `a document` by default. */
+  what?: string;
+  /** The refusal of a declared `Content-Length` above `maxBodyBytes`; the documents' 10 MiB by default. */
+  tooLargeDetail?: string;
 }
 
 export interface MultipartUpload<T> {
@@ -52,12 +56,12 @@ export async function readMultipartUpload<T>(
     throw closing(
       new ApiError(
         'unsupported_media_type',
-        `Upload a document as ${MULTIPART} with a "${options.fileField}" file part; this request was sent as ${ctx.get('content-type').slice(0, 100) || 'no content type'}.`,
+        `Upload ${options.what ?? 'a document'} as ${MULTIPART} with a "${options.fileField}" file part; this request was sent as ${ctx.get('content-type').slice(0, 100) || 'no content type'}.`,
       ),
     );
   }
   if (Number(ctx.get('content-length') || 0) > options.maxBodyBytes) {
-    throw closing(new ApiError('payload_too_large', 'A document is at most 10 MiB.'));
+    throw closing(new ApiError('payload_too_large', options.tooLargeDetail ?? 'A document is at most 10 MiB.'));
   }
   let parser: busboy.Busboy;
   try {
@@ -108,7 +112,7 @@ export async function readMultipartUpload<T>(
       }
       fileName = info.filename ?? '';
       file = stream;
-      consuming = options.consume(stream, formChecked);
+      consuming = options.consume(stream, formChecked, { fileName, mimeType: info.mimeType });
       consuming.catch(fail);
     });
     parser.on('field', (name, value, info) => {

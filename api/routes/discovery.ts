@@ -2,6 +2,7 @@
  * Discovery surface: the OpenAPI document, Swagger UI (/swagger), the Scalar reference (/reference) and the
  * guides (/docs/). The UIs are served from their npm packages on this host: no CDN, no telemetry.
  */
+import { PLACEMENT_FILES, type PlacementFileName } from '../../core/placements/placement-files';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { ApiError } from '../../core/platform/errors';
@@ -181,6 +182,27 @@ export function discoveryRoutes(options: {
           headers: { 'Cache-Control': 'public, max-age=31536000, immutable' },
         };
       },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/docs/placements/{file}',
+      operationId: 'getPlacementFile',
+      summary: 'The placement template and example file of /docs/placements (CSV, downloaded)',
+      tags: ['Discovery'],
+      internal: true,
+      auth: { kind: 'none' },
+      params: { type: 'object', properties: { file: { type: 'string', enum: Object.keys(PLACEMENT_FILES) } } },
+      errors: ['not_found'],
+      responses: { 200: { description: 'CSV file.' } },
+      handler: async (_ctx, { params }) => ({
+        status: 200,
+        body: PLACEMENT_FILES[params.file as PlacementFileName],
+        contentType: 'text/csv; charset=utf-8',
+        headers: {
+          'Content-Disposition': `attachment; filename="placement-${params.file!}"`,
+          'Cache-Control': 'public, max-age=3600',
+        },
+      }),
     }),
     defineRoute({
       method: 'get',

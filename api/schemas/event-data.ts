@@ -1,6 +1,7 @@
 /**
  * Each event type's `data` and its delivered envelope, for the OpenAPI document's `components.schemas` and `webhooks`
- * (what core/debts and core/lifecycle record: `{debt}`, `{plan, debt}`, `{payment, debt}`, or `{}` for a ping).
+ * (what core/debts and core/lifecycle record: `{debt}`, `{plan, debt}`, `{payment, debt}`, `{placement}` from
+ * core/placements, or `{}` for a ping).
  */
 import { EVENT_TYPES, type EventType } from '../../core/events/outbox';
 import type { JsonSchema } from '../http/route-definition';
@@ -38,6 +39,16 @@ const DATA: Record<EventType, { description: string; properties: Record<string, 
   'plan.defaulted': {
     description: 'The plan that defaulted and its debt.',
     properties: { plan: ref('Plan'), ...DEBT },
+  },
+  'placement.completed': {
+    description:
+      'The placement as it ended: `Completed` or `CompletedWithErrors` (its counts final; a dry run’s after validation).',
+    properties: { placement: ref('Placement') },
+  },
+  'placement.failed': {
+    description:
+      'The placement as it stopped: `Failed`, with `failureReason`; what its committed chunks imported stays.',
+    properties: { placement: ref('Placement') },
   },
   'test.ping': { description: 'Empty: a ping carries no resource.', properties: {} },
 };

@@ -162,6 +162,14 @@ function checkedInput(input: CreateDebtInput): { chosen: DebtorChoice; debt: Val
 }
 
 /**
+ * The checks of `createDebt` that need no database, alone: throws what `createDebt` would throw for this input before
+ * it reads anything (a placement's rows are checked so before any is imported, core/placements).
+ */
+export function checkDebtInput(input: CreateDebtInput): void {
+  checkedInput(input);
+}
+
+/**
  * Validates, resolves the debtor, inserts the debt and its `debt.created` event, all in the caller's transaction (an
  * inline debtor too: it must not outlive a debt that failed). Usually one statement, one round trip
  * (`insertInOneStatement`); the rare race it cannot settle takes the step-by-step path.

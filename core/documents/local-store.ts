@@ -43,13 +43,13 @@ export class LocalDocumentStore implements DocumentStore {
     return { key, sha256, size };
   }
 
-  async get(key: string): Promise<Readable> {
+  async get(key: string, options: { start?: number } = {}): Promise<Readable> {
     const path = this.pathOf(key);
     // ENOENT here, not as a stream error after the answer has started.
     await stat(path).catch((err: NodeJS.ErrnoException) => {
       throw err.code === 'ENOENT' ? new ObjectMissingError(key) : err;
     });
-    return createReadStream(path);
+    return createReadStream(path, { start: options.start });
   }
 
   async delete(key: string): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * The retention sweep of stored documents' objects that no row names: what a crash between storing an upload's object
- * and writing its row leaves (document-upload.ts), and the store's spool files a crash mid-upload leaves.
+ * and writing its row leaves (document-upload.ts), and the store's spool files a crash mid-upload leaves. Placement
+ * files are kept in the same store, so a `placements` row naming a key keeps it too.
  */
 import type { DocumentDeps } from './documents';
 
@@ -20,9 +21,13 @@ export async function sweepOrphanObjects(
   let deleted = 0;
   let batch: string[] = [];
   const flush = async () => {
-    const named = new Set(
-      (await deps.db('documents').whereIn('storage_key', batch).distinct('storage_key')).map((r) => r.storage_key),
-    );
+    // Placement files (core/placements) share the store: a key named by either table is no orphan.
+    const rows = await deps.db
+      .select('storage_key')
+      .from('documents')
+      .whereIn('storage_key', batch)
+      .union((q) => void q.select('storage_key').from('placements').whereIn('storage_key', batch));
+    const named = new Set(rows.map((r: { storage_key: string }) => r.storage_key));
     for (const key of batch) {
       if (named.has(key)) continue;
       await deps.store.delete(key);

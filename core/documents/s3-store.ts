@@ -93,9 +93,10 @@ export class S3DocumentStore implements DocumentStore {
     return { key, sha256, size };
   }
 
-  async get(key: string): Promise<Readable> {
+  async get(key: string, options: { start?: number } = {}): Promise<Readable> {
+    const range = options.start ? { Range: `bytes=${options.start}-` } : {};
     const answer = await this.client
-      .send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.fullKey(key) }))
+      .send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.fullKey(key), ...range }))
       .catch((err: unknown) => {
         throw err instanceof NoSuchKey ? new ObjectMissingError(key) : err;
       });

@@ -46,8 +46,11 @@ export interface DocumentStore {
    * under a real name.
    */
   put(namespace: string, body: Readable, maxBytes: number, options?: PutOptions): Promise<StoredObject>;
-  /** The bytes of a stored object, streamed; rejects with `ObjectMissingError` when there is no such object. */
-  get(key: string): Promise<Readable>;
+  /**
+   * The bytes of a stored object, streamed, from byte `start` on (a placement's import resumes mid-file); rejects
+   * with `ObjectMissingError` when there is no such object.
+   */
+  get(key: string, options?: { start?: number }): Promise<Readable>;
   /** Deletes one object; an absent key is no error. */
   delete(key: string): Promise<void>;
   /** Deletes every object of a namespace (the sandbox reset). */

@@ -19,6 +19,8 @@ export const EVENT_TYPES = [
   'payment.refunded',
   'plan.activated',
   'plan.defaulted',
+  'placement.completed',
+  'placement.failed',
   'test.ping',
 ] as const;
 

@@ -31,6 +31,7 @@ export const WORKFLOW_TYPES = {
   sandboxReset: 'sandboxResetWorkflow',
   instalmentReminders: 'instalmentRemindersWorkflow',
   testPaymentFailure: 'testPaymentFailureWorkflow',
+  placement: 'placementWorkflow',
 } as const;
 
 /** The updates a debt's lifecycle workflow takes: each is one trigger of DECISIONS.md §3 (and the sandbox's advance). */
@@ -82,6 +83,8 @@ export const workflowIds = {
   instalmentReminders: (planEventId: string) => `instalment-reminders-${planEventId}`,
   /** The test-mode processor's later failure of one payment attempt (core/payments/later-failure.ts). */
   testPayment: (attemptId: string) => `test-payment-${attemptId}`,
+  /** One per uploaded placement file: its validation and import (core/placements). */
+  placement: (placementId: string) => `placement-${placementId}`,
 };
 
 /** Temporal Schedules, created idempotently by the worker that serves their workflow. */
@@ -101,6 +104,8 @@ export const SEARCH_ATTRIBUTE_KEYS = {
   debtStatus: defineSearchAttributeKey('DebtStatus', SearchAttributeType.KEYWORD),
   /** The API request (`X-Request-Id`) whose event caused the workflow: a delivery's, or a debt's creation. */
   requestId: defineSearchAttributeKey('RequestId', SearchAttributeType.KEYWORD),
+  /** A placement's status (Validating, Importing, Completed, …), kept current by its workflow. */
+  placementStatus: defineSearchAttributeKey('PlacementStatus', SearchAttributeType.KEYWORD),
 } as const;
 
 export const SEARCH_ATTRIBUTES = Object.values(SEARCH_ATTRIBUTE_KEYS).map((key) => key.name);

@@ -15,7 +15,7 @@ import { loadConfig, type Config, type Mode } from '../../core/platform/config';
 import { createLogger } from '../../core/platform/logger';
 import { createSecretBox } from '../../core/platform/secret-box';
 import { testEnv } from './env';
-import { testDebtTriggers, testSandboxResets } from './lifecycle-stack';
+import { testDebtTriggers, testPlacementRuns, testSandboxResets } from './lifecycle-stack';
 import { testDb, testRedis } from './resources';
 
 export interface TestServer {
@@ -73,6 +73,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     // Tests that care about Temporal's health pass a real check (see health.test.ts).
     checkTemporal: () => Promise.reject(new Error('no Temporal server wired into this test app')),
     debtTriggers: testDebtTriggers(config.mode),
+    placementRuns: testPlacementRuns(config.mode),
     ...(config.mode === 'sandbox' ? { sandboxResets: testSandboxResets() } : {}),
     // Every test request comes from 127.0.0.1; unauthenticated-traffic.test.ts tests the limit itself.
     failedAuthLimit: 1_000_000,

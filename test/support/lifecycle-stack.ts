@@ -12,6 +12,7 @@ import { createTriggerLimit } from '../../core/lifecycle/trigger-limit';
 import { createDebtTriggers, type DebtTriggers } from '../../core/lifecycle/triggers';
 import type { Mode } from '../../core/platform/mode';
 import { createSandboxResets, type SandboxResets } from '../../core/sandbox/resets';
+import { createPlacementRuns, type PlacementRuns } from '../../core/placements/placement-runs';
 import { NAMESPACES, TASK_QUEUES } from '../../core/temporal/names';
 import { testDb } from './resources';
 import { bundleWorkflows, startDevServer, uniqueTaskQueue } from './temporal';
@@ -135,5 +136,20 @@ export function testSandboxResets(): SandboxResets {
     start: (organizationId) => on((r) => r.start(organizationId)),
     recordUse: (organizationId) => on((r) => r.recordUse(organizationId)),
     resetNow: (organizationId) => on((r) => r.resetNow(organizationId)),
+  };
+}
+
+/**
+ * Placement starts for test apps: real starts of `placement-<id>` in the mode's namespace on the shared stack, on a
+ * queue no worker serves, so the runs wait and import nothing (the placement stays `Validating`). Suites that test
+ * the import itself run a worker of their own (test/workflows/placement*.test.ts).
+ */
+export function testPlacementRuns(mode: Mode): PlacementRuns {
+  const taskQueue = uniqueTaskQueue('placements');
+  return {
+    start: (organizationId, placementId) =>
+      onStack((stack) =>
+        createPlacementRuns({ client: stack.client(mode), taskQueue }).start(organizationId, placementId),
+      ),
   };
 }

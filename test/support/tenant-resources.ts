@@ -62,6 +62,21 @@ export const RESOURCE_FACTORIES: Record<string, Factory> = {
     });
     return id;
   },
+  /** A placement's row only, still `Validating` so a cancel would change it; placements-api.test.ts uploads real ones. */
+  placements: async (owner) => {
+    const id = newId();
+    await testDb()('placements').insert({
+      id,
+      organization_id: owner.tenant.organization.id,
+      format: 'csv',
+      file_name: 'accounts.csv',
+      storage_key: `${owner.tenant.organization.id}/${'0'.repeat(64)}`,
+      size: 5,
+      sha256: '0'.repeat(64),
+      columns: JSON.stringify(['externalAccountId']),
+    });
+    return id;
+  },
   events: async (owner) => raiseEvent(owner.tenant.organization.id, 'debt.updated'),
   /** A Failed delivery, the one state a retry would change. No relay runs: the receiver is never contacted. */
   'webhooks/deliveries': async (owner) => {

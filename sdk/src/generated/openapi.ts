@@ -130,6 +130,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/placements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List placements
+         * @description Your organisation’s placements, newest first.
+         */
+        get: operations["listPlacements"];
+        put?: never;
+        /**
+         * Upload a placement file
+         * @description Uploads a file of accounts to raise as debts, as `multipart/form-data` with one `file` part: a CSV with a header row, or JSON Lines, at most 50 MiB, streamed. Its columns are the fields of `POST /v1/debts` (metadata as `metadata.<key>`); an unknown column is refused before anything is recorded. Answers `202` at once: the placement is validated, then imported in chunks by its workflow; follow it with `GET /v1/placements/{id}` and its errors. Each row is raised exactly as `POST /v1/debts` raises a debt (its event, lifecycle and debtor mail included); a row whose `externalAccountId` has an open debt is skipped, so a file sent again raises nothing twice. `validateOnly=true` checks every row and imports nothing. Send an `Idempotency-Key` so a retry cannot start a second import. See /docs/placements.
+         */
+        post: operations["createPlacement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/placements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a placement
+         * @description The placement’s status and counts, moved as its chunks commit.
+         */
+        get: operations["getPlacement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/placements/{id}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a placement’s row errors
+         * @description The rows not imported, in row order: each problem with its row number, column, and the code and words `POST /v1/debts` gives for that field; skipped rows name the open debt of their account.
+         */
+        get: operations["listPlacementErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/placements/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a placement
+         * @description Stops the placement before its next chunk; what is imported stays. A finished placement is `invalid_state`; asking twice is no error. The placement ends `Cancelled` once its workflow stops.
+         */
+        post: operations["cancelPlacement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/debtors": {
         parameters: {
             query?: never;
@@ -535,6 +619,40 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "placement.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `placement.completed` event, POSTed to your receiver */
+        post: operations["webhook_placement_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "placement.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `placement.failed` event, POSTed to your receiver */
+        post: operations["webhook_placement_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "test.ping": {
         parameters: {
             query?: never;
@@ -704,6 +822,41 @@ export interface components {
              */
             createdAt: string;
         };
+        Placement: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description `Validating`: every row is being checked. `Importing`: rows are being raised as debts, a chunk at a time. `Completed`: every row imported or skipped. `CompletedWithErrors`: some rows failed (see the errors). `Failed`: the file could not be read on (`failureReason`). `Cancelled`: stopped on request; what was imported stays. A dry run (`validateOnly`) ends `Completed` or `CompletedWithErrors` after validation.
+             * @enum {string}
+             */
+            status: "Validating" | "Importing" | "Completed" | "CompletedWithErrors" | "Failed" | "Cancelled";
+            /** @description A dry run: every row checked, nothing imported. */
+            validateOnly: boolean;
+            /** @description The name the file was uploaded under (metadata only). */
+            fileName: string;
+            /** @enum {string} */
+            format: "csv" | "ndjson";
+            /** @description Rows in the file, its header apart; 0 until validation has counted them. */
+            rows: number;
+            /** @description Rows raised as debts. */
+            imported: number;
+            /** @description Rows whose `externalAccountId` already had an open debt (named in the errors). */
+            skipped: number;
+            /** @description Rows refused, by validation or when raised (see the errors). */
+            failed: number;
+            /** @description Why a `Failed` placement stopped; else null. */
+            failureReason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it finished; null until then.
+             */
+            completedAt: string | null;
+        };
         Debtor: {
             /** Format: uuid */
             id: string;
@@ -850,7 +1003,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
+            eventType: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "placement.completed" | "placement.failed" | "test.ping";
             /** @description The receiver URL when the delivery was enqueued. */
             url: string;
             /** @enum {string} */
@@ -885,7 +1038,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
+            eventType: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "placement.completed" | "placement.failed" | "test.ping";
             /** @description The receiver URL when the delivery was enqueued. */
             url: string;
             /** @enum {string} */
@@ -932,7 +1085,7 @@ export interface components {
             /** @description Begins `evt_`; de-duplicate on it. */
             id: string;
             /** @enum {string} */
-            type: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
+            type: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "placement.completed" | "placement.failed" | "test.ping";
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -1083,6 +1236,40 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["PlanDefaultedData"];
+        };
+        /** @description The placement as it ended: `Completed` or `CompletedWithErrors` (its counts final; a dry run’s after validation). */
+        PlacementCompletedData: {
+            placement: components["schemas"]["Placement"];
+        };
+        /** @description The `placement.completed` event as delivered to your receiver (exactly these four fields). */
+        PlacementCompletedEvent: {
+            /** @description Begins `evt_`; de-duplicate on it. */
+            id: string;
+            /** @constant */
+            type: "placement.completed";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            createdAt: string;
+            data: components["schemas"]["PlacementCompletedData"];
+        };
+        /** @description The placement as it stopped: `Failed`, with `failureReason`; what its committed chunks imported stays. */
+        PlacementFailedData: {
+            placement: components["schemas"]["Placement"];
+        };
+        /** @description The `placement.failed` event as delivered to your receiver (exactly these four fields). */
+        PlacementFailedEvent: {
+            /** @description Begins `evt_`; de-duplicate on it. */
+            id: string;
+            /** @constant */
+            type: "placement.failed";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            createdAt: string;
+            data: components["schemas"]["PlacementFailedData"];
         };
         /** @description Empty: a ping carries no resource. */
         TestPingData: Record<string, never>;
@@ -2823,6 +3010,967 @@ export interface operations {
             };
             /** @description `not_found`: The resource or route does not exist, or belongs to another organisation. Also when the document’s bytes are missing from storage. */
             404: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: The key exceeded its hourly or daily request limit, too many failed authentications came from your address, or too many webhook URL checks of your organisation are in flight. */
+            429: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds until the window refills. */
+                    "Retry-After"?: number;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: An unexpected fault on our side. */
+            500: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, cache or workflow engine) is not answering. */
+            503: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPlacements: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200; default 50. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, sent with the same filters (only `limit` may change); omit for the first page. A cursor of another list, organisation or filters is `400 invalid_request`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of placements. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01937b10-4c2d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *           "status": "Importing",
+                     *           "validateOnly": false,
+                     *           "fileName": "placement-2026-12-06.csv",
+                     *           "format": "csv",
+                     *           "rows": 12000,
+                     *           "imported": 4500,
+                     *           "skipped": 12,
+                     *           "failed": 3,
+                     *           "failureReason": null,
+                     *           "createdAt": "2026-12-06T09:00:00.000Z",
+                     *           "completedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJsIjoiZGVidHMiLCJ0IjoiMjAyNi0xMS0yMlQwODowMDowMC4wMDBaIiwiaSI6IjAxOTM2ZjFlLThhNTItN2MxZC05YTVlLTNmMGI2YzJkNGU3MSJ9.Qm9dX2kR7vLp0sTe"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Placement"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request is malformed or fails validation (body, query or path parameters, cursor, Idempotency-Key). */
+            400: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: The bearer key is missing, malformed, unknown, revoked, or of the other mode (live vs test). */
+            401: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key is valid but lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: The key exceeded its hourly or daily request limit, too many failed authentications came from your address, or too many webhook URL checks of your organisation are in flight. */
+            429: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds until the window refills. */
+                    "Retry-After"?: number;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: An unexpected fault on our side. */
+            500: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, cache or workflow engine) is not answering. */
+            503: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createPlacement: {
+        parameters: {
+            query?: {
+                /** @description A dry run: check every row and import nothing. */
+                validateOnly?: boolean;
+            };
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same request within 24 hours replays the saved response. 1 to 200 printable ASCII characters, no space at either end. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The placement file, as a part with a filename, at most 52428800 bytes (50 MiB): a CSV with a header row (`text/csv`, or a `.csv` name) or JSON Lines (`application/x-ndjson`, or a `.ndjson` or `.jsonl` name). Columns are the fields of `POST /v1/debts`, metadata as `metadata.<key>`; see /docs/placements. */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The placement, accepted: its workflow validates and imports it. */
+            202: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description The placement’s URL. */
+                    Location?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01937b10-4c2d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "status": "Validating",
+                     *       "validateOnly": false,
+                     *       "fileName": "placement-2026-12-06.csv",
+                     *       "format": "csv",
+                     *       "rows": 0,
+                     *       "imported": 0,
+                     *       "skipped": 0,
+                     *       "failed": 0,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-12-06T09:00:00.000Z",
+                     *       "completedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Placement"];
+                };
+            };
+            /** @description `invalid_request`: The request is malformed or fails validation (body, query or path parameters, cursor, Idempotency-Key). Here also: a column of the file is not a field of POST /v1/debts, or the file has no rows. */
+            400: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: The bearer key is missing, malformed, unknown, revoked, or of the other mode (live vs test). */
+            401: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key is valid but lacks the scope the operation needs. `read_only_key`: A read-only key was used for an operation that writes. */
+            403: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_conflict`: The `Idempotency-Key` was already used with a different method, path or body. `idempotency_in_progress`: A request with the same `Idempotency-Key` is still being processed. */
+            409: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: A JSON request body is larger than 1 MiB, or an uploaded document is larger than 10 MiB. Here: the file is larger than 50 MiB. */
+            413: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json` (`multipart/form-data` for a document upload), or an uploaded document’s bytes are not a PDF, PNG or JPEG, whatever its name says. Here: the body is not multipart/form-data, or the file is neither CSV nor JSON Lines. */
+            415: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: The key exceeded its hourly or daily request limit, too many failed authentications came from your address, or too many webhook URL checks of your organisation are in flight. */
+            429: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds until the window refills. */
+                    "Retry-After"?: number;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: An unexpected fault on our side. */
+            500: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, cache or workflow engine) is not answering. */
+            503: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPlacement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The placement. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01937b10-4c2d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "status": "Importing",
+                     *       "validateOnly": false,
+                     *       "fileName": "placement-2026-12-06.csv",
+                     *       "format": "csv",
+                     *       "rows": 12000,
+                     *       "imported": 4500,
+                     *       "skipped": 12,
+                     *       "failed": 3,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-12-06T09:00:00.000Z",
+                     *       "completedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Placement"];
+                };
+            };
+            /** @description `invalid_request`: The request is malformed or fails validation (body, query or path parameters, cursor, Idempotency-Key). */
+            400: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: The bearer key is missing, malformed, unknown, revoked, or of the other mode (live vs test). */
+            401: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key is valid but lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource or route does not exist, or belongs to another organisation. */
+            404: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: The key exceeded its hourly or daily request limit, too many failed authentications came from your address, or too many webhook URL checks of your organisation are in flight. */
+            429: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds until the window refills. */
+                    "Retry-After"?: number;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: An unexpected fault on our side. */
+            500: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, cache or workflow engine) is not answering. */
+            503: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPlacementErrors: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200; default 50. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, sent with the same filters (only `limit` may change); omit for the first page. A cursor of another list, organisation or filters is `400 invalid_request`. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The resource id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of row errors. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "row": 7,
+                     *           "outcome": "failed",
+                     *           "field": "originalPrincipal",
+                     *           "code": "invalid_principal",
+                     *           "message": "The principal must be a positive amount in the currency’s precision.",
+                     *           "existingDebtId": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description The row as a spreadsheet numbers it: a CSV’s header is row 1; an NDJSON file’s first line is row 1. */
+                            row: number;
+                            /**
+                             * @description `skipped`: the account already had an open debt (`existingDebtId`); `failed`: the row was refused.
+                             * @enum {string}
+                             */
+                            outcome: "failed" | "skipped";
+                            /** @description The column (`metadata.<key>` for metadata); null when the problem is the row as a whole. */
+                            field: string | null;
+                            /** @description The code `POST /v1/debts` answers for this problem (see /docs/errors), e.g. `invalid_principal`. */
+                            code: string;
+                            /** @description In the words `POST /v1/debts` uses for this field. */
+                            message: string;
+                            /**
+                             * Format: uuid
+                             * @description The open debt of a skipped row.
+                             */
+                            existingDebtId: string | null;
+                        }[];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request is malformed or fails validation (body, query or path parameters, cursor, Idempotency-Key). */
+            400: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: The bearer key is missing, malformed, unknown, revoked, or of the other mode (live vs test). */
+            401: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key is valid but lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource or route does not exist, or belongs to another organisation. */
+            404: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: The key exceeded its hourly or daily request limit, too many failed authentications came from your address, or too many webhook URL checks of your organisation are in flight. */
+            429: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds until the window refills. */
+                    "Retry-After"?: number;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: An unexpected fault on our side. */
+            500: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, cache or workflow engine) is not answering. */
+            503: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelPlacement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key with the same request within 24 hours replays the saved response. 1 to 200 printable ASCII characters, no space at either end. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The resource id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The placement, its cancel asked. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01937b10-4c2d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "status": "Importing",
+                     *       "validateOnly": false,
+                     *       "fileName": "placement-2026-12-06.csv",
+                     *       "format": "csv",
+                     *       "rows": 12000,
+                     *       "imported": 4500,
+                     *       "skipped": 12,
+                     *       "failed": 3,
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-12-06T09:00:00.000Z",
+                     *       "completedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Placement"];
+                };
+            };
+            /** @description `invalid_request`: The request is malformed or fails validation (body, query or path parameters, cursor, Idempotency-Key). */
+            400: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: The bearer key is missing, malformed, unknown, revoked, or of the other mode (live vs test). */
+            401: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key is valid but lacks the scope the operation needs. `read_only_key`: A read-only key was used for an operation that writes. */
+            403: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource or route does not exist, or belongs to another organisation. */
+            404: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_conflict`: The `Idempotency-Key` was already used with a different method, path or body. `idempotency_in_progress`: A request with the same `Idempotency-Key` is still being processed. `invalid_state`: The requested change is not allowed in the resource’s current state. */
+            409: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: A JSON request body is larger than 1 MiB, or an uploaded document is larger than 10 MiB. */
+            413: {
+                headers: {
+                    /** @description Unique id of this request; quote it in support tickets. */
+                    "X-Request-Id"?: string;
+                    /** @description Size of the window closest to running out. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Calls left in that window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when that window refills. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: A request body was sent with a content type other than `application/json` (`multipart/form-data` for a document upload), or an uploaded document’s bytes are not a PDF, PNG or JPEG, whatever its name says. */
+            415: {
                 headers: {
                     /** @description Unique id of this request; quote it in support tickets. */
                     "X-Request-Id"?: string;
@@ -5138,7 +6286,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page, sent with the same filters (only `limit` may change); omit for the first page. A cursor of another list, organisation or filters is `400 invalid_request`. */
                 cursor?: string;
                 status?: "Pending" | "Succeeded" | "Failed";
-                eventType?: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
+                eventType?: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "placement.completed" | "placement.failed" | "test.ping";
             };
             header?: never;
             path?: never;
@@ -5700,7 +6848,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page, sent with the same filters (only `limit` may change); omit for the first page. A cursor of another list, organisation or filters is `400 invalid_request`. */
                 cursor?: string;
-                type?: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "test.ping";
+                type?: "debt.created" | "debt.updated" | "debt.accepted" | "debt.disputed" | "payment.received" | "payment.refunded" | "plan.activated" | "plan.defaulted" | "placement.completed" | "placement.failed" | "test.ping";
             };
             header?: never;
             path?: never;
@@ -6279,6 +7427,78 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PlanDefaultedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within the timeout) is retried: /docs/webhooks. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_placement_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with your whole `whsec_` secret; reject when `t` is more than 300 s from now. */
+                "Service-Signature": string;
+                /** @description The delivery id; the same on every attempt of this delivery. */
+                "Service-Delivery-Id": string;
+                /** @description `live` for an event of the production API, `test` for one of the sandbox. */
+                "Service-Mode": "live" | "test";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlacementCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within the timeout) is retried: /docs/webhooks. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_placement_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with your whole `whsec_` secret; reject when `t` is more than 300 s from now. */
+                "Service-Signature": string;
+                /** @description The delivery id; the same on every attempt of this delivery. */
+                "Service-Delivery-Id": string;
+                /** @description `live` for an event of the production API, `test` for one of the sandbox. */
+                "Service-Mode": "live" | "test";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlacementFailedEvent"];
             };
         };
         responses: {
