@@ -29,10 +29,12 @@ import {
   checkSameOrigin,
   clearCookie,
   readForm,
+  seeOther,
   setCookie,
   type CookieNames,
   type FormBody,
 } from './http';
+import { setFlash, takeFlash } from './flash';
 
 export interface ConsoleDeps {
   config: Config;
@@ -87,6 +89,8 @@ export interface ConsoleContext {
   page(ctx: Context, title: string, body: VNode, status?: number): void;
   anonymousForm(ctx: Context): Promise<FormBody>;
   sessionForm(ctx: Context): Promise<{ form: FormBody; session: StaffSession }>;
+  /** After a write: the flash `message` for the next page, and a 303 to `location` (post, redirect, get). */
+  doneThen(ctx: Context, location: string, message: string): void;
   /**
    * Signs `user` in: a new session (a new id; the browser's previous one ends) in the cookie, the pre-session token
    * dropped. The page this request renders is already the signed-in one.
@@ -95,6 +99,8 @@ export interface ConsoleContext {
 }
 
 const SESSION_STATE = Symbol('console session');
+/** The signed-in user's organisation's name, read with their membership: every page's header and title say it. */
+const ORGANIZATION_NAME = Symbol('console organisation name');
 
 export function createConsoleContext(
   deps: ConsoleDeps,
@@ -106,7 +112,11 @@ export function createConsoleContext(
    * The session with its user's membership as it is now: null for a user no longer in the organisation (their
    * session ended here too, in case the removal's own attempt failed), else the current role and email.
    */
-  async function currentUser(session: StaffSession, id: string): Promise<StaffSession | null> {
+  async function currentUser(
+    state: Record<symbol, unknown>,
+    session: StaffSession,
+    id: string,
+  ): Promise<StaffSession | null> {
     const member = await parts.membership.current(session.organizationId, session.userId);
     if (!member) {
       await parts.sessions.destroy(id).catch((err: unknown) => {
@@ -117,7 +127,9 @@ export function createConsoleContext(
       });
       return null;
     }
-    return member.role === session.role && member.email === session.email ? session : { ...session, ...member };
+    state[ORGANIZATION_NAME] = member.organizationName;
+    const { email, role } = member;
+    return role === session.role && email === session.email ? session : { ...session, email, role };
   }
   const c: ConsoleContext = {
     deps,
@@ -143,20 +155,29 @@ export function createConsoleContext(
       const id = ctx.cookies.get(parts.names.session);
       // Bounded as a whole, as the portal's: with Redis stalled, the read's commands would each wait out a timeout.
       const stored = id ? await withinCommandTimeout(parts.sessions.touch(id)) : null;
-      const session = stored && id ? await currentUser(stored, id) : null;
+      const session = stored && id ? await currentUser(ctx.state, stored, id) : null;
       state[SESSION_STATE] = session;
       return session;
     },
     page(ctx, title, body, status = 200) {
-      const s = (ctx.state as Record<symbol, StaffSession | null | undefined>)[SESSION_STATE];
-      const user = s ? { email: s.email, role: s.role, csrfToken: s.csrfToken } : undefined;
+      const state = ctx.state as Record<symbol, unknown>;
+      const s = state[SESSION_STATE] as StaffSession | null | undefined;
+      const organizationName = state[ORGANIZATION_NAME] as string | undefined;
+      const user = s
+        ? { email: s.email, role: s.role, csrfToken: s.csrfToken, organizationName: organizationName ?? '' }
+        : undefined;
+      const flash = s ? takeFlash(ctx, secure) : undefined;
       sendPage(
         ctx,
-        <Layout title={title} stylesheetHref={parts.stylesheetHref} user={user} mode={config.mode}>
+        <Layout title={title} stylesheetHref={parts.stylesheetHref} user={user} mode={config.mode} flash={flash}>
           {body}
         </Layout>,
         status,
       );
+    },
+    doneThen(ctx, location, message) {
+      setFlash(ctx, secure, message);
+      seeOther(ctx, location);
     },
     async anonymousForm(ctx) {
       checkSameOrigin(ctx, config.publicBaseUrl);
@@ -180,6 +201,8 @@ export function createConsoleContext(
       clearCookie(ctx, parts.names.preSession, secure);
       const session = await parts.sessions.touch(id);
       if (!session) throw new Error('a session just created was not found');
+      const member = await parts.membership.current(session.organizationId, session.userId);
+      (ctx.state as Record<symbol, unknown>)[ORGANIZATION_NAME] = member?.organizationName;
       (ctx.state as Record<symbol, StaffSession | null | undefined>)[SESSION_STATE] = session;
       deps.logger.info({ userId: user.userId, organizationId: user.organizationId }, 'console sign-in');
       return session;
