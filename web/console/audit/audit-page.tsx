@@ -1,6 +1,6 @@
 /** Audit log: who did what, newest first, paged back by a cursor (owners and admins). */
 import type { AuditLogEntry } from '../../../core/staff/audit-log';
-import { when } from '../shared/format';
+import { When } from '../shared/time';
 
 export function AuditBody(props: { entries: AuditLogEntry[]; olderHref: string | null; paged: boolean }) {
   const { entries, olderHref } = props;
@@ -24,7 +24,9 @@ export function AuditBody(props: { entries: AuditLogEntry[]; olderHref: string |
               {entries.map((e) => (
                 <tr key={e.id}>
                   <td class="who">
-                    <span class="when">{when(e.createdAt)}</span>
+                    <span class="when">
+                      <When iso={e.createdAt} />
+                    </span>
                     <br />
                     {e.actorEmail}
                   </td>

@@ -7,7 +7,8 @@ import { EVENT_TYPES } from '../../../core/events/outbox';
 import type { ConsoleDelivery, ConsolePage } from '../../../core/staff/console-deliveries';
 import type { DeliveryView } from '../../../core/webhooks/deliveries';
 import { CsrfField } from '../../layout';
-import { prettyJson, STATUS_LABELS, when } from '../shared/format';
+import { prettyJson, STATUS_LABELS } from '../shared/format';
+import { When } from '../shared/time';
 
 export const STATUS_FILTERS = ['Pending', 'Delivered', 'Failed'] as const;
 export type StatusFilter = (typeof STATUS_FILTERS)[number];
@@ -133,9 +134,15 @@ function DeliveryTable({ deliveries }: { deliveries: DeliveryView[] }) {
               <span class={`status status-${d.status.toLowerCase()}`}>{STATUS_LABELS[d.status]}</span>
             </td>
             <td>{d.attemptCount}</td>
-            <td>{when(d.createdAt)}</td>
-            <td>{when(d.lastAttemptAt)}</td>
-            <td>{when(d.nextAttemptAt)}</td>
+            <td>
+              <When iso={d.createdAt} />
+            </td>
+            <td>
+              <When iso={d.lastAttemptAt} />
+            </td>
+            <td>
+              <When iso={d.nextAttemptAt} />
+            </td>
           </tr>
         ))}
       </tbody>
@@ -207,13 +214,17 @@ export function DeliveryBody(props: { delivery: ConsoleDelivery; canManage: bool
             <code>{d.url}</code>
           </dd>
           <dt>Created</dt>
-          <dd>{when(d.createdAt)}</dd>
+          <dd>
+            <When iso={d.createdAt} />
+          </dd>
           <dt>Attempts</dt>
           <dd>{d.attemptCount}</dd>
           {d.status === 'Pending' && (
             <>
               <dt>Next retry</dt>
-              <dd>{d.nextAttemptAt ? when(d.nextAttemptAt) : 'Under way'}</dd>
+              <dd>
+                <When iso={d.nextAttemptAt} none="Under way" />
+              </dd>
             </>
           )}
         </dl>
@@ -269,7 +280,9 @@ function AttemptTable({ delivery }: { delivery: ConsoleDelivery }) {
         {delivery.attempts.map((a) => (
           <tr key={a.number}>
             <td>{a.number}</td>
-            <td>{when(a.startedAt)}</td>
+            <td>
+              <When iso={a.startedAt} />
+            </td>
             <td>{a.httpStatus ?? '–'}</td>
             <td>{a.latencyMs} ms</td>
             <td>{a.succeeded ? 'Delivered' : 'Failed'}</td>

@@ -7,7 +7,7 @@ import type { ApiKey } from '../../../core/access/api-keys';
 import type { Organization } from '../../../core/access/organizations';
 import type { SandboxResetStatus } from '../../../core/sandbox/reset-status';
 import { CsrfField } from '../../layout';
-import { when } from '../shared/format';
+import { When } from '../shared/time';
 
 export interface SignUpFormProps {
   csrfToken: string;
@@ -136,11 +136,17 @@ export function SandboxBody(props: { status: SandboxResetStatus; canReset: boole
           <dt>Status</dt>
           <dd>{underWay ? 'Requested: a reset is under way' : 'Scheduled'}</dd>
           <dt>Last API use</dt>
-          <dd>{when(status.lastUsedAt)}</dd>
+          <dd>
+            <When iso={status.lastUsedAt} />
+          </dd>
           <dt>Next idle reset</dt>
-          <dd>{when(status.nextResetAt)}</dd>
+          <dd>
+            <When iso={status.nextResetAt} />
+          </dd>
           <dt>Last reset</dt>
-          <dd>{status.lastResetAt ? when(status.lastResetAt) : 'Never'}</dd>
+          <dd>
+            <When iso={status.lastResetAt} none="Never" />
+          </dd>
         </dl>
         {props.canReset ? (
           <p>
