@@ -19,6 +19,7 @@ export const AUDIT_ACTIONS = [
   'webhook.secret_rotated',
   'webhook.test_sent',
   'delivery.retried',
+  'delivery.retried_now',
   'deliveries.retried_failed',
   'branding.changed',
   'portal.plan_rules_changed',
