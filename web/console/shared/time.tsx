@@ -12,15 +12,16 @@ const UNITS: [unit: Intl.RelativeTimeFormatUnit, ms: number][] = [
   ['day', 86_400_000],
   ['hour', 3_600_000],
   ['minute', 60_000],
+  ['second', 1_000],
 ];
 
 const phrase = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 
-/** `iso` relative to `now`: "just now" within a minute, else the largest whole unit ("2 hours ago", "in 5 minutes"). */
+/** `iso` relative to `now`: "just now" within a second, else the largest whole unit ("2 hours ago", "in 5 minutes"). */
 export function relativeTime(iso: string, now: Date = new Date()): string {
   const diff = new Date(iso).getTime() - now.getTime();
   const size = Math.abs(diff);
-  if (size < 60_000) return 'just now';
+  if (size < 1_000) return 'just now';
   const [unit, ms] = UNITS.find(([, unitMs]) => size >= unitMs) ?? UNITS[UNITS.length - 1]!;
   return phrase.format(Math.trunc(diff / ms), unit);
 }
