@@ -235,10 +235,13 @@ describe('Console webhooks, deliveries, events and audit log in a real browser w
           .to.contain(receiver.url)
           .and.contain(`${secret.slice(0, 12)}…`);
         expect(shown).not.to.contain(secret);
+        // The test stack accepts http:// and local hosts, and the form says so.
+        expect(await page.locator('#url-help').innerText()).to.contain('and also http:// URLs');
         await shot(page, 'webhooks');
 
         await page.getByRole('button', { name: 'Send a test event' }).click();
         await page.getByRole('heading', { name: 'Delivery', exact: true }).waitFor();
+        expect(await page.getByRole('status').innerText()).to.contain('Test event sent');
         const deliveryId = new URL(page.url()).pathname.split('/').pop()!;
         const request = await waitFor(() => receiver.requests.find((r) => r.deliveryId === deliveryId), {
           what: 'the test event at the receiver',
@@ -252,6 +255,15 @@ describe('Console webhooks, deliveries, events and audit log in a real browser w
         await shot(page, 'delivery');
 
         await go(page, '/console/webhooks');
+        expect(await page.locator('ul.recent-deliveries li').first().innerText()).to.match(/Delivered\s+test\.ping/);
+        const [rotateBox, clearBox] = await Promise.all(
+          ['Rotate the signing secret', 'Clear the receiver'].map((name) =>
+            page.getByRole('link', { name }).boundingBox(),
+          ),
+        );
+        const apart = rotateBox!.x + rotateBox!.width <= clearBox!.x || rotateBox!.y + rotateBox!.height <= clearBox!.y;
+        expect(apart, 'the rotate and clear links do not overlap').to.equal(true);
+        await shotAt(page, 'webhooks-latest');
         await page.getByRole('link', { name: 'Rotate the signing secret' }).click();
         await shot(page, 'webhook-rotate-confirm');
         await page.getByRole('button', { name: 'Rotate the secret' }).click();
