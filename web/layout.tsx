@@ -23,6 +23,8 @@ export interface LayoutProps {
   mode: string;
   /** The message of the write just made (shared/flash.ts), shown once under the heading. */
   flash?: string;
+  /** Reload the page after this many seconds (a `<meta http-equiv="refresh">`: progress shown without script). */
+  refreshSeconds?: number;
   children: ComponentChildren;
 }
 
@@ -30,7 +32,7 @@ export function CsrfField({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
 }
 
-export function Layout({ title, stylesheetHref, user, mode, flash, children }: LayoutProps) {
+export function Layout({ title, stylesheetHref, user, mode, flash, refreshSeconds, children }: LayoutProps) {
   const where = user?.organizationName ? `${user.organizationName} (${mode})` : mode;
   return (
     <html lang="en">
@@ -39,6 +41,7 @@ export function Layout({ title, stylesheetHref, user, mode, flash, children }: L
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · ${where} · Client console`}</title>
         <link rel="stylesheet" href={stylesheetHref} />
+        {refreshSeconds !== undefined && <meta http-equiv="refresh" content={String(refreshSeconds)} />}
       </head>
       <body>
         <a class="skip" href="#main">

@@ -112,17 +112,27 @@ export function SignedUpBody(props: { organization: Organization; apiKey: ApiKey
   );
 }
 
-export function SandboxBody(props: { status: SandboxResetStatus; canReset: boolean; requested: boolean }) {
+export function SandboxBody(props: {
+  status: SandboxResetStatus;
+  canReset: boolean;
+  csrfToken: string;
+  requested: boolean;
+}) {
   const { status } = props;
   const underWay = status.status === 'Requested';
   return (
     <>
-      {props.requested && (
-        <p class="notice" role="status">
-          {underWay
-            ? 'Your reset is under way: it usually ends within seconds. Reload this page to see it done.'
-            : 'Your test data was reset.'}
-        </p>
+      {underWay ? (
+        <div class="notice" role="status">
+          <p>Your reset is under way: it usually ends within seconds. This page reloads itself until it is done.</p>
+          <progress aria-label="Reset under way" />
+        </div>
+      ) : (
+        props.requested && (
+          <p class="flash" role="status">
+            Your test data was reset.
+          </p>
+        )
       )}
       <section class="card" aria-labelledby="reset">
         <h2 id="reset">Test data reset</h2>
@@ -149,9 +159,15 @@ export function SandboxBody(props: { status: SandboxResetStatus; canReset: boole
           </dd>
         </dl>
         {props.canReset ? (
-          <p>
-            <a href="/console/sandbox/reset">Reset sandbox now</a>
-          </p>
+          !underWay && (
+            <form method="post" action="/console/sandbox/reset">
+              <CsrfField token={props.csrfToken} />
+              <p>Resetting wipes the data listed above at once and seeds it again. It cannot be undone.</p>
+              <button type="submit" class="danger">
+                Reset sandbox now
+              </button>
+            </form>
+          )
         ) : (
           <p class="muted">Only an owner, an admin or a developer can reset the sandbox.</p>
         )}

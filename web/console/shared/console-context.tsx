@@ -19,6 +19,7 @@ import type { SandboxResets } from '../../../core/sandbox/resets';
 import type { SignupLimiter } from '../../../core/sandbox/signup-limit';
 import type { SecretBox } from '../../../core/platform/secret-box';
 import type { ResolveHost } from '../../../core/webhooks/ssrf-guard';
+import type { DeliveryRetryNow } from '../../../core/webhooks/delivery-retry-now';
 import type { SignInLinkDeps } from '../../../core/staff/magic-links';
 import type { MembershipCache } from '../../../core/staff/membership';
 import type { SessionStore, SessionUser, StaffSession } from '../../../core/staff/sessions';
@@ -48,6 +49,8 @@ export interface ConsoleDeps {
   debtTriggers: DebtTriggers;
   /** The API's request rules for a branding field (its schema's lengths and forms), so the form applies the same. */
   brandingFieldRules: Record<string, { maxLength?: number; pattern?: string }>;
+  /** Retry now on a delivery waiting between attempts; without it (tests of pages alone) the button is not offered. */
+  deliveryRetryNow?: DeliveryRetryNow;
   /** Tests move the sign-in links' clock past their 15 minutes. */
   now?: () => Date;
   /** What the Webhooks page needs beyond the config: the API's secret box and receiver host resolver. */
@@ -86,7 +89,7 @@ export interface ConsoleContext {
   secure: boolean;
   stylesheetHref: string;
   session(ctx: Context): Promise<StaffSession | null>;
-  page(ctx: Context, title: string, body: VNode, status?: number): void;
+  page(ctx: Context, title: string, body: VNode, status?: number, options?: { refreshSeconds?: number }): void;
   anonymousForm(ctx: Context): Promise<FormBody>;
   sessionForm(ctx: Context): Promise<{ form: FormBody; session: StaffSession }>;
   /** After a write: the flash `message` for the next page, and a 303 to `location` (post, redirect, get). */
@@ -159,7 +162,7 @@ export function createConsoleContext(
       state[SESSION_STATE] = session;
       return session;
     },
-    page(ctx, title, body, status = 200) {
+    page(ctx, title, body, status = 200, options = {}) {
       const state = ctx.state as Record<symbol, unknown>;
       const s = state[SESSION_STATE] as StaffSession | null | undefined;
       const organizationName = state[ORGANIZATION_NAME] as string | undefined;
@@ -169,7 +172,14 @@ export function createConsoleContext(
       const flash = s ? takeFlash(ctx, secure) : undefined;
       sendPage(
         ctx,
-        <Layout title={title} stylesheetHref={parts.stylesheetHref} user={user} mode={config.mode} flash={flash}>
+        <Layout
+          title={title}
+          stylesheetHref={parts.stylesheetHref}
+          user={user}
+          mode={config.mode}
+          flash={flash}
+          refreshSeconds={options.refreshSeconds}
+        >
           {body}
         </Layout>,
         status,
