@@ -294,7 +294,19 @@ describe('Console webhooks, deliveries, events and audit log in a real browser w
           expect(audit).to.contain(action);
         }
         expect(audit).not.to.contain(secret).and.not.to.contain(rotated);
-        await shot(page, 'audit-log');
+        expect(audit)
+          .to.contain(`${email} set the webhook receiver to ${receiver.url}`)
+          .and.contain(`${email} rotated the webhook signing secret`)
+          .and.contain(`${email} sent a test event`);
+        await shotAt(page, 'audit-log');
+        await page.getByLabel('Action').selectOption('webhook.cleared');
+        await page.getByLabel('Who').selectOption(email);
+        await page.getByRole('button', { name: 'Filter' }).click();
+        expect(new URL(page.url()).searchParams.get('action')).to.equal('webhook.cleared');
+        const entries = await page.locator('ol.audit-entries li').allInnerTexts();
+        expect(entries).to.have.length(1);
+        expect(entries[0]).to.contain(`${email} cleared the webhook receiver`);
+        await shotAt(page, 'audit-log-filtered');
       });
       const entries = JSON.stringify(await auditOf(org));
       expect(secrets).to.have.length(2);
