@@ -53,6 +53,7 @@ import { sandboxTenantRoutes } from './routes/sandbox-tenant';
 import { readSignup, simulationReader } from './routes/sandbox-input';
 import { createActivityTouch } from '../core/sandbox/activity-touch';
 import type { SandboxResets } from '../core/sandbox/resets';
+import type { DeliveryRetryNow } from '../core/webhooks/delivery-retry-now';
 import { createSignupLimiter } from '../core/sandbox/signup-limit';
 import { createMailer, type Mailer } from '../core/notifications/mail';
 import { consolePages } from '../web/console/console-pages';
@@ -89,6 +90,8 @@ export interface AppDeps {
   /** Defaults to a fresh registry per app. */
   metrics?: ApiMetrics;
   /** Sandbox mode: the tenants' reset workflows (sign-up starts one, API use signals it, POST /v1/sandbox/reset). */
+  /** Retry now on a delivery waiting between attempts (the console's button): a signal to its run. */
+  deliveryRetryNow?: DeliveryRetryNow;
   sandboxResets?: SandboxResets;
   /** Outgoing mail (the console's sign-in links); defaults to SMTP at `config.mail` (nodemailer connects on send). */
   mailer?: Mailer;
@@ -217,6 +220,7 @@ export function createApp(deps: AppDeps): BuiltApp {
       mailer,
       ...(deps.debtorMailer ? { debtorMailer: deps.debtorMailer } : {}),
       debtTriggers: deps.debtTriggers,
+      ...(deps.deliveryRetryNow ? { deliveryRetryNow: deps.deliveryRetryNow } : {}),
       brandingFieldRules: patchBrandingBody.properties as Record<string, { maxLength?: number; pattern?: string }>,
       now: deps.consoleNow,
       webhooks: {

@@ -11,6 +11,7 @@ import { createRedis } from '../core/platform/redis';
 import { createSecretBox } from '../core/platform/secret-box';
 import { checkTemporal, closeTemporalClient, createTemporalClient } from '../core/temporal/connection';
 import { createDebtTriggers } from '../core/lifecycle/triggers';
+import { createDeliveryRetryNow } from '../core/webhooks/delivery-retry-now';
 import { createPaymentProcessor } from '../core/payments/create-processor';
 import { createPlacementRuns } from '../core/placements/placement-runs';
 import { createSandboxResets } from '../core/sandbox/resets';
@@ -61,6 +62,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
     }),
     sandboxResets: config.mode === 'sandbox' ? createSandboxResets({ client: temporal }) : undefined,
     placementRuns: createPlacementRuns({ client: temporal }),
+    deliveryRetryNow: createDeliveryRetryNow({ client: temporal }),
     checkTemporal: () => checkTemporal(temporal),
   });
   // In a cluster the primary serves the metrics port and asks each worker for its registry.

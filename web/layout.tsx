@@ -10,6 +10,8 @@ export interface PageUser {
   email: string;
   role: string;
   csrfToken: string;
+  /** The organisation the user is signed in to: the header and the title name it. */
+  organizationName: string;
 }
 
 export interface LayoutProps {
@@ -19,6 +21,10 @@ export interface LayoutProps {
   user?: PageUser;
   /** `production` or `sandbox`: said in the header so nobody mistakes one host for the other. */
   mode: string;
+  /** The message of the write just made (shared/flash.ts), shown once under the heading. */
+  flash?: string;
+  /** Reload the page after this many seconds (a `<meta http-equiv="refresh">`: progress shown without script). */
+  refreshSeconds?: number;
   children: ComponentChildren;
 }
 
@@ -26,21 +32,32 @@ export function CsrfField({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
 }
 
-export function Layout({ title, stylesheetHref, user, mode, children }: LayoutProps) {
+export function Layout({ title, stylesheetHref, user, mode, flash, refreshSeconds, children }: LayoutProps) {
+  const where = user?.organizationName ? `${user.organizationName} (${mode})` : mode;
   return (
     <html lang="en">
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${title} · Client console (${mode})`}</title>
+        <title>{`${title} · ${where} · Client console`}</title>
         <link rel="stylesheet" href={stylesheetHref} />
+        {refreshSeconds !== undefined && <meta http-equiv="refresh" content={String(refreshSeconds)} />}
       </head>
       <body>
         <a class="skip" href="#main">
           Skip to content
         </a>
         <header class="top">
-          <span class="brand">Client console · {mode}</span>
+          <span class="brand">
+            {user?.organizationName ? (
+              <>
+                <span class="org">{user.organizationName}</span> <span class={`mode mode-${mode}`}>{mode}</span>{' '}
+                <span class="product">Client console</span>
+              </>
+            ) : (
+              <>Client console · {mode}</>
+            )}
+          </span>
           {user && (
             <>
               <nav aria-label="Console">
@@ -92,7 +109,7 @@ export function Layout({ title, stylesheetHref, user, mode, children }: LayoutPr
                   )}
                 </ul>
               </nav>
-              <span>
+              <span class="who">
                 {user.email} ({user.role})
               </span>
               <form method="post" action="/console/sign-out">
@@ -108,6 +125,11 @@ export function Layout({ title, stylesheetHref, user, mode, children }: LayoutPr
         </header>
         <main id="main">
           <h1>{title}</h1>
+          {flash && (
+            <p class="flash" role="status">
+              {flash}
+            </p>
+          )}
           {children}
         </main>
       </body>

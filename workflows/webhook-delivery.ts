@@ -6,7 +6,9 @@
  */
 import {
   TemporalFailure,
+  condition,
   defineQuery,
+  defineSignal,
   isCancellation,
   proxyActivities,
   patched,
@@ -22,7 +24,12 @@ import type {
   INVALID_DELIVERY_INPUT,
   WebhookDeliveryActivities,
 } from '../activities/webhook-delivery';
-import { PATCH_IDS, SEARCH_ATTRIBUTE_KEYS, pendingDeliverySearchAttributes } from '../core/temporal/names';
+import {
+  DELIVERY_SIGNALS,
+  PATCH_IDS,
+  SEARCH_ATTRIBUTE_KEYS,
+  pendingDeliverySearchAttributes,
+} from '../core/temporal/names';
 
 /** Waits before retries 1 to 6 (ms). */
 export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000, 86_400_000] as const;
@@ -47,6 +54,13 @@ export interface WebhookDeliveryStatus {
 }
 
 export const webhookDeliveryStatusQuery = defineQuery<WebhookDeliveryStatus>('status');
+
+/**
+ * Retry now (the console's button on a delivery waiting between attempts, as Stripe's and Svix's): the wait ends and
+ * the next attempt is made at once; if it fails, the schedule goes on from there (the wait after it is the one that
+ * attempt would have had). Sent while no wait is under way, it is ignored.
+ */
+export const webhookDeliveryRetryNowSignal = defineSignal(DELIVERY_SIGNALS.retryNow);
 
 type DeliverAttempt = WebhookDeliveryActivities['deliverWebhookAttempt'];
 
@@ -107,6 +121,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   };
   setHandler(webhookDeliveryStatusQuery, () => status);
   const deliver = patched(PATCH_IDS.deliveryAttemptLocal) ? deliverWebhookAttempt : attemptAsActivityTask;
+  // Runs from before Retry now replay (and, still open, wait out their timers) as they were: a plain sleep.
+  const retryNow = patched(PATCH_IDS.deliveryRetryNow) ? listenForRetryNow() : undefined;
   // The delivery starter sets these at the start (deliveryStartOptions), so a run waiting in a backlog is already
   // found by them. A run started without them (by a starter from before that, or by hand) sets them here. The branch
   // follows the start event, which replay reads the same way, so both kinds of history replay.
@@ -123,7 +139,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     status.lastHttpStatus = result.httpStatus;
     if (result.deliveryStatus !== 'Pending') return finish(status, result.deliveryStatus);
     status.nextAttemptAt = new Date(Date.now() + retryDelayMs!).toISOString();
-    await sleep(retryDelayMs!);
+    if (retryNow) await retryNow.wait(retryDelayMs!);
+    else await sleep(retryDelayMs!);
     status.nextAttemptAt = null;
   }
   return finish(status, 'Failed'); // not reached: the last attempt's result is never Pending
@@ -147,6 +164,27 @@ async function attemptOrGiveUp(
     await markDeliveryFailed({ deliveryId: input.deliveryId, generation: input.generation });
     return null;
   }
+}
+
+/** The wait between attempts that the `retryNow` signal ends early; a signal outside a wait is dropped. */
+function listenForRetryNow() {
+  let waiting = false;
+  let asked = false;
+  setHandler(webhookDeliveryRetryNowSignal, () => {
+    if (waiting) asked = true;
+  });
+  return {
+    async wait(ms: number): Promise<void> {
+      waiting = true;
+      asked = false;
+      try {
+        await condition(() => asked, ms);
+      } finally {
+        waiting = false;
+        asked = false;
+      }
+    },
+  };
 }
 
 function finish(status: WebhookDeliveryStatus, final: WebhookDeliveryState): WebhookDeliveryStatus {

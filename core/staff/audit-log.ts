@@ -19,6 +19,7 @@ export const AUDIT_ACTIONS = [
   'webhook.secret_rotated',
   'webhook.test_sent',
   'delivery.retried',
+  'delivery.retried_now',
   'deliveries.retried_failed',
   'branding.changed',
   'portal.plan_rules_changed',
@@ -73,6 +74,25 @@ export async function recordAudit(db: Db, actor: StaffActor, mode: Mode, entry: 
   });
 }
 
+/** The Audit log page's filters: one actor, one action (either or both). */
+export interface AuditFilter {
+  actorEmail?: string;
+  action?: AuditAction;
+}
+
+export function isAuditAction(value: string): value is AuditAction {
+  return (AUDIT_ACTIONS as readonly string[]).includes(value);
+}
+
+/** Everyone who has an entry in the organisation's log of this mode, by email: the actor filter's choices. */
+export async function listAuditActors(db: Db, organizationId: string, mode: Mode): Promise<string[]> {
+  const rows = await db('audit_log')
+    .where({ organization_id: organizationId, mode })
+    .distinct('actor_email')
+    .orderBy('actor_email');
+  return rows.map((row: { actor_email: string }) => row.actor_email);
+}
+
 export interface AuditLogEntry {
   id: string;
   actorEmail: string;
@@ -92,9 +112,13 @@ export async function listAudit(
   organizationId: string,
   mode: Mode,
   page: PageRequest = { limit: 100 },
+  filter: AuditFilter = {},
 ): Promise<Page<AuditLogEntry>> {
+  const query = db('audit_log').where({ organization_id: organizationId, mode });
+  if (filter.actorEmail) query.where({ actor_email: filter.actorEmail });
+  if (filter.action) query.where({ action: filter.action });
   return fetchPage<AuditRow, AuditLogEntry>(
-    db('audit_log').where({ organization_id: organizationId, mode }).select('*'),
+    query.select('*'),
     {
       list: 'audit',
       page,

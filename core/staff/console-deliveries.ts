@@ -21,6 +21,7 @@ import {
   type DeliveryFilter,
   type DeliveryView,
 } from '../webhooks/deliveries';
+import { lockDeliveryWaitingToRetry, type DeliveryRetryNow } from '../webhooks/delivery-retry-now';
 import { recordAudit } from './audit-log';
 import type { StaffActor } from './staff-actor';
 import { requireWebhookManagement } from './roles';
@@ -83,6 +84,30 @@ export async function retryConsoleDelivery(db: Db, actor: StaffActor, mode: Mode
       details: { eventType: retried.eventType },
     });
     return retried;
+  });
+}
+
+/**
+ * Retry now: the next attempt of a delivery waiting between attempts, at once (its run keeps the rest of its
+ * schedule). The audit entry and the signal share the transaction: a signal refused (the run is gone) records nothing.
+ */
+export async function retryConsoleDeliveryNow(
+  db: Db,
+  retryNow: DeliveryRetryNow,
+  actor: StaffActor,
+  mode: Mode,
+  id: string,
+): Promise<DeliveryView> {
+  requireWebhookManagement(actor.role, mode);
+  return db.transaction(async (trx) => {
+    const delivery = await lockDeliveryWaitingToRetry(trx, actor.organizationId, id);
+    await recordAudit(trx, actor, mode, {
+      action: 'delivery.retried_now',
+      target: delivery.id,
+      details: { eventType: delivery.eventType, attempt: delivery.attemptCount + 1 },
+    });
+    await retryNow.signal(delivery);
+    return delivery;
   });
 }
 

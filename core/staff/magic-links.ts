@@ -68,7 +68,7 @@ export async function requestSignInLink(
   return 'sent-if-known';
 }
 
-export type LinkMailDeps = Pick<SignInLinkDeps, 'db' | 'mailer' | 'publicBaseUrl' | 'now'>;
+export type LinkMailDeps = Pick<SignInLinkDeps, 'db' | 'mailer' | 'publicBaseUrl' | 'mode' | 'now'>;
 
 /**
  * Why a link is mailed: asked for on the sign-in page, an invitation, or a sandbox sign-up with an address that
@@ -89,37 +89,50 @@ export async function sendSignInLink(deps: LinkMailDeps, user: StaffUser, kind: 
   });
   const link = `${deps.publicBaseUrl}${SIGN_IN_LINK_PATH}?token=${token}`;
   const mail = { 'sign-in': signInMail, invitation: invitationMail, 'sign-up': existingAccountMail }[kind];
-  await deps.mailer.send(mail(user, link));
+  await deps.mailer.send(mail(user, link, await consoleName(deps, user)));
 }
 
-function signInMail({ email }: StaffUser, link: string) {
+/**
+ * Which console a mail is about, said in every one: the organisation's name and the host's mode
+ * (`Acme Lending's sandbox console`), so a reader with accounts in several knows which.
+ */
+async function consoleName(deps: LinkMailDeps, user: StaffUser): Promise<string> {
+  const organization = await deps
+    .db('organizations')
+    .where({ id: user.organizationId })
+    .first<{ name: string } | undefined>('name');
+  const mode = deps.mode === 'production' ? 'live' : 'sandbox';
+  return organization ? `${organization.name}'s ${mode} client console` : `the ${mode} client console`;
+}
+
+function signInMail({ email }: StaffUser, link: string, console: string) {
   return {
     to: email,
-    subject: 'Your sign-in link',
+    subject: `Your sign-in link to ${console}`,
     text:
-      `Open this link to sign in to the client console as ${email}:\n\n${link}\n\n` +
+      `Open this link to sign in to ${console} as ${email}:\n\n${link}\n\n` +
       'It works once, within 15 minutes. If you did not ask for it, ignore this message.\n',
   };
 }
 
-function existingAccountMail({ email }: StaffUser, link: string) {
+function existingAccountMail({ email }: StaffUser, link: string, console: string) {
   return {
     to: email,
     subject: 'You already have a console account',
     text:
-      `Someone asked to sign up for the sandbox with ${email}, which already has a client console account; an ` +
+      `Someone asked to sign up for the sandbox with ${email}, which already has an account in ${console}; an ` +
       'address belongs to one organisation, so no new sandbox was made.\n\n' +
       `Open this link to sign in to your account instead:\n\n${link}\n\n` +
       'It works once, within 15 minutes. If you did not ask, ignore this message.\n',
   };
 }
 
-function invitationMail(user: StaffUser, link: string) {
+function invitationMail(user: StaffUser, link: string, console: string) {
   return {
     to: user.email,
-    subject: 'You are invited to the client console',
+    subject: `You are invited to ${console}`,
     text:
-      `You have been given the ${user.role} role in an organisation's client console, as ${user.email}.\n\n` +
+      `You have been given the ${user.role} role in ${console}, as ${user.email}.\n\n` +
       `Open this link to sign in:\n\n${link}\n\n` +
       'It works once, within 15 minutes; after that, ask for a new link on the sign-in page with this address.\n',
   };

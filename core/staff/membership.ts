@@ -16,6 +16,8 @@ const MAX_ENTRIES = 10_000;
 export interface Membership {
   email: string;
   role: StaffRole;
+  /** The organisation's name, which every console page says in its header and title. */
+  organizationName: string;
 }
 
 export interface MembershipCache {
@@ -37,7 +39,11 @@ export function createMembershipCache(deps: { db: Db; now?: () => number; ttlMs?
       if (cached && cached.organizationId === organizationId && cached.expiresAt > now()) return cached.membership;
       const seen = invalidations;
       const user = await findStaffUser(deps.db, organizationId, userId);
-      const membership = user ? { email: user.email, role: user.role } : null;
+      const organization = user
+        ? await deps.db('organizations').where({ id: organizationId }).first<{ name: string } | undefined>('name')
+        : undefined;
+      const membership =
+        user && organization ? { email: user.email, role: user.role, organizationName: organization.name } : null;
       if (seen !== invalidations) return membership;
       if (entries.size >= MAX_ENTRIES) entries.clear();
       entries.set(userId, { organizationId, membership, expiresAt: now() + ttlMs });

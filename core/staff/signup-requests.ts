@@ -62,7 +62,8 @@ export async function requestConsoleSignup(deps: SignupRequestDeps, input: Pendi
     to: email,
     subject: 'Confirm your sandbox',
     text:
-      `Open this link to create your sandbox organisation, with you (${email}) as its owner:\n\n${link}\n\n` +
+      `Open this link to create your sandbox organisation${input.organizationName ? `, ${input.organizationName},` : ''} ` +
+      `with you (${email}) as its owner:\n\n${link}\n\n` +
       'It works once, within 15 minutes. If you did not ask for a sandbox, ignore this message: nothing is created.\n',
   });
 }

@@ -59,7 +59,12 @@ export const PATCH_IDS = {
   lifecycleRetryFailedTimer: 'lifecycle-retry-failed-timer',
   /** The sandbox's `advance` with `until` fires every timer due up to it, no longer only the next one. */
   lifecycleAdvanceUntil: 'lifecycle-advance-until',
+  /** A delivery waiting between attempts takes the `retryNow` signal: the next attempt at once, the rest as before. */
+  deliveryRetryNow: 'delivery-retry-now',
 } as const;
+
+/** The signals a delivery's run takes: `retryNow` (the console's Retry now on a delivery waiting to retry). */
+export const DELIVERY_SIGNALS = { retryNow: 'retryNow' } as const;
 
 /** The signals a tenant's `sandbox-reset-<orgId>` workflow takes: an API use (debounced), and a reset on demand. */
 export const SANDBOX_RESET_SIGNALS = { used: 'used', resetNow: 'resetNow' } as const;

@@ -193,7 +193,7 @@ const COMMANDS: Record<string, Command> = {
       return 1;
     }
     if (!io.mail) throw new Error('user invite needs a mailer');
-    const mailDeps = { db: io.db, mailer: io.mail.mailer(), publicBaseUrl: io.mail.consoleBaseUrl };
+    const mailDeps = { db: io.db, mailer: io.mail.mailer(), publicBaseUrl: io.mail.consoleBaseUrl, mode: io.mode };
     await sendSignInLink(mailDeps, user, 'invitation');
     io.out(`invited ${user.email} as ${user.role} (user ${user.id}); the sign-in link was sent by email`);
     return 0;

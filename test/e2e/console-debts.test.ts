@@ -275,8 +275,8 @@ describe('Console: Branding, Debts and debtors, Team in a real browser with Java
       await shot(page, 'team');
 
       const mail = await sink.nthMailTo(invited, 1);
-      expect(mail.subject).to.equal('You are invited to the client console');
-      expect(mail.text).to.contain('developer role');
+      expect(mail.subject).to.equal("You are invited to Team Org's live client console");
+      expect(mail.text).to.contain("developer role in Team Org's live client console");
       const link = /http:\/\/\S+(\/console\/sign-in\/link\?token=[A-Za-z0-9_-]{43})/.exec(mail.text)?.[1];
       const invitedContext = await noJs(browser);
       const invitedPage = await invitedContext.newPage();

@@ -11,7 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import { expect } from 'chai';
 import { startTestServer } from '../support/app';
 import { withBrowser } from '../support/browser';
-import { CONSOLE_SHOTS, consoleBrowser } from '../support/console-browser';
+import { CONSOLE_SHOTS, consoleBrowser, shotAt } from '../support/console-browser';
 import { raiseDebt, type Debt } from '../support/debt-api';
 import { testDb } from '../support/resources';
 import { forgetSignups, signUp } from '../support/sandbox';
@@ -170,15 +170,16 @@ describe('Console on the sandbox host: sign-up, documents and Reset sandbox now 
       expect(shown).to.contain('Scheduled').and.to.contain('Never');
       await shot(page, 'sandbox');
 
-      await page.getByRole('link', { name: 'Reset sandbox now' }).click();
-      await page.getByRole('heading', { name: 'Reset the sandbox' }).waitFor();
-      await shot(page, 'sandbox-reset-confirm');
+      await shotAt(page, 'sandbox');
       expect((await api<Debt>('GET', `/v1/debts/${extra.id}`)).status).to.equal(200); // nothing yet
-      await page.getByRole('button', { name: 'Reset sandbox now' }).click();
+      await page.getByRole('button', { name: 'Reset sandbox now' }).click(); // a POST from the page itself
       await page.getByRole('heading', { name: 'Sandbox', level: 1 }).waitFor();
       expect(new URL(page.url()).search).to.equal('?reset=1');
       expect(await page.getByRole('status').innerText()).to.match(/Your reset is under way|Your test data was reset/);
       await shot(page, 'sandbox-reset-requested');
+      // Under way, the page reloads itself (a meta refresh, JavaScript off) until the reset is done: no reload here.
+      await page.getByText('Your test data was reset.').waitFor({ timeout: 30_000 });
+      expect(await page.locator('meta[http-equiv=refresh]').count()).to.equal(0);
 
       const after = await waitFor(
         async () => {
@@ -187,11 +188,10 @@ describe('Console on the sandbox host: sign-up, documents and Reset sandbox now 
         },
         { what: 'the reset to be done' },
       );
-      await page.reload();
       const done = await page.locator('main').innerText();
       expect(done).to.contain('Your test data was reset.').and.to.contain('Scheduled');
       expect(done).to.contain(after.lastResetAt!.replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC'));
-      await shot(page, 'sandbox-reset-done');
+      await shotAt(page, 'sandbox-reset-done');
       expect((await api<Debt>('GET', `/v1/debts/${extra.id}`)).status).to.equal(404);
       expect((await api<Page<Debt>>('GET', '/v1/debts?limit=50')).body.data).to.have.length(8);
       const entries = await testDb()('audit_log').where({ organization_id: organizationId }).orderBy('created_at');

@@ -17,9 +17,11 @@ import {
   noJs,
   seriousAxeViolations,
   shot,
+  shotAt,
   type ConsoleBrowser,
 } from '../support/console-browser';
 import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack';
+import { createDeliveryRetryNow } from '../../core/webhooks/delivery-retry-now';
 import { startMailSink, type MailSink } from '../support/mail-sink';
 import { testDb } from '../support/resources';
 import { startDevServer } from '../support/temporal';
@@ -63,7 +65,11 @@ describe('Console webhooks, deliveries, events and audit log in a real browser w
     sink = await startMailSink();
     mailer = createMailer({ smtpUrl: sink.smtpUrl, from: 'Client console <console@example.test>' });
     server = await startTestServer({
-      deps: { mailer },
+      // Retry now signals the delivery stack's runs (started by the suite that needs them).
+      deps: {
+        mailer,
+        deliveryRetryNow: { signal: (run) => createDeliveryRetryNow({ client: stack.client }).signal(run) },
+      },
       env: {
         SIGN_IN_REQUESTS_PER_HOUR: '1000',
         SIGN_IN_REQUESTS_PER_ADDRESS_PER_HOUR: '1000',
@@ -99,6 +105,8 @@ describe('Console webhooks, deliveries, events and audit log in a real browser w
       { timeoutMs: 30_000, intervalMs: 250, what },
     );
   }
+
+  let stack: DeliveryStack;
 
   describe('retry all failed since a date (no relay runs: the queued deliveries are checked, then removed)', () => {
     let capped: Organization;
@@ -183,7 +191,6 @@ describe('Console webhooks, deliveries, events and audit log in a real browser w
 
   describe('on the real delivery path (a Temporal dev server, the outbox relay and a worker)', () => {
     let temporal: TestWorkflowEnvironment;
-    let stack: DeliveryStack;
     let receiver: WebhookReceiver;
 
     before(async () => {
@@ -228,10 +235,13 @@ describe('Console webhooks, deliveries, events and audit log in a real browser w
           .to.contain(receiver.url)
           .and.contain(`${secret.slice(0, 12)}…`);
         expect(shown).not.to.contain(secret);
+        // The test stack accepts http:// and local hosts, and the form says so.
+        expect(await page.locator('#url-help').innerText()).to.contain('and also http:// URLs');
         await shot(page, 'webhooks');
 
         await page.getByRole('button', { name: 'Send a test event' }).click();
         await page.getByRole('heading', { name: 'Delivery', exact: true }).waitFor();
+        expect(await page.getByRole('status').innerText()).to.contain('Test event sent');
         const deliveryId = new URL(page.url()).pathname.split('/').pop()!;
         const request = await waitFor(() => receiver.requests.find((r) => r.deliveryId === deliveryId), {
           what: 'the test event at the receiver',
@@ -239,12 +249,21 @@ describe('Console webhooks, deliveries, events and audit log in a real browser w
         expect(request.body.type).to.equal('test.ping');
         expect(verifySignature(request.signature, request.rawBody, secret)).to.include({ ok: true });
         await reloadUntil(page, 'Delivered', 'the test event to show Delivered');
-        expect(await page.locator('table tbody tr').first().innerText()).to.contain('200');
+        expect(await page.locator('ol.attempt-timeline li').first().innerText()).to.contain('Delivered (HTTP 200)');
         expect(await page.locator('pre.payload').innerText()).to.contain('"type": "test.ping"');
         expect(await page.getByRole('button', { name: 'Retry', exact: true }).count()).to.equal(0);
         await shot(page, 'delivery');
 
         await go(page, '/console/webhooks');
+        expect(await page.locator('ul.recent-deliveries li').first().innerText()).to.match(/Delivered\s+test\.ping/);
+        const [rotateBox, clearBox] = await Promise.all(
+          ['Rotate the signing secret', 'Clear the receiver'].map((name) =>
+            page.getByRole('link', { name }).boundingBox(),
+          ),
+        );
+        const apart = rotateBox!.x + rotateBox!.width <= clearBox!.x || rotateBox!.y + rotateBox!.height <= clearBox!.y;
+        expect(apart, 'the rotate and clear links do not overlap').to.equal(true);
+        await shotAt(page, 'webhooks-latest');
         await page.getByRole('link', { name: 'Rotate the signing secret' }).click();
         await shot(page, 'webhook-rotate-confirm');
         await page.getByRole('button', { name: 'Rotate the secret' }).click();
@@ -275,7 +294,19 @@ describe('Console webhooks, deliveries, events and audit log in a real browser w
           expect(audit).to.contain(action);
         }
         expect(audit).not.to.contain(secret).and.not.to.contain(rotated);
-        await shot(page, 'audit-log');
+        expect(audit)
+          .to.contain(`${email} set the webhook receiver to ${receiver.url}`)
+          .and.contain(`${email} rotated the webhook signing secret`)
+          .and.contain(`${email} sent a test event`);
+        await shotAt(page, 'audit-log');
+        await page.getByLabel('Action').selectOption('webhook.cleared');
+        await page.getByLabel('Who').selectOption(email);
+        await page.getByRole('button', { name: 'Filter' }).click();
+        expect(new URL(page.url()).searchParams.get('action')).to.equal('webhook.cleared');
+        const entries = await page.locator('ol.audit-entries li').allInnerTexts();
+        expect(entries).to.have.length(1);
+        expect(entries[0]).to.contain(`${email} cleared the webhook receiver`);
+        await shotAt(page, 'audit-log-filtered');
       });
       const entries = JSON.stringify(await auditOf(org));
       expect(secrets).to.have.length(2);
@@ -323,16 +354,42 @@ describe('Console webhooks, deliveries, events and audit log in a real browser w
           expect(shown).to.contain('Failed').and.contain('not yet').and.contain('HTTP 500');
           await shot(page, 'delivery-failed');
 
-          healthy = true;
+          // The retry's run keeps the real schedule: its first attempt fails too, and it waits a minute to retry.
           await page.getByRole('button', { name: 'Retry', exact: true }).click();
           expect(new URL(page.url()).pathname).to.equal(`/console/deliveries/${failed.id}`);
-          await reloadUntil(page, 'Delivered', 'the retried delivery to show Delivered');
-          const attempts = await page.locator('table tbody tr').allInnerTexts();
-          expect(attempts).to.have.length(2);
-          expect(attempts[0]).to.contain('500');
-          expect(attempts[1]).to.contain('200');
+          expect(await page.getByRole('status').innerText()).to.contain('Retry queued');
+          await reloadUntil(page, 'Retrying', 'the retried delivery to fail its first attempt and wait');
+          const retrying = await mainText(page);
+          expect(retrying, retrying).to.match(/Retrying\s+attempt 2 failed \(HTTP 500\), next in \d+ (seconds|minute)/);
+          expect(await page.locator('ol.attempt-timeline li.attempt-next').innerText()).to.contain(
+            'Attempt 3: scheduled',
+          );
+          await shotAt(page, 'delivery-retrying');
+          await go(page, '/console/deliveries');
+          expect(await page.locator('tbody tr').first().innerText()).to.match(/Retrying\s+attempt 2 failed, next in/);
+          await shotAt(page, 'deliveries-retrying');
+          const axePage = await driver.signIn(await browser.newContext({ bypassCSP: true }), email);
+          for (const route of [`/console/deliveries/${failed.id}`, '/console/deliveries']) {
+            await go(axePage, route);
+            expect(await seriousAxeViolations(axePage), `${route} while retrying`).to.deep.equal([]);
+          }
+
+          healthy = true;
+          await go(page, `/console/deliveries/${failed.id}`);
+          await page.getByRole('button', { name: 'Retry now' }).click();
+          expect(await page.getByRole('status').innerText()).to.contain('Attempt 3 is being sent now');
+          await reloadUntil(page, 'Delivered', 'the delivery retried now to show Delivered');
+          const attempts = await page.locator('ol.attempt-timeline li').allInnerTexts();
+          expect(attempts).to.have.length(3);
+          expect(attempts[0]).to.contain('Attempt 1: Failed (HTTP 500)');
+          expect(attempts[1]).to.contain('Attempt 2: Failed (HTTP 500)');
+          expect(attempts[2]).to.contain('Attempt 3: Delivered (HTTP 200)');
           expect(await page.getByRole('button', { name: 'Retry', exact: true }).count()).to.equal(0);
-          await shot(page, 'delivery-retried');
+          await shotAt(page, 'delivery-retried');
+          expect((await auditOf(org)).map((e) => e.action)).to.include.members([
+            'delivery.retried',
+            'delivery.retried_now',
+          ]);
 
           const csrf = await page.locator('input[name=_csrf]').first().inputValue();
           const again = await driver.forgedPost(
@@ -344,7 +401,7 @@ describe('Console webhooks, deliveries, events and audit log in a real browser w
           expect(again.status).to.equal(409); // only a Failed delivery is retried
         });
         const row = (await deliveryOfEvent(eventId))!;
-        expect([row.status, row.generation, row.attempt_count]).to.deep.equal(['Succeeded', 1, 2]);
+        expect([row.status, row.generation, row.attempt_count]).to.deep.equal(['Succeeded', 1, 3]);
         expect((await auditOf(org)).map((e) => [e.action, e.target])).to.deep.include(['delivery.retried', failed.id]);
       } finally {
         await failing.close();

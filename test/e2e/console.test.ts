@@ -109,13 +109,22 @@ describe('Client console in a real browser with JavaScript off, signed in by lin
       await page.goto(`${server.baseUrl}/console/keys`);
       const row = page.locator('tr', { hasText: 'Console CI' });
       expect(await row.innerText())
-        .to.contain(email)
-        .and.to.contain('debts:read, debts:write');
+        .to.contain('debts:read, debts:write')
+        .and.to.contain('Active');
       await shot(page, 'keys');
+      await page.getByRole('link', { name: 'Console CI', exact: true }).click();
+      expect(await page.locator('main').innerText())
+        .to.contain(email)
+        .and.to.contain('500');
+      await shot(page, 'key');
+      await page.goto(`${server.baseUrl}/console/keys`);
       await page.getByRole('link', { name: 'Revoke Console CI' }).click();
       await shot(page, 'key-revoke-confirm');
       await page.getByRole('button', { name: 'Revoke the key' }).click();
       await page.getByRole('heading', { name: 'API keys' }).waitFor();
+      expect(await page.getByRole('status').innerText()).to.match(/^Key Console CI \(ak_live_\w+…\) revoked/);
+      await page.reload();
+      expect(await page.getByRole('status').count(), 'the flash is shown once').to.equal(0);
       await waitFor(async () => (await fetch(`${server.baseUrl}/v1/organization`, { headers: auth })).status === 401, {
         what: 'the revoked key to be refused',
         timeoutMs: 5_000,

@@ -101,6 +101,7 @@ describe('console audit entries commit with their change', () => {
         db: testDb(),
         mailer: { send: () => Promise.reject(new Error('no mail here')) } as never,
         publicBaseUrl: '',
+        mode: 'production',
       },
     };
     const refused = await withAuditRefusedFor(email, () =>

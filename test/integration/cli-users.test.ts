@@ -48,7 +48,8 @@ describe('Operator CLI: console users', () => {
     expect(invited.out).not.to.match(/token|http/i);
 
     const mail = await sink.nthMailTo(email, 1);
-    expect(mail.subject).to.equal('You are invited to the client console');
+    expect(mail.subject).to.equal("You are invited to CLI Console Org's live client console");
+    expect(mail.text).to.contain("developer role in CLI Console Org's live client console");
     const token = /\/console\/sign-in\/link\?token=([A-Za-z0-9_-]{43})/.exec(mail.text)?.[1];
     expect(token, mail.text).to.be.a('string');
     expect(await consumeSignInLink({ db: testDb() }, token!)).to.deep.include({

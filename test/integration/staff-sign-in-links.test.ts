@@ -69,7 +69,7 @@ describe('Staff sign-in links, mailed through a real SMTP sink', function () {
     );
     const mail = await sink.nthMailTo(email, 1);
     expect(mail.from[0]).to.deep.include({ address: 'console@example.test', name: 'Client console' });
-    expect(mail.subject).to.equal('Your sign-in link');
+    expect(mail.subject).to.equal("Your sign-in link to Console Org's live client console");
     const token = tokenOf(mail.text);
     const stored = await testDb()('staff_sign_in_tokens').select('token_hash');
     expect(stored.map((r) => r.token_hash)).to.not.include(token);

@@ -39,6 +39,16 @@ export interface ConsoleBrowser {
 export const shot = (page: Page, name: string) =>
   page.screenshot({ path: path.join(CONSOLE_SHOTS, `${name}.png`), fullPage: true });
 
+/** Screenshots of `page` at 1280 and 360 px wide (`<name>-1280.png`, `<name>-360.png`), its viewport restored after. */
+export async function shotAt(page: Page, name: string): Promise<void> {
+  const viewport = page.viewportSize();
+  for (const width of [1280, 360]) {
+    await page.setViewportSize({ width, height: 800 });
+    await shot(page, `${name}-${width}`);
+  }
+  if (viewport) await page.setViewportSize(viewport);
+}
+
 /** A browser context with JavaScript off, as every console page must work. */
 export const noJs = (browser: Browser) => browser.newContext({ javaScriptEnabled: false });
 

@@ -16,6 +16,8 @@ import type { DeliveryRef } from '../../core/webhooks/dispatch';
 import { newDelivery, runDeliveryWorker, startDelivery } from './delivery-runs';
 import { historyToJson } from './history-json';
 import { testDb } from './resources';
+import { waitFor } from './wait';
+import { webhookDeliveryRetryNowSignal, webhookDeliveryStatusQuery } from '../../workflows/webhook-delivery';
 import { uniqueTaskQueue } from './temporal';
 import type { Responder, WebhookReceiver } from './webhook-receiver';
 
@@ -30,6 +32,7 @@ export const RECORDED_SCENARIOS = [
   'gone-delivery-deleted',
   'manual-retry-generation-1',
   'activity-failed-marked-failed',
+  'retried-now-while-waiting',
 ] as const;
 
 type Scenario = (typeof RECORDED_SCENARIOS)[number];
@@ -80,4 +83,22 @@ export async function recordDeliveryHistories(
   await testDb()('webhook_deliveries').where({ id: gone.deliveryId }).delete();
   await record('gone-delivery-deleted', gone, () => ({ status: 200 }));
   await record('activity-failed-marked-failed', await fresh(), () => ({ status: 200 }), databaseDown);
+
+  // Retry now during the first wait: queries do not let the time-skipping server skip, so the run is caught waiting.
+  receiver.respondWith(countingTo(3));
+  const waiting = await startDelivery(env, taskQueue, await fresh());
+  await runDeliveryWorker(
+    env,
+    taskQueue,
+    webhooks,
+    (async () => {
+      await waitFor(async () => (await waiting.query(webhookDeliveryStatusQuery)).nextAttemptAt !== null, {
+        what: 'the run to wait after its first failed attempt',
+      });
+      await waiting.signal(webhookDeliveryRetryNowSignal);
+      return waiting.result();
+    })(),
+  );
+  const retriedNow: Scenario = 'retried-now-while-waiting';
+  writeFileSync(join(HISTORIES_DIR, `${retriedNow}.json`), historyToJson(await waiting.fetchHistory()) + '\n');
 }

@@ -11,9 +11,14 @@ import { WEBHOOK_DELIVERY_CONSUMER } from '../../core/webhooks/delivery-consumer
 import type { DeliveryRef } from '../../core/webhooks/dispatch';
 import { retryDelivery } from '../../core/webhooks/deliveries';
 import { clearWebhookConfig, rotateWebhookSecret } from '../../core/webhooks/receiver-config';
-import { webhookDeliveryStatusQuery, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import {
+  webhookDeliveryRetryNowSignal,
+  webhookDeliveryStatusQuery,
+  webhookDeliveryWorkflow,
+} from '../../workflows/webhook-delivery';
 import { attemptMarkers, newDelivery as newDeliveryFor, startDelivery } from '../support/delivery-runs';
 import { testDb } from '../support/resources';
+import { waitFor } from '../support/wait';
 import { bundleWorkflows, startTimeSkipping, uniqueTaskQueue } from '../support/temporal';
 import { startWebhookReceiver, verifySignature, type WebhookReceiver } from '../support/webhook-receiver';
 import {
@@ -290,5 +295,59 @@ describe('webhookDeliveryWorkflow on the time-skipping server (real durations)',
       nextAttemptAt: null,
     });
     expect(requestsFor(ref.deliveryId)).to.have.length(1);
+  });
+
+  it('Retry now while waiting sends the next attempt at once, and the schedule goes on from there', async () => {
+    const { ref } = await newDelivery();
+    receiver.respondWith((r) =>
+      r.deliveryId === ref.deliveryId && requestsFor(ref.deliveryId).length < 3 ? { status: 500 } : { status: 204 },
+    );
+    const handle = await start(ref);
+    const result = await worker.runUntil(
+      (async () => {
+        // Queries do not let the time-skipping server skip: the run is caught in its first wait (1 minute).
+        await waitFor(async () => (await handle.query(webhookDeliveryStatusQuery)).nextAttemptAt !== null, {
+          what: 'the run to wait after its first failed attempt',
+        });
+        await handle.signal(webhookDeliveryRetryNowSignal);
+        return handle.result();
+      })(),
+    );
+    expect(result).to.deep.equal({
+      deliveryStatus: 'Succeeded',
+      attempts: 3,
+      lastHttpStatus: 204,
+      nextAttemptAt: null,
+    });
+    const history = await handle.fetchHistory();
+    const startedAt = tsToMs(history.events![0]!.eventTime);
+    const offsets = attemptMarkers(history).map((m) => m.at - startedAt);
+    expect(offsets).to.have.length(3);
+    expect(offsets[1], 'attempt 2 sent at once, not after the 1-minute wait').to.be.below(30_000);
+    expect(offsets[2]! - offsets[1]!, 'attempt 3 after the 5-minute wait that follows attempt 2').to.be.closeTo(
+      5 * MINUTE,
+      5_000,
+    );
+    const timers = history.events!.flatMap((e) =>
+      e.timerStartedEventAttributes ? [e.timerStartedEventAttributes] : [],
+    );
+    expect(timers.map((t) => tsToMs(t.startToFireTimeout))).to.deep.equal([1 * MINUTE, 5 * MINUTE]);
+    expect(history.events!.filter((e) => e.timerCanceledEventAttributes)).to.have.length(1);
+    expect((await attemptsOf(ref.deliveryId)).map((a) => a.http_status)).to.deep.equal([500, 500, 204]);
+  });
+
+  it('Retry now outside a wait is ignored: the run keeps its schedule', async () => {
+    const { ref } = await newDelivery();
+    receiver.respondWith((r) =>
+      r.deliveryId === ref.deliveryId && requestsFor(ref.deliveryId).length < 2 ? { status: 500 } : { status: 204 },
+    );
+    const handle = await start(ref);
+    await handle.signal(webhookDeliveryRetryNowSignal); // before the first attempt: nothing waits yet
+    const result = await worker.runUntil(handle.result());
+    expect(result).to.include({ deliveryStatus: 'Succeeded', attempts: 2 });
+    const history = await handle.fetchHistory();
+    const startedAt = tsToMs(history.events![0]!.eventTime);
+    const offsets = attemptMarkers(history).map((m) => m.at - startedAt);
+    expect(offsets[1], 'attempt 2 after the whole first wait').to.be.closeTo(MINUTE, 5_000);
   });
 });

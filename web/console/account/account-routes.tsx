@@ -1,4 +1,7 @@
-/** The signed-in pages: Overview and API keys (list, mint with the secret shown once, revoke with a confirmation). */
+/**
+ * The signed-in pages: Overview and API keys (list, a key's page, mint with the secret shown once, revoke with a
+ * confirmation and a flash message after).
+ */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { isScope, type Scope } from '../../../core/access/scopes';
@@ -11,7 +14,7 @@ import { canManageKeys } from '../../../core/staff/roles';
 import type { StaffSession } from '../../../core/staff/sessions';
 import type { ConsoleContext } from '../shared/console-context';
 import { field, type FormBody } from '../shared/http';
-import { KeysBody, MintedBody, RevokeConfirmBody } from './keys-pages';
+import { KeyBody, KeysBody, MintedBody, RevokeConfirmBody } from './keys-pages';
 import { OverviewBody } from './overview-page';
 
 export function accountRoutes(router: Router, c: ConsoleContext): void {
@@ -52,7 +55,15 @@ export function accountRoutes(router: Router, c: ConsoleContext): void {
   router.post('/console/keys', async (ctx) => {
     const { form, session } = await c.sessionForm(ctx);
     const minted = await mintConsoleKey(db, actor(session), mode, mintInput(form));
+    // The minted page is the confirmation: the secret is shown on it once, so it is rendered, not redirected to.
     c.page(ctx, 'Key minted', <MintedBody apiKey={minted.apiKey} secret={minted.secret} />, 201);
+  });
+
+  router.get('/console/keys/:id', async (ctx) => {
+    const session = await signedIn(ctx);
+    if (!session) return;
+    const key = await findConsoleKey(db, session.organizationId, mode, keyId(ctx.params.id));
+    c.page(ctx, 'API key', <KeyBody apiKey={key} canManage={canManageKeys(session.role, mode)} />);
   });
 
   router.get('/console/keys/:id/revoke', async (ctx) => {
@@ -64,9 +75,8 @@ export function accountRoutes(router: Router, c: ConsoleContext): void {
 
   router.post('/console/keys/:id/revoke', async (ctx) => {
     const { session } = await c.sessionForm(ctx);
-    await revokeConsoleKey(db, actor(session), mode, keyId(ctx.params.id));
-    ctx.status = 303;
-    ctx.redirect('/console/keys');
+    const key = await revokeConsoleKey(db, actor(session), mode, keyId(ctx.params.id));
+    c.doneThen(ctx, '/console/keys', `Key ${key.name} (${key.prefix}…) revoked: requests with it are refused.`);
   });
 }
 

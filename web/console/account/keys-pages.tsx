@@ -1,8 +1,12 @@
-/** API keys: the list, the mint form (scopes as checkboxes), the secret shown once, and the revocation's confirmation. */
+/**
+ * API keys: the list (each key summed up in a row that fits the page), a key's own page, the mint form (scopes as
+ * checkboxes), the secret shown once, and the revocation's confirmation.
+ */
 import type { ApiKey } from '../../../core/access/api-keys';
 import { SCOPES } from '../../../core/access/scopes';
 import type { ConsoleKey } from '../../../core/staff/console-keys';
 import { CsrfField } from '../../layout';
+import { When } from '../shared/time';
 
 export function KeysBody(props: { keys: ConsoleKey[]; csrfToken: string; canManage: boolean; keyKind: string }) {
   return (
@@ -26,42 +30,124 @@ export function KeysBody(props: { keys: ConsoleKey[]; csrfToken: string; canMana
   );
 }
 
+/** A key's scopes in a few words: `all`, up to three by name, or two and how many more (the key's page lists them). */
+export function scopeSummary(scopes: readonly string[]): string {
+  if (scopes.length === 0) return 'none';
+  if (SCOPES.every((scope) => scopes.includes(scope))) return 'all';
+  if (scopes.length <= 3) return scopes.join(', ');
+  return `${scopes.slice(0, 2).join(', ')} and ${scopes.length - 2} more`;
+}
+
 function KeyTable({ keys, canManage }: { keys: ConsoleKey[]; canManage: boolean }) {
   return (
-    <table>
+    <table class="keys">
       <thead>
         <tr>
-          <th scope="col">Prefix</th>
-          <th scope="col">Name</th>
+          <th scope="col">Key</th>
           <th scope="col">Scopes</th>
-          <th scope="col">Read-only</th>
-          <th scope="col">Limits (hour / day)</th>
-          <th scope="col">Created by</th>
           <th scope="col">Last used</th>
-          <th scope="col">Revoked</th>
+          <th scope="col">Status</th>
           {canManage && <th scope="col">Action</th>}
         </tr>
       </thead>
       <tbody>
         {keys.map((k) => (
           <tr key={k.id}>
-            <td>
+            <td class="key-name">
+              <a href={`/console/keys/${k.id}`}>{k.name}</a>
+              <br />
               <code>{k.prefix}…</code>
             </td>
-            <td>{k.name}</td>
-            <td>{k.scopes.join(', ') || '(none)'}</td>
-            <td>{k.readOnly ? 'yes' : 'no'}</td>
             <td>
-              {k.hourlyLimit ?? '–'} / {k.dailyLimit ?? '–'}
+              {scopeSummary(k.scopes)}
+              {k.readOnly && <span class="muted"> (read-only)</span>}
             </td>
-            <td>{k.createdBy ?? 'operator'}</td>
-            <td>{k.lastUsedAt ?? 'never'}</td>
-            <td>{k.revokedAt ?? 'no'}</td>
-            {canManage && <td>{!k.revokedAt && <a href={`/console/keys/${k.id}/revoke`}>Revoke {k.name}</a>}</td>}
+            <td>
+              <When iso={k.lastUsedAt} none="never" />
+            </td>
+            <td>
+              {k.revokedAt ? (
+                <>
+                  Revoked <When iso={k.revokedAt} />
+                </>
+              ) : (
+                'Active'
+              )}
+            </td>
+            {canManage && (
+              <td>
+                {!k.revokedAt && (
+                  <a class="button-link danger" href={`/console/keys/${k.id}/revoke`}>
+                    Revoke<span class="visually-hidden"> {k.name}</span>
+                  </a>
+                )}
+              </td>
+            )}
           </tr>
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** One key: everything the table summarises (every scope, the limits, who minted it), and its revocation. */
+export function KeyBody({ apiKey: k, canManage }: { apiKey: ConsoleKey; canManage: boolean }) {
+  return (
+    <section class="card" aria-labelledby="key">
+      <h2 id="key">{k.name}</h2>
+      <dl class="facts">
+        <dt>Prefix</dt>
+        <dd>
+          <code>{k.prefix}…</code>
+        </dd>
+        <dt>Scopes</dt>
+        <dd>
+          {k.scopes.length === 0 ? (
+            'none'
+          ) : (
+            <ul class="scopes">
+              {k.scopes.map((scope) => (
+                <li key={scope}>
+                  <code>{scope}</code>
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
+        <dt>Read-only</dt>
+        <dd>{k.readOnly ? 'Yes: every write is refused, whatever its scopes' : 'No'}</dd>
+        <dt>Requests per hour</dt>
+        <dd>{k.hourlyLimit ?? 'No limit of its own'}</dd>
+        <dt>Requests per day</dt>
+        <dd>{k.dailyLimit ?? 'No limit of its own'}</dd>
+        <dt>Minted</dt>
+        <dd>
+          <When iso={k.createdAt} /> by {k.createdBy ?? 'an operator'}
+        </dd>
+        <dt>Last used</dt>
+        <dd>
+          <When iso={k.lastUsedAt} none="never" />
+        </dd>
+        <dt>Status</dt>
+        <dd>
+          {k.revokedAt ? (
+            <>
+              Revoked <When iso={k.revokedAt} />
+            </>
+          ) : (
+            'Active'
+          )}
+        </dd>
+      </dl>
+      <p class="actions">
+        {canManage && !k.revokedAt && (
+          <a class="button-link danger" href={`/console/keys/${k.id}/revoke`}>
+            Revoke this key
+          </a>
+        )}
+        <a href="/console/keys">Back to API keys</a>
+      </p>
+    </section>
   );
 }
 
@@ -107,7 +193,7 @@ export function MintedBody({ apiKey, secret }: { apiKey: ApiKey; secret: string 
         {secret}
       </p>
       <p>
-        <a href="/console/keys">Back to API keys</a>
+        <a href={`/console/keys/${apiKey.id}`}>See the key</a> · <a href="/console/keys">Back to API keys</a>
       </p>
     </section>
   );

@@ -3,7 +3,7 @@
  * "Tell us about your circumstances" form (core/portal/circumstances.ts), newest first.
  */
 import type { DebtorCircumstance } from '../../../core/portal/circumstances';
-import { when } from '../shared/format';
+import { When } from '../shared/time';
 
 export function DebtCircumstances({ circumstances }: { circumstances: DebtorCircumstance[] }) {
   return (
@@ -15,7 +15,9 @@ export function DebtCircumstances({ circumstances }: { circumstances: DebtorCirc
         <ul>
           {circumstances.map((c) => (
             <li key={c.id}>
-              <p class="muted">{when(c.createdAt)}</p>
+              <p class="muted">
+                <When iso={c.createdAt} />
+              </p>
               <p class="excerpt">{c.body}</p>
             </li>
           ))}

@@ -4,7 +4,7 @@ import type { Debtor } from '../../../core/debts/debtors';
 import type { VerificationData } from '../../../core/debts/debtor-verification';
 import { askedFactors, type Factor } from '../../../core/portal/asked-factors';
 import { DebtTable, Fields, MetadataTable, Pager, Problem, TextFilter } from './record-parts';
-import { whenToMinute } from '../shared/format';
+import { When } from '../shared/time';
 
 export interface DebtorsListProps {
   debtors: Debtor[];
@@ -58,7 +58,9 @@ export function DebtorsBody(props: DebtorsListProps) {
                     </td>
                     <td>{d.email ?? '–'}</td>
                     <td>{d.phone ?? '–'}</td>
-                    <td>{whenToMinute(d.createdAt)}</td>
+                    <td>
+                      <When iso={d.createdAt} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -110,8 +112,8 @@ export function DebtorBody({ debtor, verification, debts, more }: DebtorProps) {
             ['Date of birth', verification.dateOfBirth ? `On file (${verification.dateOfBirth})` : 'Not on file'],
             ['Postcode', verification.postcode ? `On file (${verification.postcode})` : 'Not on file'],
             ['Portal asks for', portalAsks(debtor)],
-            ['Created', whenToMinute(debtor.createdAt)],
-            ['Updated', whenToMinute(debtor.updatedAt)],
+            ['Created', <When iso={debtor.createdAt} />],
+            ['Updated', <When iso={debtor.updatedAt} />],
           ]}
         />
       </section>

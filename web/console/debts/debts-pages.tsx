@@ -19,7 +19,7 @@ import type { Refund } from '../../../core/payments/refunds';
 import { RefundsSection } from './refunds-section';
 import { money } from '../../money-format';
 import { DebtTable, Fields, MetadataTable, Pager, Problem, TextFilter } from './record-parts';
-import { whenToMinute } from '../shared/format';
+import { When } from '../shared/time';
 
 export interface DebtsListProps {
   debts: Debt[];
@@ -124,9 +124,9 @@ export function DebtBody(props: DebtPageProps) {
             ['Outstanding principal', money(debt.outstandingPrincipal, debt.currency)],
             ['Dispute reason', debt.disputeReason ?? '–'],
             ['Dispute outcome', debt.disputeOutcome ?? '–'],
-            ['Dispute resolved', whenToMinute(debt.disputeResolvedAt)],
-            ['Created', whenToMinute(debt.createdAt)],
-            ['Updated', whenToMinute(debt.updatedAt)],
+            ['Dispute resolved', <When iso={debt.disputeResolvedAt} />],
+            ['Created', <When iso={debt.createdAt} />],
+            ['Updated', <When iso={debt.updatedAt} />],
           ]}
         />
         {props.canRecall && open && (
@@ -189,7 +189,9 @@ function Transactions({ transactions, more }: { transactions: Transaction[]; mor
             <tbody>
               {transactions.map((t) => (
                 <tr key={t.id}>
-                  <td>{whenToMinute(t.createdAt)}</td>
+                  <td>
+                    <When iso={t.createdAt} />
+                  </td>
                   <td>{t.type}</td>
                   <td>{t.direction}</td>
                   <td>{t.status}</td>
@@ -240,7 +242,10 @@ function Timeline({ events }: { events: DebtEvent[] }) {
         <ol class="timeline">
           {events.map((e) => (
             <li key={e.id}>
-              <strong>{e.type}</strong> <span class="muted">{whenToMinute(e.createdAt)}</span>
+              <strong>{e.type}</strong>{' '}
+              <span class="muted">
+                <When iso={e.createdAt} />
+              </span>
               <br />
               {eventSummary(e)}
               <details>

@@ -1,7 +1,7 @@
 /** The debt page's documents: each a download link (an attachment, never shown inline), its kind, size and date. */
 import type { DebtDocument } from '../../../core/documents/documents';
-import { whenToMinute } from '../shared/format';
 import { documentHref } from './document-routes';
+import { When } from '../shared/time';
 
 export function Documents({ documents }: { documents: DebtDocument[] }) {
   return (
@@ -30,7 +30,9 @@ export function Documents({ documents }: { documents: DebtDocument[] }) {
                   <td>{d.kind}</td>
                   <td>{d.description ?? '–'}</td>
                   <td>{`${Math.ceil(d.size / 1024)} KiB`}</td>
-                  <td>{whenToMinute(d.createdAt)}</td>
+                  <td>
+                    <When iso={d.createdAt} />
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -4,7 +4,7 @@
  */
 import type { PortalLinkStatus, SentPortalLink } from '../../../core/staff/console-portal-links';
 import { CsrfField } from '../../layout';
-import { when } from '../shared/format';
+import { When } from '../shared/time';
 
 export interface PortalLinkSectionProps {
   debtId: string;
@@ -28,10 +28,19 @@ export function PortalLinkSection(props: PortalLinkSectionProps) {
         </p>
       )}
       <p>
-        {status.liveSince
-          ? `The debtor has a working link, sent ${when(status.liveSince)}.`
-          : 'The debtor has no working link.'}
-        {status.lastRevokedAt && ` A link was last revoked ${when(status.lastRevokedAt)}.`}
+        {status.liveSince ? (
+          <>
+            The debtor has a working link, sent <When iso={status.liveSince} />.
+          </>
+        ) : (
+          'The debtor has no working link.'
+        )}
+        {status.lastRevokedAt && (
+          <>
+            {' '}
+            A link was last revoked <When iso={status.lastRevokedAt} />.
+          </>
+        )}
       </p>
       {props.open && props.canManage && (
         <div class="actions">

@@ -5,7 +5,7 @@
 import { Fragment, type ComponentChildren } from 'preact';
 import type { Debt } from '../../../core/debts/debts';
 import { money } from '../../money-format';
-import { whenToMinute } from '../shared/format';
+import { When } from '../shared/time';
 
 /** The list's link with `changes` applied to its current query (a cursor dropped when the filters change). */
 export function listHref(path: string, query: Record<string, string>, changes: Record<string, string | undefined>) {
@@ -78,7 +78,9 @@ export function DebtTable({ debts }: { debts: Debt[] }) {
               <td>{d.status}</td>
               <td class="nowrap">{money(d.outstandingPrincipal, d.currency)}</td>
               <td class="nowrap">{money(d.originalPrincipal, d.currency)}</td>
-              <td class="nowrap">{whenToMinute(d.createdAt)}</td>
+              <td class="nowrap">
+                <When iso={d.createdAt} />
+              </td>
             </tr>
           ))}
         </tbody>

@@ -5,7 +5,7 @@
  */
 import type { Refund } from '../../../core/payments/refunds';
 import { money } from '../../money-format';
-import { whenToMinute } from '../shared/format';
+import { When } from '../shared/time';
 
 export function RefundsSection({ refunds }: { refunds: Refund[] }) {
   if (refunds.length === 0) return null;
@@ -30,7 +30,9 @@ export function RefundsSection({ refunds }: { refunds: Refund[] }) {
           <tbody>
             {refunds.map((r) => (
               <tr key={r.id}>
-                <td>{whenToMinute(r.refundedAt ?? r.createdAt)}</td>
+                <td>
+                  <When iso={r.refundedAt ?? r.createdAt} />
+                </td>
                 <td>{money(r.amount, r.currency)}</td>
                 <td>{r.paymentReference}</td>
                 <td>{r.processorReference ?? '–'}</td>

@@ -7,7 +7,10 @@ import { EVENT_TYPES } from '../../../core/events/outbox';
 import type { ConsoleDelivery, ConsolePage } from '../../../core/staff/console-deliveries';
 import type { DeliveryView } from '../../../core/webhooks/deliveries';
 import { CsrfField } from '../../layout';
-import { prettyJson, STATUS_LABELS, when } from '../shared/format';
+import { prettyJson } from '../shared/format';
+import { AttemptTimeline } from './attempt-timeline';
+import { deliveryState, RetryingSummary, StateBadge } from './delivery-state';
+import { When } from '../shared/time';
 
 export const STATUS_FILTERS = ['Pending', 'Delivered', 'Failed'] as const;
 export type StatusFilter = (typeof STATUS_FILTERS)[number];
@@ -130,12 +133,19 @@ function DeliveryTable({ deliveries }: { deliveries: DeliveryView[] }) {
             </td>
             <td>{d.eventType}</td>
             <td>
-              <span class={`status status-${d.status.toLowerCase()}`}>{STATUS_LABELS[d.status]}</span>
+              <StateBadge delivery={d} />
+              <RetryingSummary delivery={d} />
             </td>
             <td>{d.attemptCount}</td>
-            <td>{when(d.createdAt)}</td>
-            <td>{when(d.lastAttemptAt)}</td>
-            <td>{when(d.nextAttemptAt)}</td>
+            <td>
+              <When iso={d.createdAt} />
+            </td>
+            <td>
+              <When iso={d.lastAttemptAt} />
+            </td>
+            <td>
+              <When iso={d.nextAttemptAt} />
+            </td>
           </tr>
         ))}
       </tbody>
@@ -183,8 +193,15 @@ export function RetriedAllBody({ count, since, cap }: { count: number; since: st
   );
 }
 
-export function DeliveryBody(props: { delivery: ConsoleDelivery; canManage: boolean; csrfToken: string }) {
+export function DeliveryBody(props: {
+  delivery: ConsoleDelivery;
+  canManage: boolean;
+  canRetryNow: boolean;
+  csrfToken: string;
+}) {
   const d = props.delivery;
+  const lastAttempt = d.attempts.at(-1);
+  const state = deliveryState(d);
   return (
     <>
       <section class="card" aria-labelledby="summary">
@@ -196,7 +213,7 @@ export function DeliveryBody(props: { delivery: ConsoleDelivery; canManage: bool
           </dd>
           <dt>Status</dt>
           <dd>
-            <span class={`status status-${d.status.toLowerCase()}`}>{STATUS_LABELS[d.status]}</span>
+            <StateBadge delivery={d} /> <RetryingSummary delivery={d} lastAttempt={lastAttempt} />
           </dd>
           <dt>Event</dt>
           <dd>
@@ -207,21 +224,27 @@ export function DeliveryBody(props: { delivery: ConsoleDelivery; canManage: bool
             <code>{d.url}</code>
           </dd>
           <dt>Created</dt>
-          <dd>{when(d.createdAt)}</dd>
+          <dd>
+            <When iso={d.createdAt} />
+          </dd>
           <dt>Attempts</dt>
           <dd>{d.attemptCount}</dd>
-          {d.status === 'Pending' && (
-            <>
-              <dt>Next retry</dt>
-              <dd>{d.nextAttemptAt ? when(d.nextAttemptAt) : 'Under way'}</dd>
-            </>
-          )}
         </dl>
-        {d.status === 'Failed' && props.canManage && (
+        {state === 'Failed' && props.canManage && (
           <form method="post" action={`/console/deliveries/${d.id}/retry`}>
             <CsrfField token={props.csrfToken} />
             <p>Every attempt failed. Retry to deliver the event again with the whole retry schedule.</p>
             <button type="submit">Retry</button>
+          </form>
+        )}
+        {state === 'Retrying' && props.canManage && props.canRetryNow && (
+          <form method="post" action={`/console/deliveries/${d.id}/retry-now`}>
+            <CsrfField token={props.csrfToken} />
+            <p>
+              Send attempt {d.attemptCount + 1} now instead of waiting for it. If it fails, the remaining retries keep
+              their schedule.
+            </p>
+            <button type="submit">Retry now</button>
           </form>
         )}
         <p>
@@ -230,13 +253,7 @@ export function DeliveryBody(props: { delivery: ConsoleDelivery; canManage: bool
       </section>
       <section class="card" aria-labelledby="attempts">
         <h2 id="attempts">Attempts</h2>
-        {d.attempts.length === 0 ? (
-          <p>No attempt yet.</p>
-        ) : (
-          <div class="table-wrap" tabIndex={0} role="region" aria-label="Attempts table">
-            <AttemptTable delivery={d} />
-          </div>
-        )}
+        <AttemptTimeline delivery={d} />
       </section>
       <section class="card" aria-labelledby="payload">
         <h2 id="payload">Event payload</h2>
@@ -249,37 +266,5 @@ export function DeliveryBody(props: { delivery: ConsoleDelivery; canManage: bool
         )}
       </section>
     </>
-  );
-}
-
-function AttemptTable({ delivery }: { delivery: ConsoleDelivery }) {
-  return (
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">#</th>
-          <th scope="col">Time</th>
-          <th scope="col">Status code</th>
-          <th scope="col">Latency</th>
-          <th scope="col">Outcome</th>
-          <th scope="col">Error or response (first 1 KiB)</th>
-        </tr>
-      </thead>
-      <tbody>
-        {delivery.attempts.map((a) => (
-          <tr key={a.number}>
-            <td>{a.number}</td>
-            <td>{when(a.startedAt)}</td>
-            <td>{a.httpStatus ?? '–'}</td>
-            <td>{a.latencyMs} ms</td>
-            <td>{a.succeeded ? 'Delivered' : 'Failed'}</td>
-            <td>
-              {a.error && <p class="attempt-error">{a.error}</p>}
-              {a.responseBody ? <code class="excerpt">{a.responseBody}</code> : !a.error && '(empty)'}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }

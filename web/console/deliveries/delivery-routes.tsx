@@ -5,17 +5,18 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { isEventType } from '../../../core/events/outbox';
-import { errors } from '../../../core/platform/errors';
+import { ApiError, errors } from '../../../core/platform/errors';
 import {
   findConsoleDelivery,
   listConsoleDeliveries,
   retryConsoleDelivery,
+  retryConsoleDeliveryNow,
   retryConsoleFailedSince,
 } from '../../../core/staff/console-deliveries';
 import { canManageWebhooks } from '../../../core/staff/roles';
 import { RETRY_FAILED_CAP, type DeliveryStatus } from '../../../core/webhooks/deliveries';
 import type { ConsoleContext } from '../shared/console-context';
-import { field, queryValue, seeOther } from '../shared/http';
+import { field, queryValue } from '../shared/http';
 import { signedIn } from '../shared/signed-in';
 import {
   DeliveriesBody,
@@ -82,13 +83,38 @@ export function deliveryRoutes(router: Router, c: ConsoleContext): void {
     if (!session) return;
     const delivery = await findConsoleDelivery(db, session.organizationId, ctx.params.id ?? '');
     const canManage = canManageWebhooks(session.role, mode);
-    c.page(ctx, 'Delivery', <DeliveryBody delivery={delivery} canManage={canManage} csrfToken={session.csrfToken} />);
+    c.page(
+      ctx,
+      'Delivery',
+      <DeliveryBody
+        delivery={delivery}
+        canManage={canManage}
+        canRetryNow={c.deps.deliveryRetryNow !== undefined}
+        csrfToken={session.csrfToken}
+      />,
+    );
   });
 
   router.post('/console/deliveries/:id/retry', async (ctx) => {
     const { session } = await c.sessionForm(ctx);
     const retried = await retryConsoleDelivery(db, session, mode, ctx.params.id ?? '');
-    seeOther(ctx, `/console/deliveries/${retried.id}`);
+    c.doneThen(
+      ctx,
+      `/console/deliveries/${retried.id}`,
+      'Retry queued: the event is delivered again with the whole retry schedule.',
+    );
+  });
+
+  router.post('/console/deliveries/:id/retry-now', async (ctx) => {
+    const { session } = await c.sessionForm(ctx);
+    const retryNow = c.deps.deliveryRetryNow;
+    if (!retryNow) throw new ApiError('service_unavailable', 'Retry now is not available on this host.');
+    const delivery = await retryConsoleDeliveryNow(db, retryNow, session, mode, ctx.params.id ?? '');
+    c.doneThen(
+      ctx,
+      `/console/deliveries/${delivery.id}`,
+      `Attempt ${delivery.attemptCount + 1} is being sent now; if it fails, the remaining retries keep their schedule.`,
+    );
   });
 }
 

@@ -1,7 +1,8 @@
 /** Events: the organisation's event log, newest first, each with its payload; filtered by type, paged by cursor. */
 import { EVENT_TYPES } from '../../../core/events/outbox';
 import type { ConsoleEvent, ConsolePage } from '../../../core/staff/console-deliveries';
-import { prettyJson, when } from '../shared/format';
+import { prettyJson } from '../shared/format';
+import { When } from '../shared/time';
 
 export function eventsHref(type: string, cursor?: string): string {
   const params = new URLSearchParams();
@@ -43,7 +44,10 @@ export function EventsBody(props: { type: string; page: ConsolePage<ConsoleEvent
             {page.items.map((e) => (
               <li key={e.id}>
                 <p class="event-head">
-                  <strong>{e.type}</strong> <code>{e.id}</code> <span class="muted">{when(e.createdAt)}</span>
+                  <strong>{e.type}</strong> <code>{e.id}</code>{' '}
+                  <span class="muted">
+                    <When iso={e.createdAt} />
+                  </span>
                   {e.requestId && <span class="muted"> · request {e.requestId}</span>}
                 </p>
                 <details>

@@ -8,8 +8,8 @@ import { listNotifications, type ListedNotification } from '../../../core/notifi
 import type { NotificationKind } from '../../../core/notifications/debtor-messages';
 import { errors } from '../../../core/platform/errors';
 import type { ConsoleContext } from '../shared/console-context';
-import { when } from '../shared/format';
 import { signedIn } from '../shared/signed-in';
+import { When } from '../shared/time';
 
 export const NOTIFICATIONS_PAGE_LIMIT = 100;
 
@@ -69,7 +69,10 @@ export function NotificationsBody({ items }: { items: ListedNotification[] }) {
                   {n.instalmentIndex !== null && ` (instalment ${n.instalmentIndex + 1})`} ·{' '}
                   <a href={`/console/debts/${n.debtId}`}>{n.accountReference}</a> ·{' '}
                   {STATUS_LABELS[n.status] ?? n.status}
-                  {n.reason && `: ${REASONS[n.reason] ?? n.reason}`} <span class="muted">{when(n.createdAt)}</span>
+                  {n.reason && `: ${REASONS[n.reason] ?? n.reason}`}{' '}
+                  <span class="muted">
+                    <When iso={n.createdAt} />
+                  </span>
                 </p>
                 {n.subject && n.body && (
                   <details>

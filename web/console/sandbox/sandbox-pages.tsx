@@ -7,7 +7,7 @@ import type { ApiKey } from '../../../core/access/api-keys';
 import type { Organization } from '../../../core/access/organizations';
 import type { SandboxResetStatus } from '../../../core/sandbox/reset-status';
 import { CsrfField } from '../../layout';
-import { when } from '../shared/format';
+import { When } from '../shared/time';
 
 export interface SignUpFormProps {
   csrfToken: string;
@@ -112,17 +112,27 @@ export function SignedUpBody(props: { organization: Organization; apiKey: ApiKey
   );
 }
 
-export function SandboxBody(props: { status: SandboxResetStatus; canReset: boolean; requested: boolean }) {
+export function SandboxBody(props: {
+  status: SandboxResetStatus;
+  canReset: boolean;
+  csrfToken: string;
+  requested: boolean;
+}) {
   const { status } = props;
   const underWay = status.status === 'Requested';
   return (
     <>
-      {props.requested && (
-        <p class="notice" role="status">
-          {underWay
-            ? 'Your reset is under way: it usually ends within seconds. Reload this page to see it done.'
-            : 'Your test data was reset.'}
-        </p>
+      {underWay ? (
+        <div class="notice" role="status">
+          <p>Your reset is under way: it usually ends within seconds. This page reloads itself until it is done.</p>
+          <progress aria-label="Reset under way" />
+        </div>
+      ) : (
+        props.requested && (
+          <p class="flash" role="status">
+            Your test data was reset.
+          </p>
+        )
       )}
       <section class="card" aria-labelledby="reset">
         <h2 id="reset">Test data reset</h2>
@@ -136,16 +146,28 @@ export function SandboxBody(props: { status: SandboxResetStatus; canReset: boole
           <dt>Status</dt>
           <dd>{underWay ? 'Requested: a reset is under way' : 'Scheduled'}</dd>
           <dt>Last API use</dt>
-          <dd>{when(status.lastUsedAt)}</dd>
+          <dd>
+            <When iso={status.lastUsedAt} />
+          </dd>
           <dt>Next idle reset</dt>
-          <dd>{when(status.nextResetAt)}</dd>
+          <dd>
+            <When iso={status.nextResetAt} />
+          </dd>
           <dt>Last reset</dt>
-          <dd>{status.lastResetAt ? when(status.lastResetAt) : 'Never'}</dd>
+          <dd>
+            <When iso={status.lastResetAt} none="Never" />
+          </dd>
         </dl>
         {props.canReset ? (
-          <p>
-            <a href="/console/sandbox/reset">Reset sandbox now</a>
-          </p>
+          !underWay && (
+            <form method="post" action="/console/sandbox/reset">
+              <CsrfField token={props.csrfToken} />
+              <p>Resetting wipes the data listed above at once and seeds it again. It cannot be undone.</p>
+              <button type="submit" class="danger">
+                Reset sandbox now
+              </button>
+            </form>
+          )
         ) : (
           <p class="muted">Only an owner, an admin or a developer can reset the sandbox.</p>
         )}

@@ -1,8 +1,9 @@
 /**
  * The sandbox host's own console routes (registered in sandbox mode only; production answers 404), besides the
  * sign-up (sign-up-routes.tsx):
- * - the Sandbox page: where the reset stands (as `GET /v1/sandbox/reset` reports it) and "Reset sandbox now", after a
- *   confirmation, through the same core path as `POST /v1/sandbox/reset`.
+ * - the Sandbox page: where the reset stands (as `GET /v1/sandbox/reset` reports it) and the "Reset sandbox now"
+ *   button (a POST through the same core path as `POST /v1/sandbox/reset`); while the reset runs the page shows its
+ *   progress and reloads itself until it is done. The confirmation page stays for links to it.
  */
 import type Router from '@koa/router';
 import { sandboxResetStatus } from '../../../core/sandbox/reset-request';
@@ -11,6 +12,9 @@ import { canRunSandboxTests, requireSandboxTesting } from '../../../core/staff/r
 import type { ConsoleContext } from '../shared/console-context';
 import { ResetConfirmBody, SandboxBody } from './sandbox-pages';
 import { actorOf, signedIn } from '../shared/signed-in';
+
+/** How often the Sandbox page reloads itself while a reset is under way. */
+export const RESET_REFRESH_SECONDS = 2;
 
 export function sandboxRoutes(router: Router, c: ConsoleContext): void {
   const { db, config, sandbox } = c.deps;
@@ -21,7 +25,17 @@ export function sandboxRoutes(router: Router, c: ConsoleContext): void {
     if (!session) return;
     const status = await sandboxResetStatus(db, session.organizationId);
     const canReset = canRunSandboxTests(session.role, config.mode);
-    c.page(ctx, 'Sandbox', <SandboxBody status={status} canReset={canReset} requested={ctx.query.reset === '1'} />);
+    const body = (
+      <SandboxBody
+        status={status}
+        canReset={canReset}
+        csrfToken={session.csrfToken}
+        requested={ctx.query.reset === '1'}
+      />
+    );
+    // While a reset is under way the page reloads itself until it is done (no script needed).
+    const underWay = status.status === 'Requested';
+    c.page(ctx, 'Sandbox', body, 200, underWay ? { refreshSeconds: RESET_REFRESH_SECONDS } : {});
   });
 
   router.get('/console/sandbox/reset', async (ctx) => {

@@ -19,6 +19,7 @@ import type { SandboxResets } from '../../../core/sandbox/resets';
 import type { SignupLimiter } from '../../../core/sandbox/signup-limit';
 import type { SecretBox } from '../../../core/platform/secret-box';
 import type { ResolveHost } from '../../../core/webhooks/ssrf-guard';
+import type { DeliveryRetryNow } from '../../../core/webhooks/delivery-retry-now';
 import type { SignInLinkDeps } from '../../../core/staff/magic-links';
 import type { MembershipCache } from '../../../core/staff/membership';
 import type { SessionStore, SessionUser, StaffSession } from '../../../core/staff/sessions';
@@ -29,10 +30,12 @@ import {
   checkSameOrigin,
   clearCookie,
   readForm,
+  seeOther,
   setCookie,
   type CookieNames,
   type FormBody,
 } from './http';
+import { setFlash, takeFlash } from './flash';
 
 export interface ConsoleDeps {
   config: Config;
@@ -46,6 +49,8 @@ export interface ConsoleDeps {
   debtTriggers: DebtTriggers;
   /** The API's request rules for a branding field (its schema's lengths and forms), so the form applies the same. */
   brandingFieldRules: Record<string, { maxLength?: number; pattern?: string }>;
+  /** Retry now on a delivery waiting between attempts; without it (tests of pages alone) the button is not offered. */
+  deliveryRetryNow?: DeliveryRetryNow;
   /** Tests move the sign-in links' clock past their 15 minutes. */
   now?: () => Date;
   /** What the Webhooks page needs beyond the config: the API's secret box and receiver host resolver. */
@@ -84,9 +89,11 @@ export interface ConsoleContext {
   secure: boolean;
   stylesheetHref: string;
   session(ctx: Context): Promise<StaffSession | null>;
-  page(ctx: Context, title: string, body: VNode, status?: number): void;
+  page(ctx: Context, title: string, body: VNode, status?: number, options?: { refreshSeconds?: number }): void;
   anonymousForm(ctx: Context): Promise<FormBody>;
   sessionForm(ctx: Context): Promise<{ form: FormBody; session: StaffSession }>;
+  /** After a write: the flash `message` for the next page, and a 303 to `location` (post, redirect, get). */
+  doneThen(ctx: Context, location: string, message: string): void;
   /**
    * Signs `user` in: a new session (a new id; the browser's previous one ends) in the cookie, the pre-session token
    * dropped. The page this request renders is already the signed-in one.
@@ -95,6 +102,8 @@ export interface ConsoleContext {
 }
 
 const SESSION_STATE = Symbol('console session');
+/** The signed-in user's organisation's name, read with their membership: every page's header and title say it. */
+const ORGANIZATION_NAME = Symbol('console organisation name');
 
 export function createConsoleContext(
   deps: ConsoleDeps,
@@ -106,7 +115,11 @@ export function createConsoleContext(
    * The session with its user's membership as it is now: null for a user no longer in the organisation (their
    * session ended here too, in case the removal's own attempt failed), else the current role and email.
    */
-  async function currentUser(session: StaffSession, id: string): Promise<StaffSession | null> {
+  async function currentUser(
+    state: Record<symbol, unknown>,
+    session: StaffSession,
+    id: string,
+  ): Promise<StaffSession | null> {
     const member = await parts.membership.current(session.organizationId, session.userId);
     if (!member) {
       await parts.sessions.destroy(id).catch((err: unknown) => {
@@ -117,7 +130,9 @@ export function createConsoleContext(
       });
       return null;
     }
-    return member.role === session.role && member.email === session.email ? session : { ...session, ...member };
+    state[ORGANIZATION_NAME] = member.organizationName;
+    const { email, role } = member;
+    return role === session.role && email === session.email ? session : { ...session, email, role };
   }
   const c: ConsoleContext = {
     deps,
@@ -143,20 +158,36 @@ export function createConsoleContext(
       const id = ctx.cookies.get(parts.names.session);
       // Bounded as a whole, as the portal's: with Redis stalled, the read's commands would each wait out a timeout.
       const stored = id ? await withinCommandTimeout(parts.sessions.touch(id)) : null;
-      const session = stored && id ? await currentUser(stored, id) : null;
+      const session = stored && id ? await currentUser(ctx.state, stored, id) : null;
       state[SESSION_STATE] = session;
       return session;
     },
-    page(ctx, title, body, status = 200) {
-      const s = (ctx.state as Record<symbol, StaffSession | null | undefined>)[SESSION_STATE];
-      const user = s ? { email: s.email, role: s.role, csrfToken: s.csrfToken } : undefined;
+    page(ctx, title, body, status = 200, options = {}) {
+      const state = ctx.state as Record<symbol, unknown>;
+      const s = state[SESSION_STATE] as StaffSession | null | undefined;
+      const organizationName = state[ORGANIZATION_NAME] as string | undefined;
+      const user = s
+        ? { email: s.email, role: s.role, csrfToken: s.csrfToken, organizationName: organizationName ?? '' }
+        : undefined;
+      const flash = s ? takeFlash(ctx, secure) : undefined;
       sendPage(
         ctx,
-        <Layout title={title} stylesheetHref={parts.stylesheetHref} user={user} mode={config.mode}>
+        <Layout
+          title={title}
+          stylesheetHref={parts.stylesheetHref}
+          user={user}
+          mode={config.mode}
+          flash={flash}
+          refreshSeconds={options.refreshSeconds}
+        >
           {body}
         </Layout>,
         status,
       );
+    },
+    doneThen(ctx, location, message) {
+      setFlash(ctx, secure, message);
+      seeOther(ctx, location);
     },
     async anonymousForm(ctx) {
       checkSameOrigin(ctx, config.publicBaseUrl);
@@ -180,6 +211,8 @@ export function createConsoleContext(
       clearCookie(ctx, parts.names.preSession, secure);
       const session = await parts.sessions.touch(id);
       if (!session) throw new Error('a session just created was not found');
+      const member = await parts.membership.current(session.organizationId, session.userId);
+      (ctx.state as Record<symbol, unknown>)[ORGANIZATION_NAME] = member?.organizationName;
       (ctx.state as Record<symbol, StaffSession | null | undefined>)[SESSION_STATE] = session;
       deps.logger.info({ userId: user.userId, organizationId: user.organizationId }, 'console sign-in');
       return session;

@@ -1,15 +1,10 @@
 /** How the console writes times and delivery statuses. */
 import type { DeliveryStatus } from '../../../core/webhooks/deliveries';
 
-/** `2026-12-03 10:15:02 UTC` from an ISO 8601 instant; a dash for none. */
+/** `2026-12-03 10:15:02 UTC` from an ISO 8601 instant; a dash for none (pages show it through shared/time.tsx). */
 export function when(iso: string | null | undefined): string {
   if (!iso) return '–';
   return iso.replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC');
-}
-
-/** `2026-12-03T09:15:00.000Z` as `2026-12-03 09:15 UTC`, for the debts' and debtors' pages; a dash for none. */
-export function whenToMinute(iso: string | null | undefined): string {
-  return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '–';
 }
 
 /** The console says Delivered for the API's `Succeeded`. */

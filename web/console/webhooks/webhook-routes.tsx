@@ -14,9 +14,26 @@ import {
 import { canManageWebhooks, requireWebhookManagement } from '../../../core/staff/roles';
 import { createWebhookUrlCheck } from '../../../core/webhooks/url-check';
 import type { ConsoleContext } from '../shared/console-context';
-import { field, queryValue, seeOther } from '../shared/http';
+import { listConsoleDeliveries } from '../../../core/staff/console-deliveries';
+import type { WebhookConfig } from '../../../core/platform/webhook-config';
+import { field, seeOther } from '../shared/http';
 import { signedIn } from '../shared/signed-in';
 import { ConfirmBody, SecretBody, WebhooksBody } from './webhooks-pages';
+
+/** How many of the latest deliveries the Webhooks page lists (the Deliveries page has them all). */
+const RECENT_DELIVERIES = 5;
+
+/** What this environment accepts as a receiver URL, said on the form (development and tests relax the rules). */
+function acceptedReceivers(policy: WebhookConfig): string {
+  const relaxed = [
+    ...(policy.allowHttp ? ['http:// URLs'] : []),
+    ...(policy.allowHosts.length > 0 ? [`the hosts ${policy.allowHosts.join(', ')} (any address)`] : []),
+  ];
+  const rule = 'an https URL whose host resolves to public addresses only';
+  return relaxed.length === 0
+    ? `This environment accepts ${rule}.`
+    : `This environment (development or test) accepts ${rule}, and also ${relaxed.join(' and ')}. Production accepts ${rule}.`;
+}
 
 export function webhookRoutes(router: Router, c: ConsoleContext): void {
   const { db, config } = c.deps;
@@ -33,11 +50,17 @@ export function webhookRoutes(router: Router, c: ConsoleContext): void {
     if (!session) return;
     const webhook = await readConsoleWebhook(db, session.organizationId);
     const canManage = canManageWebhooks(session.role, mode);
-    const done = queryValue(ctx, 'done');
+    const recent = await listConsoleDeliveries(db, session.organizationId, {}, { limit: RECENT_DELIVERIES });
     c.page(
       ctx,
       'Webhooks',
-      <WebhooksBody config={webhook} csrfToken={session.csrfToken} canManage={canManage} done={done} />,
+      <WebhooksBody
+        config={webhook}
+        csrfToken={session.csrfToken}
+        canManage={canManage}
+        accepts={acceptedReceivers(config.webhooks)}
+        recent={recent.items}
+      />,
     );
   });
 
@@ -48,7 +71,7 @@ export function webhookRoutes(router: Router, c: ConsoleContext): void {
       throw errors.invalidRequest('Enter the receiver’s URL (at most 2,048 characters), or clear the receiver.');
     }
     const change = await configureConsoleWebhook({ db, secretBox, checkUrl }, session, mode, url);
-    if (!change.newSecret) return seeOther(ctx, '/console/webhooks?done=saved');
+    if (!change.newSecret) return c.doneThen(ctx, '/console/webhooks', 'The receiver URL was saved.');
     c.page(ctx, 'Receiver saved', <SecretBody config={change} secret={change.newSecret} />, 201);
   });
 
@@ -73,12 +96,20 @@ export function webhookRoutes(router: Router, c: ConsoleContext): void {
   router.post('/console/webhooks/clear', async (ctx) => {
     const { session } = await c.sessionForm(ctx);
     await clearConsoleWebhook(db, session, mode);
-    seeOther(ctx, '/console/webhooks?done=cleared');
+    c.doneThen(
+      ctx,
+      '/console/webhooks',
+      'The receiver was cleared: no new events are delivered. Deliveries already under way continue.',
+    );
   });
 
   router.post('/console/webhooks/test', async (ctx) => {
     const { session } = await c.sessionForm(ctx);
     const ping = await sendConsoleTestEvent(db, session, mode);
-    seeOther(ctx, `/console/deliveries/${ping.deliveryId}`);
+    c.doneThen(
+      ctx,
+      `/console/deliveries/${ping.deliveryId}`,
+      'Test event sent: a test.ping is on its way to your receiver, signed and retried like every event.',
+    );
   });
 }

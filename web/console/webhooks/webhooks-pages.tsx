@@ -1,27 +1,25 @@
-/** Webhooks: the receiver, its URL form, the test event, and the secret's rotation and the clear, each confirmed. */
+/**
+ * Webhooks: the receiver with its test event, the latest deliveries, the URL form (saying what this environment
+ * accepts), and the secret's rotation and the clear, each confirmed.
+ */
 import type { WebhookConfigView } from '../../../core/webhooks/receiver-config';
+import type { DeliveryView } from '../../../core/webhooks/deliveries';
 import { CsrfField } from '../../layout';
-
-const NOTICES: Record<string, string> = {
-  saved: 'The receiver URL was saved.',
-  cleared: 'The receiver was cleared: no new events are delivered. Deliveries already under way continue.',
-};
+import { RetryingSummary, StateBadge } from '../deliveries/delivery-state';
+import { When } from '../shared/time';
 
 export function WebhooksBody(props: {
   config: WebhookConfigView;
   csrfToken: string;
   canManage: boolean;
-  done?: string;
+  /** What this environment accepts as a receiver URL. */
+  accepts: string;
+  /** The latest deliveries, newest first. */
+  recent: DeliveryView[];
 }) {
   const { config, csrfToken, canManage } = props;
-  const notice = props.done ? NOTICES[props.done] : undefined;
   return (
     <>
-      {notice && (
-        <p class="notice" role="status">
-          {notice}
-        </p>
-      )}
       <section class="card" aria-labelledby="receiver">
         <h2 id="receiver">Receiver</h2>
         <dl class="facts">
@@ -32,14 +30,13 @@ export function WebhooksBody(props: {
           <dt>Signing secret</dt>
           <dd>{config.secretPrefix ? <code>{config.secretPrefix}…</code> : 'None'}</dd>
         </dl>
-        <p>
-          <a href="/console/deliveries">See the deliveries</a>
-        </p>
+        {canManage && config.enabled && <TestEventForm csrfToken={csrfToken} />}
       </section>
+      <RecentDeliveries deliveries={props.recent} />
       {canManage ? (
         <>
-          <UrlForm config={config} csrfToken={csrfToken} />
-          {config.enabled && <ReceiverActions csrfToken={csrfToken} />}
+          <UrlForm config={config} csrfToken={csrfToken} accepts={props.accepts} />
+          {config.enabled && <ReceiverActions />}
         </>
       ) : (
         <p class="notice">Your role can read the receiver but not change it.</p>
@@ -48,7 +45,50 @@ export function WebhooksBody(props: {
   );
 }
 
-function UrlForm({ config, csrfToken }: { config: WebhookConfigView; csrfToken: string }) {
+function TestEventForm({ csrfToken }: { csrfToken: string }) {
+  return (
+    <form method="post" action="/console/webhooks/test" class="test-event">
+      <CsrfField token={csrfToken} />
+      <p>
+        Send a <code>test.ping</code> event to the receiver, signed and retried like every event.
+      </p>
+      <button type="submit">Send a test event</button>
+    </form>
+  );
+}
+
+function RecentDeliveries({ deliveries }: { deliveries: DeliveryView[] }) {
+  return (
+    <section class="card" aria-labelledby="recent">
+      <h2 id="recent">Latest deliveries</h2>
+      {deliveries.length === 0 ? (
+        <p>No delivery yet.</p>
+      ) : (
+        <ul class="recent-deliveries">
+          {deliveries.map((d) => (
+            <li key={d.id}>
+              <StateBadge delivery={d} />{' '}
+              <a href={`/console/deliveries/${d.id}`}>
+                {d.eventType}
+                <span class="visually-hidden"> delivery {d.id}</span>
+              </a>{' '}
+              <span class="muted">
+                <When iso={d.createdAt} />
+              </span>
+              <RetryingSummary delivery={d} />
+            </li>
+          ))}
+        </ul>
+      )}
+      <p>
+        <a href="/console/deliveries">See every delivery</a>
+      </p>
+    </section>
+  );
+}
+
+function UrlForm(props: { config: WebhookConfigView; csrfToken: string; accepts: string }) {
+  const { config, csrfToken } = props;
   return (
     <section class="card" aria-labelledby="set-url">
       <h2 id="set-url">{config.enabled ? 'Change the receiver URL' : 'Set the receiver URL'}</h2>
@@ -65,8 +105,7 @@ function UrlForm({ config, csrfToken }: { config: WebhookConfigView; csrfToken: 
           aria-describedby="url-help"
         />
         <p id="url-help" class="muted">
-          An https URL whose host resolves to public addresses only. The first time, a signing secret is made and shown
-          once.
+          {props.accepts} The first time, a signing secret is made and shown once.
         </p>
         <button type="submit">Save URL</button>
       </form>
@@ -74,23 +113,21 @@ function UrlForm({ config, csrfToken }: { config: WebhookConfigView; csrfToken: 
   );
 }
 
-function ReceiverActions({ csrfToken }: { csrfToken: string }) {
+function ReceiverActions() {
   return (
     <section class="card" aria-labelledby="actions">
-      <h2 id="actions">Test, rotate or clear</h2>
-      <form method="post" action="/console/webhooks/test">
-        <CsrfField token={csrfToken} />
-        <p>
-          Send a <code>test.ping</code> event to the receiver, signed and retried like every event.
-        </p>
-        <button type="submit">Send a test event</button>
-      </form>
+      <h2 id="actions">Rotate or clear</h2>
+      <p>Each asks you to confirm first.</p>
       <ul class="actions">
         <li>
-          <a href="/console/webhooks/rotate">Rotate the signing secret</a>
+          <a class="button-link secondary" href="/console/webhooks/rotate">
+            Rotate the signing secret
+          </a>
         </li>
         <li>
-          <a href="/console/webhooks/clear">Clear the receiver</a>
+          <a class="button-link secondary" href="/console/webhooks/clear">
+            Clear the receiver
+          </a>
         </li>
       </ul>
     </section>
