@@ -80,7 +80,11 @@ describe('Console Overview in a real browser: charts from a tenant’s month of 
     await mkdir(CONSOLE_SHOTS, { recursive: true });
     sink = await startMailSink();
     mailer = createMailer({ smtpUrl: sink.smtpUrl, from: 'Client console <console@example.test>' });
-    server = await startTestServer({ deps: { mailer } });
+    // Sign-ins from 127.0.0.1 share one limit per test process: the suites before this one may have used it up.
+    server = await startTestServer({
+      deps: { mailer },
+      env: { SIGN_IN_REQUESTS_PER_HOUR: '1000', SIGN_IN_REQUESTS_PER_ADDRESS_PER_HOUR: '1000' },
+    });
     org = await createOrganization(testDb(), { name: 'Overview Charts Org', mode: 'production' });
     await seedTenant(org);
   });
