@@ -3,6 +3,7 @@
  * bar, and its value after the bar. One image to assistive technology (`role="img"`, `<title>`, `<desc>`); the caller
  * puts the table of the same figures beside it. Presentation is SVG attributes only.
  */
+import { CHART_FONT, CHART_GRID, ChartFrame } from './chart-frame';
 import { count, niceMax } from './scale';
 
 export interface BarListProps {
@@ -18,44 +19,31 @@ const ROW = 24;
 const LABEL_W = 150;
 const VALUE_W = 60;
 const TOP = 4;
-const FONT = 12;
-const INK = '#1b1f24';
-const GRID = '#c9d0d8';
 
 export function BarList({ id, title, description, bars }: BarListProps) {
   const max = niceMax(Math.max(0, ...bars.map((b) => b.value)));
   const plot = WIDTH - LABEL_W - VALUE_W;
   const height = TOP * 2 + ROW * bars.length;
   return (
-    <svg
-      role="img"
-      aria-labelledby={`${id}-title ${id}-desc`}
-      viewBox={`0 0 ${WIDTH} ${height}`}
-      width="100%"
-      font-family="system-ui, sans-serif"
-      font-size={FONT}
-      fill={INK}
-    >
-      <title id={`${id}-title`}>{title}</title>
-      <desc id={`${id}-desc`}>{description}</desc>
-      <line x1={LABEL_W} x2={LABEL_W} y1={TOP} y2={height - TOP} stroke={GRID} stroke-width="1" />
+    <ChartFrame id={id} title={title} description={description} width={WIDTH} height={height}>
+      <line x1={LABEL_W} x2={LABEL_W} y1={TOP} y2={height - TOP} stroke={CHART_GRID} stroke-width="1" />
       {bars.map((b, i) => {
         const top = TOP + ROW * i;
         const width = Math.round((b.value / max) * plot * 10) / 10;
         return (
           <g key={b.label}>
-            <text x={LABEL_W - 8} y={top + ROW / 2 + FONT / 3} text-anchor="end">
+            <text x={LABEL_W - 8} y={top + ROW / 2 + CHART_FONT / 3} text-anchor="end">
               {b.label}
             </text>
             {b.value > 0 && (
               <rect x={LABEL_W} y={top + 4} width={Math.max(width, 1)} height={ROW - 8} fill={b.colour} />
             )}
-            <text x={LABEL_W + Math.max(width, 0) + 6} y={top + ROW / 2 + FONT / 3}>
+            <text x={LABEL_W + Math.max(width, 0) + 6} y={top + ROW / 2 + CHART_FONT / 3}>
               {count(b.value)}
             </text>
           </g>
         );
       })}
-    </svg>
+    </ChartFrame>
   );
 }

@@ -5,6 +5,7 @@
  * `<desc>`); the figures themselves are in the table the caller puts beside it. Presentation is SVG attributes only
  * (the pages' CSP allows no inline style).
  */
+import { CHART_FONT, CHART_GRID, ChartFrame } from './chart-frame';
 import { niceMax, percent, shortNumber } from './scale';
 
 export interface ColumnSeries {
@@ -34,9 +35,6 @@ const TOP = 12;
 const BOTTOM = 26;
 const PLOT_W = WIDTH - LEFT - RIGHT;
 const PLOT_H = HEIGHT - TOP - BOTTOM;
-const FONT = 12;
-const INK = '#1b1f24';
-const GRID = '#c9d0d8';
 const RATE_COLOUR = '#1b1f24';
 
 const round = (n: number) => Math.round(n * 10) / 10;
@@ -63,28 +61,18 @@ export function ColumnChart({
       )
     : [];
   return (
-    <svg
-      role="img"
-      aria-labelledby={`${id}-title ${id}-desc`}
-      viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-      width="100%"
-      font-family="system-ui, sans-serif"
-      font-size={FONT}
-      fill={INK}
-    >
-      <title id={`${id}-title`}>{title}</title>
-      <desc id={`${id}-desc`}>{description}</desc>
+    <ChartFrame id={id} title={title} description={description} width={WIDTH} height={HEIGHT}>
       {ticks.map((t) => (
         <g key={t}>
-          <line x1={LEFT} x2={LEFT + PLOT_W} y1={round(y(t))} y2={round(y(t))} stroke={GRID} stroke-width="1" />
-          <text x={LEFT - 6} y={round(y(t)) + FONT / 3} text-anchor="end">
+          <line x1={LEFT} x2={LEFT + PLOT_W} y1={round(y(t))} y2={round(y(t))} stroke={CHART_GRID} stroke-width="1" />
+          <text x={LEFT - 6} y={round(y(t)) + CHART_FONT / 3} text-anchor="end">
             {axisLabel(t)}
           </text>
         </g>
       ))}
       {rate &&
         [0, 0.5, 1].map((r) => (
-          <text key={r} x={LEFT + PLOT_W + 6} y={round(TOP + PLOT_H - r * PLOT_H) + FONT / 3}>
+          <text key={r} x={LEFT + PLOT_W + 6} y={round(TOP + PLOT_H - r * PLOT_H) + CHART_FONT / 3}>
             {percent(r).replace('.0 ', ' ')}
           </text>
         ))}
@@ -135,6 +123,6 @@ export function ColumnChart({
       {ratePoints.map((p) => (
         <circle key={p.x} cx={p.x} cy={p.y} r="2.5" fill={RATE_COLOUR} />
       ))}
-    </svg>
+    </ChartFrame>
   );
 }
