@@ -109,6 +109,13 @@ export function Layout({ title, stylesheetHref, user, mode, flash, refreshSecond
                   )}
                 </ul>
               </nav>
+              <form method="get" action="/console/search" role="search" class="header-search">
+                <label for="console-search" class="visually-hidden">
+                  Find a debt, debtor, event, delivery or request
+                </label>
+                <input id="console-search" type="search" name="q" placeholder="Find an id, reference or email" />
+                <button type="submit">Find</button>
+              </form>
               <span class="who">
                 {user.email} ({user.role})
               </span>

@@ -17,12 +17,17 @@ export const newRequestId = (): string => `req_${randomUUID().replace(/-/g, '')}
 
 const REQUEST_ID_FORM = /^req_[0-9a-f]{32}$/;
 
+/** Whether `value` has the form of our request ids (`X-Request-Id`). */
+export function isRequestId(value: string): boolean {
+  return REQUEST_ID_FORM.test(value);
+}
+
 /**
  * The request behind a lifecycle change, from the id of the Temporal update that asked for it: the API's triggers
  * use the request id as the update id (core/lifecycle/triggers.ts); other updates have ids of another form.
  */
 export function requestIdOfUpdate(updateId: string | undefined): string | null {
-  return updateId && REQUEST_ID_FORM.test(updateId) ? updateId : null;
+  return updateId && isRequestId(updateId) ? updateId : null;
 }
 
 const requestIds = new WeakMap<Trx, string>();

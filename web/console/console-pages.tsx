@@ -29,6 +29,7 @@ import { webhookRoutes } from './webhooks/webhook-routes';
 import { deliveryRoutes } from './deliveries/delivery-routes';
 import { eventsRoutes } from './events/events-routes';
 import { auditRoutes } from './audit/audit-routes';
+import { searchRoutes } from './search/search-routes';
 
 export type { ConsoleDeps };
 
@@ -58,6 +59,7 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   webhookRoutes(router, c);
   deliveryRoutes(router, c);
   eventsRoutes(router, c);
+  searchRoutes(router, c);
   auditRoutes(router, c);
   sandboxRoutes(router, c);
   signUpRoutes(router, c);
