@@ -58,6 +58,9 @@ export function Layout({ title, stylesheetHref, user, mode, children }: LayoutPr
                     <a href="/console/debtors">Debtors</a>
                   </li>
                   <li>
+                    <a href="/console/placements">Placements</a>
+                  </li>
+                  <li>
                     <a href="/console/branding">Branding</a>
                   </li>
                   <li>

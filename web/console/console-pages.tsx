@@ -29,6 +29,7 @@ import { webhookRoutes } from './webhooks/webhook-routes';
 import { deliveryRoutes } from './deliveries/delivery-routes';
 import { eventsRoutes } from './events/events-routes';
 import { auditRoutes } from './audit/audit-routes';
+import { placementRoutes } from './placements/placements-routes';
 
 export type { ConsoleDeps };
 
@@ -63,6 +64,7 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   signUpRoutes(router, c);
   portalLinkRoutes(router, c);
   notificationsRoutes(router, c);
+  placementRoutes(router, c);
   const routes = router.routes();
   const allowed = router.allowedMethods({ throw: true });
 
