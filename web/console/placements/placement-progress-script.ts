@@ -42,6 +42,7 @@ export const PLACEMENT_PROGRESS_SCRIPT = `(function () {
         text('placement-summary', p.summary);
         text('placement-rate', p.rate);
         text('placement-time-left', p.timeLeft);
+        if (p.total > 0) text('placement-total', String(p.total));
         text('placement-imported', String(p.imported));
         text('placement-skipped', String(p.skipped));
         text('placement-failed', String(p.failed));

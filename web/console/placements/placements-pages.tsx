@@ -8,7 +8,6 @@ import type { Placement, PlacementRowError } from '../../../core/placements/plac
 import { CsrfField } from '../../layout';
 import { when } from '../shared/format';
 import type { PlacementProgress } from './placement-progress';
-import { rowsText } from './placement-progress';
 
 export function placementHref(id: string): string {
   return `/console/placements/${id}`;
@@ -35,7 +34,7 @@ function UploadForm({ csrfToken }: { csrfToken: string }) {
       </p>
       <form method="post" action="/console/placements" enctype="multipart/form-data">
         <CsrfField token={csrfToken} />
-        <label for="placement-file">File</label>
+        <label for="placement-file">Placement file</label>
         <span class="hint" id="placement-file-hint">
           Drop the file here, or choose it.
         </span>
@@ -151,12 +150,12 @@ function Progress({ placement, progress }: { placement: Placement; progress: Pla
           {progress.timeLeft ?? ''}
         </span>
       </p>
-      <dl class="fields">
+      <dl class="fields placement-counts">
         <dt>Rows in the file</dt>
-        <dd>{progress.total > 0 ? progress.total : '–'}</dd>
+        <dd id="placement-total">{progress.total > 0 ? progress.total : '–'}</dd>
         <dt>Imported</dt>
         <dd id="placement-imported">{progress.imported}</dd>
-        <dt>Skipped (an open debt already)</dt>
+        <dt>Skipped (open already)</dt>
         <dd id="placement-skipped">{progress.skipped}</dd>
         <dt>Failed</dt>
         <dd id="placement-failed">{progress.failed}</dd>
@@ -268,7 +267,7 @@ export function PlacementBody(props: {
         <a href="/console/placements">All placements</a>
       </p>
       <p class="muted">
-        {placement.format === 'csv' ? 'CSV' : 'JSON Lines'} · {rowsText(progress.total)} · <code>{placement.id}</code>
+        {placement.format === 'csv' ? 'CSV' : 'JSON Lines'} · <code>{placement.id}</code>
       </p>
       <Progress placement={placement} progress={progress} />
       {running && props.canPlace && (
