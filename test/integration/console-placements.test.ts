@@ -249,4 +249,36 @@ describe('console: Placements pages', function () {
     expect(page.text).not.to.include('http-equiv="refresh"');
     expect(page.headers.get('content-security-policy')).not.to.include('script-src');
   });
+
+  it('neither records an upload nor asks a cancel when its audit entry cannot be written', async () => {
+    const owner = await visitor('owner');
+    const id = await uploaded(owner);
+    const before = (await placements()).length;
+    const csrf = await owner.token(`/console/placements/${id}`);
+    await withAuditRefused(organizationId, async () => {
+      expect((await owner.upload(FILE)).status).to.equal(500);
+      expect((await owner.post(`/console/placements/${id}/cancel`, csrf)).status).to.equal(500);
+    });
+    expect((await placements()).length).to.equal(before);
+    expect(await placements().where({ id }).first<Record<string, unknown>>()).to.include({ cancel_requested: false });
+  });
 });
+
+/** Refuses every audit entry of `organizationId` while `work` runs: a trigger, dropped afterwards. */
+async function withAuditRefused(organizationId: string, work: () => Promise<void>): Promise<void> {
+  const fn = `test_refuse_audit_${randomUUID().replace(/-/g, '')}`;
+  const db = testDb();
+  await db.raw(
+    `create function ${fn}() returns trigger language plpgsql as $$ begin raise exception 'audit refused'; end $$`,
+  );
+  // DDL takes no bind parameters: the id (a uuid made here) is quoted as a literal.
+  await db.raw(
+    `create trigger ${fn} before insert on audit_log for each row when (new.organization_id = '${organizationId}') execute function ${fn}()`,
+  );
+  try {
+    await work();
+  } finally {
+    await db.raw(`drop trigger ${fn} on audit_log`);
+    await db.raw(`drop function ${fn}()`);
+  }
+}
