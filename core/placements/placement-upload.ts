@@ -11,7 +11,14 @@ import type { Db, Trx } from '../platform/db';
 import { ApiError, errors } from '../platform/errors';
 import { headerProblems } from './placement-columns';
 import type { PlacementRuns } from './placement-runs';
-import { getPlacementRow, insertPlacement, MAX_PLACEMENT_BYTES, toPlacement, type Placement } from './placements';
+import {
+  getPlacementRow,
+  insertPlacement,
+  MAX_PLACEMENT_BYTES,
+  toPlacement,
+  type Placement,
+  type PlacementRow,
+} from './placements';
 import { readHeader, type PlacementFormat } from './row-reader';
 
 export const PLACEMENT_TOO_LARGE = `A placement file is at most ${MAX_PLACEMENT_BYTES} bytes (50 MiB).`;
@@ -127,4 +134,20 @@ export async function startPlacement(
     await options.recordIn?.(trx, placement);
     return placement;
   });
+}
+
+/**
+ * The file of a finished dry run, to import it now (the console's "Import this file" after a check): the same stored
+ * object, read again from its first row by a new placement. Only a dry run that finished is taken.
+ */
+export function checkedFileOf(row: PlacementRow): AcceptedPlacementFile {
+  if (!row.validate_only || (row.status !== 'Completed' && row.status !== 'CompletedWithErrors')) {
+    throw new ApiError('invalid_state', 'Only a finished check of a file can be imported from its page.');
+  }
+  return {
+    stored: { key: row.storage_key, sha256: row.sha256, size: Number(row.size) },
+    format: row.format,
+    fileName: row.file_name,
+    columns: row.columns,
+  };
 }

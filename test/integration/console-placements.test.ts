@@ -146,12 +146,39 @@ describe('console: Placements pages', function () {
     expect(listed.text).to.include(`/console/placements/${id}`);
   });
 
-  it('takes a check-only upload as a dry run', async () => {
+  it('takes a check-only upload as a dry run, and imports its file from its page once the check is done', async () => {
     const owner = await visitor('admin');
     const answer = await owner.upload(FILE, { validateOnly: true, fileName: 'dry.csv' });
     expect(answer.status, answer.text).to.equal(303);
-    const row = await placements().where({ file_name: 'dry.csv' }).first<Record<string, unknown>>();
-    expect(row).to.include({ validate_only: true });
+    const dry = await placements().where({ file_name: 'dry.csv' }).first<Record<string, unknown>>();
+    expect(dry).to.include({ validate_only: true });
+    const checkId = String(dry.id);
+    const csrf = await owner.token(`/console/placements/${checkId}`);
+    // Still checking: nothing to import yet.
+    expect((await owner.get(`/console/placements/${checkId}`)).text).not.to.include('Import this file');
+    expect((await owner.post(`/console/placements/${checkId}/import`, csrf)).status).to.equal(409);
+
+    await placements().where({ id: checkId }).update({ status: 'CompletedWithErrors', rows: 4, failed: 1 });
+    const page = await owner.get(`/console/placements/${checkId}`);
+    expect(page.text).to.include('Import this file').and.include('1 of 4 rows would fail');
+    const imported = await owner.post(`/console/placements/${checkId}/import`, csrf);
+    expect(imported.status, imported.text).to.equal(303);
+    const id = /^\/console\/placements\/([0-9a-f-]{36})$/.exec(imported.location ?? '')?.[1];
+    const row = await placements().where({ id }).first<Record<string, unknown>>();
+    expect(row).to.include({ validate_only: false, status: 'Validating', storage_key: dry.storage_key });
+    const [entry] = await audits('placement.uploaded').where({ target: id });
+    expect(entry?.details).to.deep.equal({
+      fileName: 'dry.csv',
+      format: 'csv',
+      validateOnly: false,
+      checkedBy: checkId,
+    });
+
+    // A placement that was no check cannot be imported again this way; a viewer cannot import at all.
+    expect((await owner.post(`/console/placements/${id}/import`, csrf)).status).to.equal(409);
+    const viewer = await visitor('viewer');
+    const viewerCsrf = await viewer.token('/console/placements');
+    expect((await viewer.post(`/console/placements/${checkId}/import`, viewerCsrf)).status).to.equal(403);
   });
 
   it('records nothing for a viewer, a form without its token, or a file with an unknown column', async () => {
@@ -179,6 +206,7 @@ describe('console: Placements pages', function () {
     }
     const csrf = await stranger.token('/console/placements');
     expect((await stranger.post(`/console/placements/${id}/cancel`, csrf)).status).to.equal(404);
+    expect((await stranger.post(`/console/placements/${id}/import`, csrf)).status).to.equal(404);
     expect(await placements().where({ id }).first()).to.include({ cancel_requested: false });
     expect((await stranger.get(`/console/placements/${randomUUID()}`)).status).to.equal(404);
   });

@@ -279,6 +279,22 @@ export function PlacementBody(props: {
           </button>
         </form>
       )}
+      {placement.validateOnly &&
+        props.canPlace &&
+        (placement.status === 'Completed' || placement.status === 'CompletedWithErrors') && (
+          <form method="post" action={`${placementHref(placement.id)}/import`} class="card">
+            <CsrfField token={props.csrfToken} />
+            <h2>Import this file</h2>
+            <p>
+              The check is done:{' '}
+              {progress.failed === 0
+                ? 'every row can be imported'
+                : `${progress.failed} of ${progress.total} rows would fail`}
+              . Importing raises the good rows as debts; the rows with problems are listed again, to fix.
+            </p>
+            <button type="submit">Import this file</button>
+          </form>
+        )}
       {(placement.failed > 0 || placement.skipped > 0 || !running) && (
         <ErrorsTable
           placementId={placement.id}

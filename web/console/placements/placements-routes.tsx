@@ -11,6 +11,7 @@ import { newId } from '../../../core/platform/ids';
 import { readMultipartUpload } from '../../../core/platform/multipart-upload';
 import { failedRowsFile, rowProblemsFile } from '../../../core/placements/failed-rows-file';
 import {
+  checkedFileOf,
   checkedPlacementColumns,
   cleanPlacementFileName,
   PLACEMENT_TOO_LARGE,
@@ -167,6 +168,31 @@ export function placementRoutes(router: Router, c: ConsoleContext): void {
     const placement = await placementOf(session, ctx.params.id);
     download(ctx, `problems-${placement.id}.csv`, 'text/csv');
     ctx.body = rowProblemsFile(db, placement);
+  });
+
+  // A finished check's file imported as it is: a new placement of the same stored file (the check stays as it was).
+  router.post('/console/placements/:id/import', async (ctx) => {
+    const { session } = await c.sessionForm(ctx);
+    requirePlacing(session.role);
+    const runs = c.deps.placementRuns;
+    if (!runs) throw new ApiError('service_unavailable', 'Placements cannot be started on this host.');
+    const checked = await placementOf(session, ctx.params.id);
+    const placement = await startPlacement(
+      { db, runs, transaction: (work) => db.transaction(work) },
+      session.organizationId,
+      newId(),
+      checkedFileOf(checked),
+      {
+        validateOnly: false,
+        recordIn: (trx, p) =>
+          recordAudit(trx, actorOf(session), mode, {
+            action: 'placement.uploaded',
+            target: p.id,
+            details: { fileName: p.fileName, format: p.format, validateOnly: false, checkedBy: checked.id },
+          }),
+      },
+    );
+    seeOther(ctx, placementHref(placement.id));
   });
 
   router.post('/console/placements/:id/cancel', async (ctx) => {
