@@ -205,7 +205,6 @@ function ErrorsTable(props: {
                 <tr>
                   <th scope="col">Row</th>
                   <th scope="col">Outcome</th>
-                  <th scope="col">Column</th>
                   <th scope="col">Problem</th>
                 </tr>
               </thead>
@@ -214,8 +213,12 @@ function ErrorsTable(props: {
                   <tr key={`${e.row}-${e.code}-${e.field ?? ''}`}>
                     <td>{e.row}</td>
                     <td>{e.outcome === 'failed' ? 'Failed' : 'Skipped'}</td>
-                    <td>{e.field ? <code>{e.field}</code> : '–'}</td>
-                    <td>
+                    <td class="placement-problem">
+                      {e.field && (
+                        <>
+                          <code>{e.field}</code>:{' '}
+                        </>
+                      )}
                       {e.message} <span class="muted">({e.code})</span>
                       {e.existingDebtId && (
                         <>
