@@ -2,7 +2,7 @@
  * The console's Placements page in Chromium against the real app, database, document store and a placement worker on
  * the shared Temporal stack: a file with some bad rows uploaded from the page (the plain file input), its progress bar
  * caught mid-import (the organisation's pace made slow: two rows a chunk, one row a second) and moved by the page's
- * script without a reload, then the outcome with the rows not imported and the download of the failed rows. Screenshots
+ * script without a reload (and, with JavaScript off, refreshing itself), then the outcome with the rows not imported and the download of the failed rows. Screenshots
  * at 1280 and 360 px (test-artifacts/console/placements-*.png); axe-core on the upload and the errors page.
  */
 import { expect } from 'chai';
@@ -37,7 +37,7 @@ describe('Console: Placements page in a real browser, with a placement worker', 
   let worker: Worker;
   let running: Promise<void>;
   let organizationId: string;
-  const { shot, signIn, seriousViolations } = consoleBrowser({ baseUrl: () => server.baseUrl, sink: () => sink });
+  const { shot, noJs, signIn, seriousViolations } = consoleBrowser({ baseUrl: () => server.baseUrl, sink: () => sink });
 
   before(async () => {
     await mkdir(CONSOLE_SHOTS, { recursive: true });
@@ -98,6 +98,7 @@ describe('Console: Placements page in a real browser, with a placement worker', 
     await withBrowser(async (browser) => {
       const context = await browser.newContext({ viewport: WIDE });
       const page = await signIn(context, email);
+      const withoutJs = await signIn(await noJs(browser), email);
       await page.getByRole('link', { name: 'Placements' }).click();
       await page.getByRole('heading', { name: 'Upload a placement file' }).waitFor();
       await page
@@ -132,6 +133,10 @@ describe('Console: Placements page in a real browser, with a placement worker', 
       await page.setViewportSize(NARROW);
       await midImport();
       await shot(page, 'placements-progress-360');
+      // Without JavaScript the running page refreshes itself (its <meta http-equiv="refresh">, inside <noscript>).
+      await withoutJs.goto(placementUrl);
+      const refreshed = withoutJs.waitForEvent('framenavigated', { timeout: 10_000 });
+      expect((await refreshed).url()).to.equal(placementUrl);
       await page.setViewportSize(WIDE);
 
       // Finished, the script reloads the page: the outcome and the rows not imported.
