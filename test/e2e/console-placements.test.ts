@@ -2,8 +2,9 @@
  * The console's Placements page in Chromium against the real app, database, document store and a placement worker on
  * the shared Temporal stack: a file with some bad rows uploaded from the page (the plain file input), its progress bar
  * caught mid-import (the organisation's pace made slow: two rows a chunk, one row a second) and moved by the page's
- * script without a reload (and, with JavaScript off, refreshing itself), then the outcome with the rows not imported and the download of the failed rows. Screenshots
- * at 1280 and 360 px (test-artifacts/console/placements-*.png); axe-core on the upload and the errors page.
+ * script without a reload (with JavaScript off, the page refreshes itself), then the outcome with the rows not
+ * imported and the download of the failed rows. Screenshots at 1280 and 360 px (test-artifacts/console/placements-*);
+ * axe-core on the upload and the errors page.
  */
 import { expect } from 'chai';
 import { mkdir, readFile } from 'node:fs/promises';
