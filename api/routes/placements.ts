@@ -2,8 +2,9 @@
  * Placements (docs/placements.md): a file of accounts uploaded once and imported as debts by its `placement-<id>`
  * workflow. The upload reads and stores the file in `prepare`, outside any transaction (streamed to the document
  * store, never held whole), and checks its header there: unknown columns are refused before anything is recorded.
- * The handler then starts the workflow and writes the row (core/placements/placement-upload.ts, as the console does). Its id comes from the request's update id, the same for
- * every retry under one Idempotency-Key, so a retry after a failure finds the same workflow and the same row.
+ * The handler then starts the workflow and writes the row (core/placements/placement-upload.ts, as the console does).
+ * Its id comes from the request's update id, the same for every retry under one Idempotency-Key, so a retry after a
+ * failure finds the same workflow and the same row.
  */
 import { v5 as uuidv5 } from 'uuid';
 import type { DocumentStore, StoredObject } from '../../core/documents/store';
