@@ -229,6 +229,7 @@ export function createApp(deps: AppDeps): BuiltApp {
         resolveTimeoutMs: deps.resolveTimeoutMs,
       },
       documents: documentStore,
+      placementRuns: deps.placementRuns,
       sandbox: signupLimiter
         ? { signupLimiter, resets: deps.sandboxResets, simulations: simulationReader, readSignup }
         : undefined,

@@ -75,6 +75,9 @@ export function Layout({ title, stylesheetHref, user, mode, flash, refreshSecond
                     <a href="/console/debtors">Debtors</a>
                   </li>
                   <li>
+                    <a href="/console/placements">Placements</a>
+                  </li>
+                  <li>
                     <a href="/console/branding">Branding</a>
                   </li>
                   <li>

@@ -2,27 +2,31 @@
  * Placements (docs/placements.md): a file of accounts uploaded once and imported as debts by its `placement-<id>`
  * workflow. The upload reads and stores the file in `prepare`, outside any transaction (streamed to the document
  * store, never held whole), and checks its header there: unknown columns are refused before anything is recorded.
- * The handler then starts the workflow and writes the row. Its id comes from the request's update id, the same for
- * every retry under one Idempotency-Key, so a retry after a failure finds the same workflow and the same row.
+ * The handler then starts the workflow and writes the row (core/placements/placement-upload.ts, as the console does).
+ * Its id comes from the request's update id, the same for every retry under one Idempotency-Key, so a retry after a
+ * failure finds the same workflow and the same row.
  */
 import { v5 as uuidv5 } from 'uuid';
-import { HashingLimit, ObjectTooLargeError, type DocumentStore, type StoredObject } from '../../core/documents/store';
-import { ApiError, errors } from '../../core/platform/errors';
-import { headerProblems } from '../../core/placements/placement-columns';
+import type { DocumentStore, StoredObject } from '../../core/documents/store';
+import { errors } from '../../core/platform/errors';
 import type { PlacementRuns } from '../../core/placements/placement-runs';
 import {
+  checkedPlacementColumns,
+  cleanPlacementFileName,
+  digestPlacementFile,
+  PLACEMENT_TOO_LARGE,
+  placementFormatOf,
+  startPlacement,
+  storePlacementFile,
+} from '../../core/placements/placement-upload';
+import {
   getPlacement,
-  getPlacementRow,
-  insertPlacement,
   listPlacements,
   listRowErrors,
   MAX_PLACEMENT_BYTES,
   requestCancel,
-  toPlacement,
 } from '../../core/placements/placements';
-import { readHeader, type PlacementFormat } from '../../core/placements/row-reader';
-import { Writable, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { PlacementFormat } from '../../core/placements/row-reader';
 import { readMultipartUpload } from '../http/multipart-upload';
 import {
   defineApiRoute,
@@ -57,56 +61,7 @@ interface PreparedPlacement {
 /** Placement ids from update ids: the same for every retry of one request under its Idempotency-Key. */
 const PLACEMENT_ID_NAMESPACE = '6f2a9a53-3c3e-4a51-9d0e-5b7c1f0e8d21';
 
-const TOO_LARGE = `A placement file is at most ${MAX_PLACEMENT_BYTES} bytes (50 MiB).`;
 const MULTIPART_OVERHEAD = 64 * 1024;
-
-/** The file's format from its name, else its declared type. */
-function formatOf(fileName: string, mimeType: string): PlacementFormat {
-  const name = fileName.toLowerCase();
-  if (name.endsWith('.csv')) return 'csv';
-  if (name.endsWith('.ndjson') || name.endsWith('.jsonl')) return 'ndjson';
-  if (mimeType === 'text/csv') return 'csv';
-  if (['application/x-ndjson', 'application/jsonl', 'application/x-jsonlines'].includes(mimeType)) return 'ndjson';
-  throw new ApiError(
-    'unsupported_media_type',
-    'A placement file is CSV (text/csv, a .csv name) or JSON Lines (application/x-ndjson, a .ndjson or .jsonl name).',
-  );
-}
-
-async function digestOnly(file: Readable): Promise<{ sha256: string; size: number }> {
-  const counter = new HashingLimit(MAX_PLACEMENT_BYTES);
-  await pipeline(file, counter, new Writable({ write: (_chunk, _encoding, done) => done() })).catch((err: unknown) => {
-    throw err instanceof ObjectTooLargeError ? new ApiError('payload_too_large', TOO_LARGE) : err;
-  });
-  return counter.result();
-}
-
-/** The stored file's header checked: refused (400) when a column is no field of POST /v1/debts, or there is none. */
-async function checkedColumns(store: DocumentStore, stored: StoredObject, format: PlacementFormat): Promise<string[]> {
-  const header = await readHeader(await store.get(stored.key), format).catch((err: unknown) => {
-    throw errors.invalidRequest(`The file cannot be read: ${err instanceof Error ? err.message : String(err)}`, [
-      { path: 'body.file', message: 'cannot be read' },
-    ]);
-  });
-  if (header.length === 0) {
-    throw errors.invalidRequest('The file has no rows.', [{ path: 'body.file', message: 'has no rows' }]);
-  }
-  const problems = headerProblems(header);
-  if (problems.length > 0) {
-    const detail = problems.map((p) => `column "${p.column}" ${p.message}`).join('; ');
-    throw errors.invalidRequest(
-      `The file’s columns are not those of POST /v1/debts: ${detail}. See /docs/placements for the columns.`,
-      problems.map((p) => ({ path: `body.file.${p.column}`, message: p.message })),
-    );
-  }
-  return header;
-}
-
-function cleanFileName(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  const cleaned = name.replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return cleaned === '' ? 'placement' : cleaned.slice(0, 255);
-}
 
 export function placementRoutes(deps: { store: DocumentStore; runs: PlacementRuns }): RouteDefinition[] {
   const { store, runs } = deps;
@@ -152,29 +107,25 @@ export function placementRoutes(deps: { store: DocumentStore; runs: PlacementRun
           maxFieldBytes: 1024,
           maxBodyBytes: MAX_PLACEMENT_BYTES + MULTIPART_OVERHEAD,
           what: 'a placement file',
-          tooLargeDetail: TOO_LARGE,
+          tooLargeDetail: PLACEMENT_TOO_LARGE,
           consume: async (file, formChecked, info) => {
             let format: PlacementFormat;
             try {
-              format = formatOf(info.fileName, info.mimeType);
+              format = placementFormatOf(info.fileName, info.mimeType);
             } catch (err) {
               // Refused unread: drained, so the request ends and the refusal is answered.
               file.on('error', () => undefined).resume();
               throw err;
             }
-            if (replay) return { digest: await digestOnly(file), format };
-            const stored = await store
-              .put(auth.organizationId, file, MAX_PLACEMENT_BYTES, { ready: formChecked })
-              .catch((err: unknown) => {
-                throw err instanceof ObjectTooLargeError ? new ApiError('payload_too_large', TOO_LARGE) : err;
-              });
+            if (replay) return { digest: await digestPlacementFile(file), format };
+            const stored = await storePlacementFile(store, auth.organizationId, file, formChecked);
             return { digest: stored, stored, format };
           },
         });
         const { stored, format } = upload.consumed;
-        const fileName = cleanFileName(upload.fileName);
+        const fileName = cleanPlacementFileName(upload.fileName);
         if (!stored || !format) return { ...upload.consumed, fileName };
-        const columns = await checkedColumns(store, stored, format);
+        const columns = await checkedPlacementColumns(store, stored, format);
         return { ...upload.consumed, fileName, columns: format === 'csv' ? columns : null };
       },
       fingerprintBody: ({ prepared }) => {
@@ -186,25 +137,13 @@ export function placementRoutes(deps: { store: DocumentStore; runs: PlacementRun
         const upload = prepared as PreparedPlacement;
         if (!upload.stored || !upload.format) throw new Error('a placement prepared as a replay reached the handler');
         const id = uuidv5(`${auth.organizationId}:${updateId}`, PLACEMENT_ID_NAMESPACE);
-        // The workflow first, the row after: a run whose row never commits ends by itself, a row never waits alone.
-        await runs.start(auth.organizationId, id).catch((err: unknown) => {
-          throw new ApiError('service_unavailable', 'The placement could not be started; retry the same request.', {
-            cause: err instanceof Error ? err.message : String(err),
-          });
-        });
-        const existing = await getPlacementRow(pool, auth.organizationId, id);
-        const placement = existing
-          ? toPlacement(existing)
-          : await transaction((trx) =>
-              insertPlacement(trx, auth.organizationId, {
-                id,
-                format: upload.format!,
-                fileName: upload.fileName,
-                validateOnly: query.validateOnly,
-                columns: upload.columns ?? null,
-                stored: upload.stored!,
-              }),
-            );
+        const placement = await startPlacement(
+          { db: pool, runs, transaction },
+          auth.organizationId,
+          id,
+          { stored: upload.stored, format: upload.format, fileName: upload.fileName, columns: upload.columns ?? null },
+          { validateOnly: query.validateOnly },
+        );
         return { status: 202, body: placement, headers: { Location: `/v1/placements/${placement.id}` } };
       },
     }),

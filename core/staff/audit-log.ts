@@ -32,6 +32,8 @@ export const AUDIT_ACTIONS = [
   'debt.simulated',
   'portal_link.sent',
   'portal_link.revoked',
+  'placement.uploaded',
+  'placement.cancelled',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -51,6 +51,16 @@ export function requireRecall(role: StaffRole): void {
   if (!canRecallDebts(role)) throw new ApiError('forbidden', 'Only an owner or an admin can recall a debt.');
 }
 
+/** A placement (upload a file of debts, cancel one): whoever may recall debts, owners and admins. */
+export function canPlaceDebts(role: StaffRole): boolean {
+  return canRecallDebts(role);
+}
+
+export function requirePlacing(role: StaffRole): void {
+  if (!canPlaceDebts(role))
+    throw new ApiError('forbidden', 'Only an owner or an admin can upload or cancel a placement.');
+}
+
 /** The team (invite, change a role, remove): owners only. */
 export function canManageTeam(role: StaffRole): boolean {
   return role === 'owner';

@@ -30,6 +30,7 @@ import { deliveryRoutes } from './deliveries/delivery-routes';
 import { eventsRoutes } from './events/events-routes';
 import { auditRoutes } from './audit/audit-routes';
 import { searchRoutes } from './search/search-routes';
+import { placementRoutes } from './placements/placements-routes';
 
 export type { ConsoleDeps };
 
@@ -65,6 +66,7 @@ export function consolePages(deps: ConsoleDeps): Middleware {
   signUpRoutes(router, c);
   portalLinkRoutes(router, c);
   notificationsRoutes(router, c);
+  placementRoutes(router, c);
   const routes = router.routes();
   const allowed = router.allowedMethods({ throw: true });
 

@@ -14,6 +14,7 @@ import { withinCommandTimeout, type Redis } from '../../../core/platform/redis';
 import type { Mailer } from '../../../core/notifications/mail';
 import type { DebtTriggers } from '../../../core/lifecycle/triggers';
 import type { DocumentStore } from '../../../core/documents/store';
+import type { PlacementRuns } from '../../../core/placements/placement-runs';
 import type { SimulationReader } from '../../../core/lifecycle/simulations';
 import type { SandboxResets } from '../../../core/sandbox/resets';
 import type { SignupLimiter } from '../../../core/sandbox/signup-limit';
@@ -57,6 +58,8 @@ export interface ConsoleDeps {
   webhooks: ConsoleWebhookSettings;
   /** Where debts' documents are kept (the API's store): a debt's page links to each for download. */
   documents: DocumentStore;
+  /** Starts placements' workflows (the API's); without it, an upload from the Placements page is a 503 page. */
+  placementRuns?: PlacementRuns;
   /** The sandbox host's own parts (sign-up, reset, simulations); absent on the production host. */
   sandbox?: ConsoleSandboxDeps;
 }
