@@ -173,7 +173,7 @@ const EXPECTED_SCENARIOS = [
 ];
 
 describe('bench harness (quick mode)', function () {
-  this.timeout(600_000);
+  this.timeout(900_000); // six minutes alone on 2 cores; the full suite runs beside it
   let report: BenchReport;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-'));
 
