@@ -1,5 +1,5 @@
 /**
- * What the console's Overview shows (issue 40): debts by status, deliveries per day by outcome over 30 days with
+ * What the console's Overview shows: debts by status, deliveries per day by outcome over 30 days with
  * the success rate, the deliveries failing now (waiting to retry after a failed attempt), the failures of the last
  * 7 days (counted and the newest listed: the spec's "surfaced in the client dashboard"), and the payments collected
  * per week and currency. Read from rollups kept by triggers, so the page costs the same at any tenant size

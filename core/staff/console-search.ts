@@ -1,5 +1,5 @@
 /**
- * The console's one search box (issue 40, item 11): what a support person pastes — a debt's id, external account id
+ * The console's one search box: what a support person pastes — a debt's id, external account id
  * or client reference, a debtor's reference or email, an event's or a delivery's id, or a request id from a ticket —
  * answered by exact matches, each an index probe within the organisation (never a scan of the tenant). A request id
  * answers with what that request changed (its events) and delivered (their deliveries).

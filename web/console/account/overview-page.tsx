@@ -1,5 +1,5 @@
 /**
- * Overview (issue 40): a banner while deliveries are failing, the figures that matter at a glance, and charts drawn
+ * Overview: a banner while deliveries are failing, the figures that matter at a glance, and charts drawn
  * on the server as SVG (no script), each with a table of the same figures for screen readers: deliveries per day by
  * outcome with the success rate, debts by status, payments collected per week. Then the week's newest failures.
  * Every figure comes from rollups (core/rollups/overview-rollups.ts): the page costs the same at any tenant size.
