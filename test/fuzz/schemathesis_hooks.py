@@ -1,10 +1,13 @@
 """Schemathesis hooks for the fuzzing run (test/fuzz/fuzz-stack.ts sets SCHEMATHESIS_HOOKS to this module).
 
-The document upload's `file` part declares its media types (PDF, PNG, JPEG) in the multipart encoding. Schemathesis
-has no serializer of its own for them, so each gets a strategy here: arbitrary bytes behind the format's signature,
-which is what the API checks (core/documents/content-type.ts). Without them the stateful phase stops with
-"Serialization not possible" and the upload is never reached with a file.
+The document upload's `file` part declares its media types (PDF, PNG, JPEG) in the multipart encoding, and the
+placement upload's its file formats (CSV, JSON Lines). Schemathesis has no serializer of its own for them, so each
+gets a strategy here: arbitrary bytes behind the format's signature, which is what the API checks
+(core/documents/content-type.ts), and for a placement a header of real and made-up columns over rows of any text or
+JSON. Without them the run stops with "Serialization not possible" and the uploads are never reached with a file.
 """
+
+import json
 
 from hypothesis import strategies as st
 
@@ -20,6 +23,30 @@ for media_type, signature in SIGNATURES.items():
     schemathesis.openapi.media_type(
         media_type, st.binary(max_size=4096).map(lambda body, signature=signature: signature + body)
     )
+
+# A few of the placement file's columns (core/placements/placement-columns.ts) and names that are none of them, so a
+# generated header is sometimes right and sometimes refused column by column.
+PLACEMENT_COLUMNS = ["externalAccountId", "originalPrincipal", "currency", "debtorReferenceId", "metadata.crmId", "x"]
+CELL = st.text(max_size=12)
+
+
+def csv_file(columns, rows):
+    lines = [",".join(columns)] + [",".join(row) for row in rows]
+    return ("\r\n".join(lines) + "\r\n").encode("utf-8")
+
+
+CSV_FILES = st.lists(st.sampled_from(PLACEMENT_COLUMNS), min_size=1, max_size=4).flatmap(
+    lambda columns: st.lists(st.lists(CELL, min_size=len(columns), max_size=len(columns)), max_size=4).map(
+        lambda rows: csv_file(columns, rows)
+    )
+)
+JSON_LINES_FILES = st.lists(
+    st.dictionaries(st.sampled_from(PLACEMENT_COLUMNS), st.one_of(CELL, st.integers(), st.none()), max_size=4),
+    max_size=4,
+).map(lambda objects: "".join(json.dumps(o) + "\n" for o in objects).encode("utf-8"))
+
+schemathesis.openapi.media_type("text/csv", CSV_FILES)
+schemathesis.openapi.media_type("application/x-ndjson", JSON_LINES_FILES)
 
 UPLOAD_PATH = "/v1/debts/{id}/documents"
 
