@@ -124,63 +124,68 @@ async function secondsUntil(since: number, what: string, done: () => Promise<boo
   return (Date.now() - since) / 1000;
 }
 
-async function burst(rig: Rig, debts: number, webhooksWorkers: number): Promise<BurstResult> {
-  const webhooks = localWebhookConfig();
-  const big: BenchTenant = await benchTenant(rig.db, 'Bench burst');
-  const other: BenchTenant = await benchTenant(rig.db, 'Bench burst bystander');
-  for (const t of [big, other]) await configureReceiver(webhooks, t.organizationId, rig.receiver.url, rig.db);
-  // The bystander pings its receiver all along: each ping's commit → receipt is its delivery latency.
-  const pings: string[] = [];
+/** What a burst needs of a stack: its API, two tenants' keys, their receiver, and how to tell the work is done. */
+export interface BurstTarget {
+  baseUrl: string;
+  /** Plain fetch, or the production profile's (through its TLS proxy, trusting its CA). */
+  fetch: (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<Answer>;
+  /** The `Authorization` headers of the tenant that bursts and of the bystander. */
+  big: string;
+  other: string;
+  receiver: WebhookReceiver;
+  /** Whether every lifecycle of the burst's debts has started. */
+  lifecycleStarted: (debts: number) => Promise<boolean>;
+  /** Whether every portal mail of the burst was sent; absent where the bench cannot see the mail queue. */
+  mailed?: (debts: number) => Promise<boolean>;
+}
+
+interface Answer {
+  status: number;
+  json(): Promise<unknown>;
+  text(): Promise<string>;
+}
+
+/**
+ * One burst: `debts` raised by one tenant, 32 at a time, while the bystander sends a test event every 250 ms. Its
+ * latency runs from the 202 (the event is committed before the API answers) to the receipt.
+ */
+export async function runBurst(target: BurstTarget, debts: number, webhooksWorkers: number): Promise<BurstResult> {
+  const pings: { eventId: string; answeredAt: number }[] = [];
   let pinging = true;
   const pinger = (async () => {
     while (pinging) {
-      const res = await fetch(`${rig.api.baseUrl}/v1/webhooks/test`, {
+      const res = await target.fetch(`${target.baseUrl}/v1/webhooks/test`, {
         method: 'POST',
-        headers: { authorization: other.authorization },
+        headers: { authorization: target.other },
       });
-      if (res.status === 202) pings.push(((await res.json()) as { eventId: string }).eventId);
+      if (res.status === 202)
+        pings.push({ eventId: ((await res.json()) as { eventId: string }).eventId, answeredAt: Date.now() });
       await sleep(PING_EVERY_MS);
     }
   })();
   const started = Date.now();
   await inParallel(debts, RAISE_CONCURRENCY, async () => {
-    const res = await fetch(`${rig.api.baseUrl}/v1/debts`, {
+    const res = await target.fetch(`${target.baseUrl}/v1/debts`, {
       method: 'POST',
-      headers: {
-        authorization: big.authorization,
-        'content-type': 'application/json',
-        'idempotency-key': randomUUID(),
-      },
+      headers: { authorization: target.big, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
       body: JSON.stringify(inlineDebtBody()),
     });
     if (res.status !== 201) throw new Error(`POST /v1/debts answered ${res.status}: ${await res.text()}`);
   });
   const raiseSeconds = (Date.now() - started) / 1000;
-  const received = () => rig.receiver.requests.filter((r) => r.body.type === 'debt.created').length;
+  const received = () => target.receiver.requests.filter((r) => r.body.type === 'debt.created').length;
   const deliveredSeconds = await secondsUntil(started, 'every debt.created to be received', async () => {
     return received() >= debts;
   });
-  // Started: the lifecycle consumer has taken every event, and no start it recorded is still waiting to be made.
-  const lifecycleStartedSeconds = await secondsUntil(started, 'every lifecycle to start', async () => {
-    const waiting = await countOf(rig.db, 'lifecycle_pending_starts where organization_id = ?', [big.organizationId]);
-    return waiting === 0 && (await lifecycleConsumerCaughtUp(rig.db));
-  });
-  const mailedSeconds = await secondsUntil(started, 'every portal mail to be sent', async () => {
-    const sent = await countOf(
-      rig.db,
-      `debtor_notifications where organization_id = ? and kind = 'portal_link' and status = 'sent'`,
-      [big.organizationId],
-    );
-    return sent >= debts;
-  });
+  const lifecycleStartedSeconds = await secondsUntil(started, 'every lifecycle to start', () =>
+    target.lifecycleStarted(debts),
+  );
+  const mailed = target.mailed;
+  const mailedSeconds = mailed ? await secondsUntil(started, 'every portal mail to be sent', () => mailed(debts)) : NaN;
   pinging = false;
   await pinger;
-  const receipts = new Map(rig.receiver.requests.map((r) => [r.body.id, r.receivedAt]));
-  const commits = await rig
-    .db('events')
-    .whereIn('id', pings)
-    .select<{ id: string; created_at: Date }[]>('id', 'created_at');
-  const latencies = commits.map((c) => (receipts.get(c.id) ?? Date.now()) - c.created_at.getTime());
+  const receipts = new Map(target.receiver.requests.map((r) => [r.body.id, r.receivedAt]));
+  const latencies = pings.map((p) => (receipts.get(p.eventId) ?? Date.now()) - p.answeredAt);
   return {
     webhooksWorkers,
     debts,
@@ -194,20 +199,49 @@ async function burst(rig: Rig, debts: number, webhooksWorkers: number): Promise<
   };
 }
 
+/** The development rig as a burst target: its tenants made in its database, its queues read there. */
+async function devTarget(rig: Rig): Promise<BurstTarget> {
+  const webhooks = localWebhookConfig();
+  const big: BenchTenant = await benchTenant(rig.db, 'Bench burst');
+  const other: BenchTenant = await benchTenant(rig.db, 'Bench burst bystander');
+  for (const t of [big, other]) await configureReceiver(webhooks, t.organizationId, rig.receiver.url, rig.db);
+  return {
+    baseUrl: rig.api.baseUrl,
+    fetch: (url, init) => fetch(url, init),
+    big: big.authorization,
+    other: other.authorization,
+    receiver: rig.receiver,
+    // Started: the lifecycle consumer has taken every event, and no start it recorded is still waiting to be made.
+    lifecycleStarted: async () => {
+      const waiting = await countOf(rig.db, 'lifecycle_pending_starts where organization_id = ?', [big.organizationId]);
+      return waiting === 0 && (await lifecycleConsumerCaughtUp(rig.db));
+    },
+    mailed: async (debts) => {
+      const sent = await countOf(
+        rig.db,
+        `debtor_notifications where organization_id = ? and kind = 'portal_link' and status = 'sent'`,
+        [big.organizationId],
+      );
+      return sent >= debts;
+    },
+  };
+}
+
 /** The lifecycle consumer has taken every committed event (nothing after its cursor). */
 async function lifecycleConsumerCaughtUp(db: Db): Promise<boolean> {
   const [lag] = await outboxLag(db, 'production', [DEBT_LIFECYCLE_CONSUMER]);
   return lag !== undefined && lag.lag === 0;
 }
 
-function print(r: BurstResult, floor: number): void {
+export function printBurst(r: BurstResult, floor: number, where = 'the dev server'): void {
   const f = (n: number) => n.toFixed(1);
-  console.log(`\nburst: ${r.debts} debts from one tenant, ${r.webhooksWorkers} webhooks worker process(es)`);
+  console.log(
+    `\nburst on ${where}: ${r.debts} debts from one tenant, ${r.webhooksWorkers} webhooks worker process(es)`,
+  );
   console.log(`  raised in ${f(r.raiseSeconds)} s (${f(r.debts / r.raiseSeconds)}/s)`);
   console.log(`  every debt.created received after ${f(r.deliveredSeconds)} s: ${f(r.deliveriesPerSecond)}/s`);
-  console.log(
-    `  every lifecycle started after ${f(r.lifecycleStartedSeconds)} s; every portal mail after ${f(r.mailedSeconds)} s`,
-  );
+  const mail = Number.isNaN(r.mailedSeconds) ? '' : `; every portal mail after ${f(r.mailedSeconds)} s`;
+  console.log(`  every lifecycle started after ${f(r.lifecycleStartedSeconds)} s${mail}`);
   console.log(
     `  another tenant's deliveries meanwhile: p99 ${r.otherTenantP99Ms.toFixed(0)} ms over ${r.otherTenantPings}`,
   );
@@ -221,9 +255,9 @@ export async function benchBurst(options: { debts?: number; report?: BenchReport
   for (const webhooksWorkers of [1, 2]) {
     const rig = await startRig(webhooksWorkers);
     try {
-      const result = await burst(rig, debts, webhooksWorkers);
+      const result = await runBurst(await devTarget(rig), debts, webhooksWorkers);
       const floor = await noopWorkflowFloor(rig.temporal, 1_000, 32);
-      print(result, floor);
+      printBurst(result, floor);
       results.push(result);
       if (options.report) {
         const report = options.report;

@@ -4,7 +4,8 @@
  * ratios with their targets (PASS/BELOW), p50/p99 and each process's peak memory, and writes the same as JSON
  * (bench-results/latest.json, path printed). Nothing here asserts: benchmarks print, tests assert.
  *   BENCH_DURATION=10 (seconds per load)
- *   BENCH_ONLY=api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile,mail,burst (default: all)
+ *   BENCH_ONLY=api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile,mail,burst,stage (default: all;
+ *   stage is the production profile: stage.bench.ts)
  *   BENCH_QUICK=1: small data, 2 s per load (the smoke test's mode; its figures mean nothing)
  *   BENCH_DATABASE_URL: the list tenants (up to 1,000,000 rows each) are kept there between runs; default: the
  *   client_api_bench database on the tests' server (scripts/bench.sh creates and migrates it), or TEST_DATABASE_URL in quick mode
@@ -32,6 +33,7 @@ import { benchMail } from './mail.bench';
 import { benchPortal } from './portal.bench';
 import { benchOutboxCommits } from './outbox-commits.bench';
 import { benchReconcile } from './reconcile.bench';
+import { benchStage } from './stage.bench';
 import { check, finish, newReport, recordMemory, type BenchReport } from './report';
 import { benchWebhooks } from './webhooks.bench';
 import { COMPILED_API, ROOT, buildCompiled, peakMemoryMiB, startApiProcess, startBenchProcess } from './support';
@@ -40,7 +42,8 @@ const quick = process.env.BENCH_QUICK === '1';
 const duration = Number(process.env.BENCH_DURATION ?? (quick ? 2 : 10));
 const only = new Set(
   (
-    process.env.BENCH_ONLY ?? 'api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile,mail,burst'
+    process.env.BENCH_ONLY ??
+    'api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile,mail,burst,stage'
   ).split(','),
 );
 // On the tests' PostgreSQL server (scripts/bench.sh creates it there), never the development stack's.
@@ -123,6 +126,8 @@ async function main(): Promise<void> {
     await attempt(report, 'mail', () => benchMail({ report, databaseUrl, ...sizes }));
   }
   if (only.has('burst')) await attempt(report, 'burst', () => benchBurst({ report, debts: quick ? 200 : undefined }));
+  if (only.has('stage'))
+    await attempt(report, 'stage', () => benchStage({ report, debts: quick ? 100 : undefined, seconds: duration }));
   recordMemory(report, 'bench process (autocannon client, seeding)', process.pid, peakMemoryMiB(process.pid));
   finish(report, ROOT);
   await closeSharedResources();

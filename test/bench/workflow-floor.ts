@@ -16,15 +16,14 @@ export async function inParallel(
   await Promise.all(Array.from({ length: concurrency }, lane));
 }
 
+/** A Temporal server to measure: the test environment's, or a client and worker connection of a running server. */
+export type FloorServer = Pick<TestWorkflowEnvironment, 'client' | 'nativeConnection' | 'namespace'>;
+
 /**
  * The floor: `count` no-op workflows, each running one no-op activity, on the same server; workflows per second from
  * the first start to the last activity run.
  */
-export async function noopWorkflowFloor(
-  temporal: TestWorkflowEnvironment,
-  count: number,
-  concurrency: number,
-): Promise<number> {
+export async function noopWorkflowFloor(temporal: FloorServer, count: number, concurrency: number): Promise<number> {
   const taskQueue = uniqueTaskQueue('bench-floor');
   let lastRun = 0;
   const worker = await Worker.create({

@@ -49,16 +49,19 @@ export interface ProductionProfile {
   pidOf: (program: string) => Promise<number>;
 }
 
-async function stage(...args: string[]): Promise<string> {
-  const { stdout } = await run('bash', ['scripts/stage.sh', ...args], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, ...PROFILE_SETTINGS },
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  return stdout;
-}
+/** The operator's command on one named instance of the profile (its settings: STAGE_NAME, ports, …). */
+const stageWith =
+  (settings: Record<string, string>) =>
+  async (...args: string[]): Promise<string> => {
+    const { stdout } = await run('bash', ['scripts/stage.sh', ...args], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, ...settings },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return stdout;
+  };
 
-const stageEnv = async (): Promise<Record<string, string>> =>
+const stageEnv = async (stage: ReturnType<typeof stageWith>): Promise<Record<string, string>> =>
   Object.fromEntries(
     (await stage('env'))
       .trim()
@@ -73,11 +76,18 @@ async function writeStripeSecrets(secretsDir: string): Promise<void> {
   await writeFile(path.join(secretsDir, 'stripe-webhook-secret'), PROFILE_STRIPE.webhookSecret, { mode: 0o600 });
 }
 
-/** Starts the profile (idempotent: what is up stays up) and returns how to reach it. */
-export async function startProductionProfile(): Promise<ProductionProfile> {
-  await writeStripeSecrets((await stageEnv()).STAGE_SECRETS_DIR!);
+/**
+ * Starts the profile (idempotent: what is up stays up) and returns how to reach it. The suite's instance by default;
+ * the bench starts one of its own (other name and ports, no card processor).
+ */
+export async function startProductionProfile(
+  settings: Record<string, string> = PROFILE_SETTINGS,
+): Promise<ProductionProfile> {
+  const stage = stageWith(settings);
+  if (settings.STAGE_PAYMENT_PROCESSOR === 'stripe')
+    await writeStripeSecrets((await stageEnv(stage)).STAGE_SECRETS_DIR!);
   await stage('start', '--detach');
-  const env = await stageEnv();
+  const env = await stageEnv(stage);
   const pki = env.STAGE_PKI_DIR!;
   const [ca, cert, key] = await Promise.all(
     ['ca.crt', 'server.crt', 'server.key'].map((f) => readFile(path.join(pki, f), 'utf8')),
@@ -95,6 +105,6 @@ export async function startProductionProfile(): Promise<ProductionProfile> {
   };
 }
 
-export function stopProductionProfile(): Promise<string> {
-  return stage('stop');
+export function stopProductionProfile(settings: Record<string, string> = PROFILE_SETTINGS): Promise<string> {
+  return stageWith(settings)('stop');
 }
