@@ -6,10 +6,14 @@
  * the organisation's pace. A chunk commits whole or not at all, so a worker killed mid-chunk loses nothing: the retried
  * activity resumes at the last committed chunk. The `PlacementStatus` search attribute follows the status. Long
  * imports continue as new when Temporal suggests it; the new run picks up from the row's status.
+ * A placement deleted while its run goes on (a sandbox reset wipes the tenant's placements) makes its next step fail
+ * `PlacementGone`, not retried: the run ends `Gone`, its `PlacementStatus` shown as `Cancelled`.
  */
 import {
   ActivityFailure,
+  ApplicationFailure,
   continueAsNew,
+  patched,
   proxyActivities,
   sleep,
   upsertSearchAttributes,
@@ -19,6 +23,15 @@ import type { PlacementActivities, PlacementRef, PlacementStatus } from '../acti
 import { SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
 
 export type PlacementWorkflowInput = PlacementRef;
+
+/** What a run ends with: the placement's last status; `Abandoned` (its row never came); `Gone` (deleted meanwhile). */
+export type PlacementRunEnd = PlacementStatus | 'Abandoned' | 'Gone';
+
+/** The patch that ends a run whose placement is gone instead of failing it (histories before it replay as they were). */
+export const PLACEMENT_GONE_PATCH = 'placement-gone-ends-run';
+
+/** Failure type of activities/placements.ts's PLACEMENT_GONE (a value: workflows import no activity code). */
+const PLACEMENT_GONE = 'PlacementGone';
 
 const { placementStatus } = proxyActivities<PlacementActivities>({
   startToCloseTimeout: '30 seconds',
@@ -44,7 +57,25 @@ function showStatus(status: PlacementStatus): void {
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.placementStatus, value: status }]);
 }
 
-export async function placementWorkflow(input: PlacementWorkflowInput): Promise<PlacementStatus | 'Abandoned'> {
+function isPlacementGone(err: unknown): boolean {
+  return (
+    err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === PLACEMENT_GONE
+  );
+}
+
+export async function placementWorkflow(input: PlacementWorkflowInput): Promise<PlacementRunEnd> {
+  try {
+    return await runPlacement(input);
+  } catch (err) {
+    if (isPlacementGone(err) && patched(PLACEMENT_GONE_PATCH)) {
+      showStatus('Cancelled');
+      return 'Gone';
+    }
+    throw err;
+  }
+}
+
+async function runPlacement(input: PlacementWorkflowInput): Promise<PlacementStatus | 'Abandoned'> {
   let status: PlacementStatus;
   try {
     status = await placementStatus(input);
