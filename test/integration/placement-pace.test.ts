@@ -34,7 +34,7 @@ describe('placements: the organisation’s pace, shared by its running imports',
   it('divides the organisation’s rate among its importing placements only', async () => {
     const mine = (await createTestTenant()).organization.id;
     const other = (await createTestTenant()).organization.id;
-    await testDb()('organizations').where({ id: mine }).update({ placement_rows_per_second: 300 });
+    await testDb().raw('update organizations set placement_rows_per_second = 300 where id = ?', [mine]);
     expect(await organizationPace(testDb(), mine)).to.deep.equal({ rowsPerSecond: 300, importing: 1 });
 
     await placementIn(mine, 'Importing', 1);
