@@ -58,9 +58,7 @@ function showStatus(status: PlacementStatus): void {
 }
 
 function isPlacementGone(err: unknown): boolean {
-  return (
-    err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === PLACEMENT_GONE
-  );
+  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === PLACEMENT_GONE;
 }
 
 export async function placementWorkflow(input: PlacementWorkflowInput): Promise<PlacementRunEnd> {
