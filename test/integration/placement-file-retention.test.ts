@@ -93,6 +93,15 @@ describe('retention: placement files', function () {
     expect(again.placementFiles).to.equal(0);
   });
 
+  it('reads the finished placements whose file is kept through an index of their own', async () => {
+    const { rows } = await testDb().raw<{ rows: { indexdef: string }[] }>(
+      `select indexdef from pg_indexes where tablename = 'placements'`,
+    );
+    expect(rows.map((row) => row.indexdef.replace(/^.* USING btree /, ''))).to.include(
+      '(completed_at) WHERE ((file_deleted_at IS NULL) AND (completed_at IS NOT NULL))',
+    );
+  });
+
   it('keeps an object another placement still needs, and deletes it once that one’s time comes', async () => {
     const org = (await createTestTenant()).organization.id;
     const text = file('SAME');
