@@ -20,11 +20,9 @@ import {
   type RowChecker,
 } from '../core/placements/placement-work';
 import type { PlacementStatus } from '../core/placements/placements';
+import { PLACEMENT_GONE_FAILURE } from '../core/temporal/names';
 
 export type { PlacementRef, PlacementStatus, ValidationResult };
-
-/** The failure type of a step whose placement's row is gone: the workflow ends, nothing is retried. */
-export const PLACEMENT_GONE = 'PlacementGone';
 
 export interface PacedChunk extends ChunkResult {
   /** How long the workflow waits before the next chunk, so the organisation's rate holds. */
@@ -55,7 +53,8 @@ async function placementStep<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof PlacementMissingError) throw ApplicationFailure.nonRetryable(err.message, PLACEMENT_GONE);
+    if (err instanceof PlacementMissingError)
+      throw ApplicationFailure.nonRetryable(err.message, PLACEMENT_GONE_FAILURE);
     throw err;
   }
 }

@@ -20,18 +20,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PlacementActivities, PlacementRef, PlacementStatus } from '../activities/placements';
-import { SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
+import { PATCH_IDS, PLACEMENT_GONE_FAILURE, SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
 
 export type PlacementWorkflowInput = PlacementRef;
 
 /** What a run ends with: the placement's last status; `Abandoned` (its row never came); `Gone` (deleted meanwhile). */
 export type PlacementRunEnd = PlacementStatus | 'Abandoned' | 'Gone';
-
-/** The patch that ends a run whose placement is gone instead of failing it (histories before it replay as they were). */
-export const PLACEMENT_GONE_PATCH = 'placement-gone-ends-run';
-
-/** Failure type of activities/placements.ts's PLACEMENT_GONE (a value: workflows import no activity code). */
-const PLACEMENT_GONE = 'PlacementGone';
 
 const { placementStatus } = proxyActivities<PlacementActivities>({
   startToCloseTimeout: '30 seconds',
@@ -58,14 +52,18 @@ function showStatus(status: PlacementStatus): void {
 }
 
 function isPlacementGone(err: unknown): boolean {
-  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === PLACEMENT_GONE;
+  return (
+    err instanceof ActivityFailure &&
+    err.cause instanceof ApplicationFailure &&
+    err.cause.type === PLACEMENT_GONE_FAILURE
+  );
 }
 
 export async function placementWorkflow(input: PlacementWorkflowInput): Promise<PlacementRunEnd> {
   try {
     return await runPlacement(input);
   } catch (err) {
-    if (isPlacementGone(err) && patched(PLACEMENT_GONE_PATCH)) {
+    if (isPlacementGone(err) && patched(PATCH_IDS.placementGoneEndsRun)) {
       showStatus('Cancelled');
       return 'Gone';
     }
