@@ -1,25 +1,26 @@
 /**
  * The activities of a placement's workflow (workflows/placement.ts): the work itself is core/placements'. Each is
  * safe to retry: validation records nothing twice, a chunk commits whole or not at all and resumes at the last
- * committed one. The pace of an organisation's imports is its `placement_rows_per_second`, else the default: after
- * a chunk the workflow waits out what remains of that chunk's share of time.
+ * committed one. A placement whose row is gone once its run has begun (a sandbox reset wiped it) is a non-retryable
+ * `PlacementGone` failure, which ends the workflow instead of retrying for ever. The pace is the organisation's
+ * (core/placements/placement-pace.ts), shared by its running imports.
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DocumentStore } from '../core/documents/store';
 import type { Db } from '../core/platform/db';
+import { importChunk, type ChunkResult } from '../core/placements/chunk-import';
+import { finish, type ValidationResult } from '../core/placements/placement-end';
+import { chunkPauseMs, organizationPace } from '../core/placements/placement-pace';
+import { validatePlacement } from '../core/placements/placement-validation';
 import {
-  finish,
-  importChunk,
   PlacementMissingError,
   placementStatus,
-  validatePlacement,
-  type ChunkResult,
   type PlacementRef,
   type RowChecker,
-  type ValidationResult,
-} from '../core/placements/placement-import';
+} from '../core/placements/placement-work';
 import type { PlacementStatus } from '../core/placements/placements';
+import { PLACEMENT_GONE_FAILURE } from '../core/temporal/names';
 
 export type { PlacementRef, PlacementStatus, ValidationResult };
 
@@ -38,8 +39,6 @@ export interface PlacementActivities {
 
 /** Rows a chunk imports in one transaction. */
 export const DEFAULT_CHUNK_ROWS = 500;
-/** An organisation's pace when it has none of its own (docs/placements.md "Fair to everyone"). */
-export const DEFAULT_ROWS_PER_SECOND = 500;
 
 export interface PlacementActivityDeps {
   db: Db;
@@ -49,12 +48,15 @@ export interface PlacementActivityDeps {
   defaultRowsPerSecond?: number;
 }
 
-async function rowsPerSecond(deps: PlacementActivityDeps, organizationId: string): Promise<number> {
-  const org = await deps
-    .db('organizations')
-    .where({ id: organizationId })
-    .first<{ placement_rows_per_second: number | null } | undefined>('placement_rows_per_second');
-  return org?.placement_rows_per_second ?? deps.defaultRowsPerSecond ?? DEFAULT_ROWS_PER_SECOND;
+/** A step after the first: its placement's row gone means it was deleted, never that it is still to come. */
+async function placementStep<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof PlacementMissingError)
+      throw ApplicationFailure.nonRetryable(err.message, PLACEMENT_GONE_FAILURE);
+    throw err;
+  }
 }
 
 export function createPlacementActivities(deps: PlacementActivityDeps): PlacementActivities {
@@ -68,13 +70,14 @@ export function createPlacementActivities(deps: PlacementActivityDeps): Placemen
         throw err;
       }
     },
-    validatePlacement: (ref) => validatePlacement(work(), ref),
-    async importPlacementChunk(ref) {
-      const started = Date.now();
-      const chunk = await importChunk(work(), ref, deps.chunkRows ?? DEFAULT_CHUNK_ROWS);
-      const shareMs = (chunk.rows * 1000) / (await rowsPerSecond(deps, ref.organizationId));
-      return { ...chunk, pauseMs: Math.max(0, Math.round(shareMs - (Date.now() - started))) };
-    },
-    finishPlacement: (ref) => finish(deps.db, ref),
+    validatePlacement: (ref) => placementStep(() => validatePlacement(work(), ref)),
+    importPlacementChunk: (ref) =>
+      placementStep(async () => {
+        const started = Date.now();
+        const chunk = await importChunk(work(), ref, deps.chunkRows ?? DEFAULT_CHUNK_ROWS);
+        const pace = await organizationPace(deps.db, ref.organizationId, deps.defaultRowsPerSecond);
+        return { ...chunk, pauseMs: chunkPauseMs(chunk.rows, pace, Date.now() - started) };
+      }),
+    finishPlacement: (ref) => placementStep(() => finish(deps.db, ref)),
   };
 }

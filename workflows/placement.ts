@@ -6,19 +6,26 @@
  * the organisation's pace. A chunk commits whole or not at all, so a worker killed mid-chunk loses nothing: the retried
  * activity resumes at the last committed chunk. The `PlacementStatus` search attribute follows the status. Long
  * imports continue as new when Temporal suggests it; the new run picks up from the row's status.
+ * A placement deleted while its run goes on (a sandbox reset wipes the tenant's placements) makes its next step fail
+ * `PlacementGone`, not retried: the run ends `Gone`, its `PlacementStatus` shown as `Cancelled`.
  */
 import {
   ActivityFailure,
+  ApplicationFailure,
   continueAsNew,
+  patched,
   proxyActivities,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PlacementActivities, PlacementRef, PlacementStatus } from '../activities/placements';
-import { SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
+import { PATCH_IDS, PLACEMENT_GONE_FAILURE, SEARCH_ATTRIBUTE_KEYS } from '../core/temporal/names';
 
 export type PlacementWorkflowInput = PlacementRef;
+
+/** What a run ends with: the placement's last status; `Abandoned` (its row never came); `Gone` (deleted meanwhile). */
+export type PlacementRunEnd = PlacementStatus | 'Abandoned' | 'Gone';
 
 const { placementStatus } = proxyActivities<PlacementActivities>({
   startToCloseTimeout: '30 seconds',
@@ -44,7 +51,27 @@ function showStatus(status: PlacementStatus): void {
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.placementStatus, value: status }]);
 }
 
-export async function placementWorkflow(input: PlacementWorkflowInput): Promise<PlacementStatus | 'Abandoned'> {
+function isPlacementGone(err: unknown): boolean {
+  return (
+    err instanceof ActivityFailure &&
+    err.cause instanceof ApplicationFailure &&
+    err.cause.type === PLACEMENT_GONE_FAILURE
+  );
+}
+
+export async function placementWorkflow(input: PlacementWorkflowInput): Promise<PlacementRunEnd> {
+  try {
+    return await runPlacement(input);
+  } catch (err) {
+    if (isPlacementGone(err) && patched(PATCH_IDS.placementGoneEndsRun)) {
+      showStatus('Cancelled');
+      return 'Gone';
+    }
+    throw err;
+  }
+}
+
+async function runPlacement(input: PlacementWorkflowInput): Promise<PlacementStatus | 'Abandoned'> {
   let status: PlacementStatus;
   try {
     status = await placementStatus(input);

@@ -5,7 +5,7 @@
  * core/placements, which may not import the API.
  */
 import { checkDebtInput } from '../../core/debts/debt-creation';
-import type { RowChecker } from '../../core/placements/placement-import';
+import type { RowChecker } from '../../core/placements/placement-work';
 import { asRowProblems } from '../../core/placements/row-problems';
 import { createDebtBody } from '../schemas/debts';
 import { compileValidator } from './validation';

@@ -7,26 +7,17 @@
  * failure finds the same workflow and the same row.
  */
 import { v5 as uuidv5 } from 'uuid';
-import type { DocumentStore, StoredObject } from '../../core/documents/store';
+import type { DocumentStore } from '../../core/documents/store';
 import { errors } from '../../core/platform/errors';
 import type { PlacementRuns } from '../../core/placements/placement-runs';
 import {
-  checkedPlacementColumns,
+  acceptedPlacementFile,
   cleanPlacementFileName,
-  digestPlacementFile,
-  PLACEMENT_TOO_LARGE,
-  placementFormatOf,
+  placementUploadOptions,
   startPlacement,
-  storePlacementFile,
+  type AcceptedPlacementFile,
 } from '../../core/placements/placement-upload';
-import {
-  getPlacement,
-  listPlacements,
-  listRowErrors,
-  MAX_PLACEMENT_BYTES,
-  requestCancel,
-} from '../../core/placements/placements';
-import type { PlacementFormat } from '../../core/placements/row-reader';
+import { getPlacement, listPlacements, listRowErrors, requestCancel } from '../../core/placements/placements';
 import { readMultipartUpload } from '../http/multipart-upload';
 import {
   defineApiRoute,
@@ -52,16 +43,13 @@ import {
 /** What the upload's `prepare` hands the handler; a replay only hashes the file (the first request stored it). */
 interface PreparedPlacement {
   digest: { sha256: string; size: number };
-  stored?: StoredObject;
-  format?: PlacementFormat;
-  columns?: string[] | null;
   fileName: string;
+  /** The file stored and checked; absent on a replay. */
+  file?: AcceptedPlacementFile;
 }
 
 /** Placement ids from update ids: the same for every retry of one request under its Idempotency-Key. */
 const PLACEMENT_ID_NAMESPACE = '6f2a9a53-3c3e-4a51-9d0e-5b7c1f0e8d21';
-
-const MULTIPART_OVERHEAD = 64 * 1024;
 
 export function placementRoutes(deps: { store: DocumentStore; runs: PlacementRuns }): RouteDefinition[] {
   const { store, runs } = deps;
@@ -100,33 +88,18 @@ export function placementRoutes(deps: { store: DocumentStore; runs: PlacementRun
       },
       drivesWorkflow: true,
       prepare: async (ctx, { auth }, { replay }): Promise<PreparedPlacement> => {
-        const upload = await readMultipartUpload<Omit<PreparedPlacement, 'fileName'>>(ctx, {
-          fileField: 'file',
-          fields: [],
-          checkField: () => undefined,
-          maxFieldBytes: 1024,
-          maxBodyBytes: MAX_PLACEMENT_BYTES + MULTIPART_OVERHEAD,
-          what: 'a placement file',
-          tooLargeDetail: PLACEMENT_TOO_LARGE,
-          consume: async (file, formChecked, info) => {
-            let format: PlacementFormat;
-            try {
-              format = placementFormatOf(info.fileName, info.mimeType);
-            } catch (err) {
-              // Refused unread: drained, so the request ends and the refusal is answered.
-              file.on('error', () => undefined).resume();
-              throw err;
-            }
-            if (replay) return { digest: await digestPlacementFile(file), format };
-            const stored = await storePlacementFile(store, auth.organizationId, file, formChecked);
-            return { digest: stored, stored, format };
-          },
-        });
-        const { stored, format } = upload.consumed;
+        const upload = await readMultipartUpload(
+          ctx,
+          placementUploadOptions({ organizationId: auth.organizationId, store, digestOnly: replay }),
+        );
+        const { digest, stored, format } = upload.consumed;
         const fileName = cleanPlacementFileName(upload.fileName);
-        if (!stored || !format) return { ...upload.consumed, fileName };
-        const columns = await checkedPlacementColumns(store, stored, format);
-        return { ...upload.consumed, fileName, columns: format === 'csv' ? columns : null };
+        if (!stored) return { digest, fileName };
+        return {
+          digest,
+          fileName,
+          file: await acceptedPlacementFile(store, { fileName: upload.fileName, stored, format }),
+        };
       },
       fingerprintBody: ({ prepared }) => {
         const upload = prepared as PreparedPlacement;
@@ -135,15 +108,11 @@ export function placementRoutes(deps: { store: DocumentStore; runs: PlacementRun
       },
       handler: async (_ctx, { db: pool, transaction, updateId, auth, query, prepared }) => {
         const upload = prepared as PreparedPlacement;
-        if (!upload.stored || !upload.format) throw new Error('a placement prepared as a replay reached the handler');
+        if (!upload.file) throw new Error('a placement prepared as a replay reached the handler');
         const id = uuidv5(`${auth.organizationId}:${updateId}`, PLACEMENT_ID_NAMESPACE);
-        const placement = await startPlacement(
-          { db: pool, runs, transaction },
-          auth.organizationId,
-          id,
-          { stored: upload.stored, format: upload.format, fileName: upload.fileName, columns: upload.columns ?? null },
-          { validateOnly: query.validateOnly },
-        );
+        const placement = await startPlacement({ db: pool, runs, transaction }, auth.organizationId, id, upload.file, {
+          validateOnly: query.validateOnly,
+        });
         return { status: 202, body: placement, headers: { Location: `/v1/placements/${placement.id}` } };
       },
     }),

@@ -97,8 +97,8 @@ function resetRoute({ resets }: SandboxTenantDeps): RouteDefinition {
     operationId: 'resetSandbox',
     summary: 'Reset your sandbox data',
     description:
-      'Wipes your debts, debtors, transactions, events, webhook deliveries and idempotency records and seeds the ' +
-      'dataset again, as the 7-day idle reset does; keeps your organisation, branding, API keys and webhook ' +
+      'Wipes your debts, debtors, transactions, events, webhook deliveries, idempotency records and placements ' +
+      '(with their errors and files; one still importing stops) and seeds the dataset again, as the 7-day idle reset does; keeps your organisation, branding, API keys and webhook ' +
       'configuration. Asynchronous: the reset starts at once and usually ends within seconds; `debt.*` webhooks ' +
       'are not sent for the new seed. Answers where your reset stands, as `GET /v1/sandbox/reset` does (`status` ' +
       '`Requested` until it has finished).',

@@ -1,9 +1,27 @@
 /**
  * The retention sweep of stored documents' objects that no row names: what a crash between storing an upload's object
  * and writing its row leaves (document-upload.ts), and the store's spool files a crash mid-upload leaves. Placement
- * files are kept in the same store, so a `placements` row naming a key keeps it too.
+ * files are kept in the same store, so a `placements` row naming a key keeps it too, until its file's retention ends.
  */
+import type { Db } from '../platform/db';
 import type { DocumentDeps } from './documents';
+
+/**
+ * The keys of `keys` that a row still needs: a document's, or a placement's whose file is kept (not yet deleted by
+ * its retention). Keys are content addresses (`<organisation>/<sha256>`), so one object may serve several rows: it
+ * goes only once none needs it.
+ */
+export async function keysNamedByRows(db: Db, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await db
+    .select('storage_key')
+    .from('documents')
+    .whereIn('storage_key', keys)
+    .union(
+      (q) => void q.select('storage_key').from('placements').whereIn('storage_key', keys).whereNull('file_deleted_at'),
+    );
+  return new Set(rows.map((r: { storage_key: string }) => r.storage_key));
+}
 
 /** An object younger than this may be an upload whose row is about to be written: the sweep leaves it. */
 export const ORPHAN_GRACE_MS = 60 * 60_000;
@@ -22,12 +40,7 @@ export async function sweepOrphanObjects(
   let batch: string[] = [];
   const flush = async () => {
     // Placement files (core/placements) share the store: a key named by either table is no orphan.
-    const rows = await deps.db
-      .select('storage_key')
-      .from('documents')
-      .whereIn('storage_key', batch)
-      .union((q) => void q.select('storage_key').from('placements').whereIn('storage_key', batch));
-    const named = new Set(rows.map((r: { storage_key: string }) => r.storage_key));
+    const named = await keysNamedByRows(deps.db, batch);
     for (const key of batch) {
       if (named.has(key)) continue;
       await deps.store.delete(key);

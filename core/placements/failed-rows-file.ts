@@ -56,11 +56,15 @@ async function* ndjsonFailedRows(stream: Readable, failed: Set<number>): AsyncGe
   }
 }
 
-/** The failed rows of `placement`'s stored file, as uploaded (a CSV with its header row). */
+/**
+ * The failed rows of `placement`'s stored file, as uploaded (a CSV with its header row); undefined once the file's
+ * retention has ended (core/placements/file-retention.ts).
+ */
 export async function failedRowsFile(
   deps: { db: Db; store: DocumentStore },
   placement: PlacementRow,
-): Promise<Readable> {
+): Promise<Readable | undefined> {
+  if (placement.file_deleted_at) return undefined;
   const failed = await failedRowNumbers(deps.db, placement);
   const stream = await deps.store.get(placement.storage_key);
   return Readable.from(placement.format === 'csv' ? csvFailedRows(stream, failed) : ndjsonFailedRows(stream, failed));

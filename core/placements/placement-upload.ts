@@ -9,6 +9,8 @@ import { pipeline } from 'node:stream/promises';
 import { HashingLimit, ObjectTooLargeError, type DocumentStore, type StoredObject } from '../documents/store';
 import type { Db, Trx } from '../platform/db';
 import { ApiError, errors } from '../platform/errors';
+import type { MultipartOptions } from '../platform/multipart-upload';
+import { PLACEMENT_FILE_RETENTION_DAYS } from './file-retention';
 import { headerProblems } from './placement-columns';
 import type { PlacementRuns } from './placement-runs';
 import {
@@ -22,6 +24,11 @@ import {
 import { readHeader, type PlacementFormat } from './row-reader';
 
 export const PLACEMENT_TOO_LARGE = `A placement file is at most ${MAX_PLACEMENT_BYTES} bytes (50 MiB).`;
+
+/** Why a finished placement's file cannot be read any more (its retention ended). */
+export const PLACEMENT_FILE_GONE =
+  `A placement’s file is kept ${PLACEMENT_FILE_RETENTION_DAYS} days after the placement finished; this one’s is ` +
+  'deleted (its errors are kept).';
 
 /** The file's format from its name, else its declared type. */
 export function placementFormatOf(fileName: string, mimeType: string): PlacementFormat {
@@ -97,6 +104,74 @@ export interface AcceptedPlacementFile {
   columns: string[] | null;
 }
 
+/** Room for the form's boundaries, headers and short fields around the file. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+
+/** What reading an upload's file took in: its digest, the stored object (none when only hashed), its format. */
+export interface ReceivedPlacementFile {
+  digest: { sha256: string; size: number };
+  stored?: StoredObject;
+  format: PlacementFormat;
+}
+
+/** How a placement upload's form is read: the API's and the console's differ only in these. */
+export interface PlacementUploadForm {
+  organizationId: string;
+  store: DocumentStore;
+  /** The form's text fields besides the file, each checked as it arrives (the console's CSRF token). */
+  fields?: readonly string[];
+  checkField?: (name: string, value: string) => void;
+  /** Checked when the file part begins, before a byte of it is kept; throwing refuses it unread. */
+  beforeFile?: () => void;
+  /** Only hash the file, keeping nothing (an idempotent replay: the first request stored it). */
+  digestOnly?: boolean;
+}
+
+/**
+ * The multipart reader's options for a placement upload (the API's `POST /v1/placements` and the console's form): one
+ * `file` part of at most 50 MiB, its format found from its name or type before any byte is kept (another type is
+ * refused unread, `415`), then streamed to the organisation's store, kept once the whole form is accepted.
+ */
+export function placementUploadOptions(form: PlacementUploadForm): MultipartOptions<ReceivedPlacementFile> {
+  return {
+    fileField: 'file',
+    fields: form.fields ?? [],
+    checkField: form.checkField ?? (() => undefined),
+    maxFieldBytes: 1024,
+    maxBodyBytes: MAX_PLACEMENT_BYTES + MULTIPART_OVERHEAD,
+    what: 'a placement file',
+    tooLargeDetail: PLACEMENT_TOO_LARGE,
+    consume: async (file, formChecked, info) => {
+      let format: PlacementFormat;
+      try {
+        form.beforeFile?.();
+        format = placementFormatOf(info.fileName, info.mimeType);
+      } catch (err) {
+        // Refused unread: drained, so the request ends and the refusal is answered.
+        file.on('error', () => undefined).resume();
+        throw err;
+      }
+      if (form.digestOnly) return { digest: await digestPlacementFile(file), format };
+      const stored = await storePlacementFile(form.store, form.organizationId, file, formChecked);
+      return { digest: stored, stored, format };
+    },
+  };
+}
+
+/** A stored upload checked: its columns (refused, 400, when one is no field of a debt) and its name cleaned. */
+export async function acceptedPlacementFile(
+  store: DocumentStore,
+  upload: { fileName: string; stored: StoredObject; format: PlacementFormat },
+): Promise<AcceptedPlacementFile> {
+  const columns = await checkedPlacementColumns(store, upload.stored, upload.format);
+  return {
+    stored: upload.stored,
+    format: upload.format,
+    fileName: cleanPlacementFileName(upload.fileName),
+    columns: upload.format === 'csv' ? columns : null,
+  };
+}
+
 export interface StartPlacementDeps {
   db: Db;
   runs: PlacementRuns;
@@ -143,6 +218,9 @@ export async function startPlacement(
 export function checkedFileOf(row: PlacementRow): AcceptedPlacementFile {
   if (!row.validate_only || (row.status !== 'Completed' && row.status !== 'CompletedWithErrors')) {
     throw new ApiError('invalid_state', 'Only a finished check of a file can be imported from its page.');
+  }
+  if (row.file_deleted_at) {
+    throw new ApiError('invalid_state', `${PLACEMENT_FILE_GONE} Upload the file again to import it.`);
   }
   return {
     stored: { key: row.storage_key, sha256: row.sha256, size: Number(row.size) },

@@ -51,6 +51,8 @@ export interface PlacementRow {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  /** When its stored file was deleted (core/placements/file-retention.ts); null while it is kept. */
+  file_deleted_at: Date | null;
 }
 
 export interface Placement {

@@ -6,6 +6,8 @@
  * One pass deletes each kind in bounded batches (one statement, one short transaction each), looping while a batch
  * comes back full, so a pass keeps up with any write rate the database can sustain; a time budget ends a long pass
  * early and the next scheduled pass goes on. Deliveries go before events, so their events can follow in the same pass.
+ * - Placement files: 30 days after their placement finished (core/placements/file-retention.ts); the placement and its
+ *   rows' problems stay. Deleted from the mode's DocumentStore when the pass is given one.
  * - Document objects no row names (a crash between storing and the row, a sandbox reset), past a grace period: swept
  *   from the mode's DocumentStore when the pass is given one.
  */
@@ -14,6 +16,7 @@ import { sweepOrphanObjects } from '../documents/orphan-sweep';
 import type { DocumentStore } from '../documents/store';
 import type { Mode } from '../platform/mode';
 import { deleteExpiredIdempotencyRecords } from '../platform/idempotency-store';
+import { purgeExpiredPlacementFiles } from '../placements/file-retention';
 import { purgeTakenEvents, type PurgeBatch } from '../events/retention';
 import { purgeFinalDeliveries } from '../webhooks/delivery-retention';
 
@@ -35,6 +38,8 @@ export interface PurgeReport {
   kinds: Record<PurgeKind, KindReport>;
   /** False when the time budget ended the pass with full batches still coming back. */
   complete: boolean;
+  /** Placements whose file was deleted; present when the pass was given a `documents` store. */
+  placementFiles?: number;
   /** Orphan document objects deleted; present when the pass was given a `documents` store. */
   orphanObjects?: number;
 }
@@ -49,8 +54,13 @@ export interface PurgeOptions {
   organizationId?: string;
   /** Called after every statement, so a long pass can heartbeat. */
   onProgress?: () => void;
-  /** The mode's document store: its orphan objects are swept after the rows (not on a pass narrowed to one tenant). */
+  /**
+   * The mode's document store: expired placement files are deleted from it after the rows, then its orphan objects
+   * are swept (not on a pass narrowed to one tenant).
+   */
   documents?: DocumentStore;
+  /** Days a finished placement's file is kept; PLACEMENT_FILE_RETENTION_DAYS unless given. */
+  placementFileDays?: number;
 }
 
 type BatchDelete = (db: Db, batch: PurgeBatch) => Promise<number>;
@@ -80,6 +90,19 @@ export async function purgeExpiredRows(options: PurgeOptions): Promise<PurgeRepo
       if (purged < batch.batchSize) break;
       if (Date.now() >= deadline) return { ...report, complete: false };
     }
+  }
+  if (options.documents) {
+    report.placementFiles = await purgeExpiredPlacementFiles({
+      db: options.db,
+      store: options.documents,
+      mode: options.mode,
+      batchSize: batch.batchSize,
+      deadline,
+      ...(options.placementFileDays !== undefined ? { olderThanDays: options.placementFileDays } : {}),
+      ...(options.organizationId ? { organizationId: options.organizationId } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    if (Date.now() >= deadline) return { ...report, complete: false };
   }
   if (options.documents && !options.organizationId) {
     report.orphanObjects = await sweepOrphanObjects({ db: options.db, store: options.documents });

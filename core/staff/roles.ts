@@ -61,6 +61,25 @@ export function requirePlacing(role: StaffRole): void {
     throw new ApiError('forbidden', 'Only an owner or an admin can upload or cancel a placement.');
 }
 
+/**
+ * A placement's failed rows as uploaded: debtor data in the client's own file, unmasked (dates of birth and
+ * postcodes, which the debtor pages show every role masked only), of rows that may be no debtor of ours at all. Those
+ * who may upload such a file get it back to fix: owners and admins. The rows' problems (row, column, code, words)
+ * carry no debtor data: every role reads them.
+ */
+export function canDownloadPlacementRows(role: StaffRole): boolean {
+  return canPlaceDebts(role);
+}
+
+export function requirePlacementRowsDownload(role: StaffRole): void {
+  if (!canDownloadPlacementRows(role)) {
+    throw new ApiError(
+      'forbidden',
+      'Only an owner or an admin can download a placement’s failed rows: they hold the debtors’ data as uploaded.',
+    );
+  }
+}
+
 /** The team (invite, change a role, remove): owners only. */
 export function canManageTeam(role: StaffRole): boolean {
   return role === 'owner';

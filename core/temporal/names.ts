@@ -61,7 +61,15 @@ export const PATCH_IDS = {
   lifecycleAdvanceUntil: 'lifecycle-advance-until',
   /** A delivery waiting between attempts takes the `retryNow` signal: the next attempt at once, the rest as before. */
   deliveryRetryNow: 'delivery-retry-now',
+  /** A placement's run whose placement is gone (a sandbox reset) ends `Gone` instead of failing. */
+  placementGoneEndsRun: 'placement-gone-ends-run',
 } as const;
+
+/**
+ * The failure type of a placement's step whose placement's row is gone once the run has begun (deleted by a sandbox
+ * reset): non-retryable, so the run ends instead of retrying for ever (activities/placements.ts, workflows/placement.ts).
+ */
+export const PLACEMENT_GONE_FAILURE = 'PlacementGone';
 
 /** The signals a delivery's run takes: `retryNow` (the console's Retry now on a delivery waiting to retry). */
 export const DELIVERY_SIGNALS = { retryNow: 'retryNow' } as const;

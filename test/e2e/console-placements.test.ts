@@ -3,8 +3,8 @@
  * the shared Temporal stack: a file with some bad rows uploaded from the page (the plain file input), its progress bar
  * caught mid-import (the organisation's pace made slow: two rows a chunk, one row a second) and moved by the page's
  * script without a reload (with JavaScript off, the page refreshes itself), then the outcome with the rows not
- * imported and the download of the failed rows. Screenshots at 1280 and 360 px (test-artifacts/console/placements-*);
- * axe-core on the upload and the errors page.
+ * imported and the download of the failed rows, which a viewer is not offered. Screenshots at 1280 and 360 px
+ * (test-artifacts/console/placements-*); axe-core on the upload and the errors page.
  */
 import { expect } from 'chai';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -154,6 +154,17 @@ describe('Console: Placements page in a real browser, with a placement worker', 
       await page.getByRole('link', { name: 'Download the failed rows' }).click();
       const failed = await readFile(await (await download).path(), 'utf8');
       expect(failed).to.equal(`${PLACEMENT_HEADER}\n${rows[3]}\n${rows[9]}\n`);
+
+      // A viewer reads the problems but is not offered the failed rows (debtor data as uploaded).
+      const viewerContext = await browser.newContext({ viewport: WIDE });
+      const viewerPage = await signIn(viewerContext, await newStaffUser(organizationId, 'viewer'));
+      await viewerPage.goto(placementUrl);
+      await viewerPage.getByText('an owner or an admin can download them').waitFor();
+      expect(await viewerPage.getByRole('link', { name: 'Download the failed rows' }).count()).to.equal(0);
+      expect(await viewerPage.getByRole('link', { name: 'Download the problems' }).count()).to.equal(1);
+      await shot(viewerPage, 'placements-errors-viewer');
+      await viewerPage.setViewportSize(NARROW);
+      await shot(viewerPage, 'placements-errors-viewer-360');
 
       // axe-core, in a context that lets the test inject it (the pages allow only their own script).
       const axeContext = await browser.newContext({ bypassCSP: true, viewport: WIDE });

@@ -3,7 +3,9 @@
  * store and Temporal: an upload as a no-JavaScript multipart form (its CSRF token first) starts the placement and is
  * audited; a viewer, a form without the token and a file with an unknown column record nothing; another
  * organisation's placement is a 404 everywhere; the running page refreshes itself without JavaScript and allows its
- * one same-origin script; cancel is audited; the downloads give the failed rows exactly as uploaded and the problems.
+ * one same-origin script; cancel is audited; the downloads give the failed rows exactly as uploaded and the problems;
+ * the failed rows (debtor data) only to owners and admins, a 403 to the other roles; a placement whose file's
+ * retention ended keeps its problems but offers neither its failed rows nor its import.
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
@@ -276,6 +278,57 @@ describe('console: Placements pages', function () {
     expect(page.text).to.include(`/console/placements/${id}/failed-rows.csv`);
     expect(page.text).not.to.include('http-equiv="refresh"');
     expect(page.headers.get('content-security-policy')).not.to.include('script-src');
+  });
+
+  it('gives the failed rows (debtor data as uploaded) to owners and admins only; every role reads the problems', async () => {
+    const owner = await visitor('owner');
+    const id = await uploaded(owner);
+    await recordRowProblems(testDb(), organizationId, id, [
+      { row: 3, outcome: 'failed', field: 'originalPrincipal', code: 'invalid_principal', message: 'is not a number' },
+    ]);
+    await placements().where({ id }).update({ status: 'CompletedWithErrors', rows: 4, imported: 3, failed: 1 });
+    for (const role of ['developer', 'viewer'] as const) {
+      const visiting = await visitor(role);
+      const refused = await visiting.get(`/console/placements/${id}/failed-rows.csv`);
+      expect(refused.status, role).to.equal(403);
+      expect(refused.text, role).not.to.include('Harris').and.not.include('ava@example.com');
+      const page = await visiting.get(`/console/placements/${id}`);
+      expect(page.status, role).to.equal(200);
+      expect(page.text, role).to.include('is not a number').and.include('an owner or an admin can download them');
+      expect(page.text, role).not.to.include('failed-rows.csv');
+      expect((await visiting.get(`/console/placements/${id}/problems.csv`)).status, role).to.equal(200);
+    }
+    const admin = await visitor('admin');
+    const allowed = await admin.get(`/console/placements/${id}/failed-rows.csv`);
+    expect(allowed.status).to.equal(200);
+    expect(allowed.text).to.equal(`${HEADER}\r\n${ROWS[1]}\r\n`);
+  });
+
+  it('once a placement’s file is deleted by its retention, offers neither its failed rows nor its import', async () => {
+    const owner = await visitor('owner');
+    const answer = await owner.upload(FILE, { validateOnly: true, fileName: 'expired.csv' });
+    expect(answer.status, answer.text).to.equal(303);
+    const { id } = await placements().where({ file_name: 'expired.csv' }).first<{ id: string }>('id');
+    await recordRowProblems(testDb(), organizationId, id, [
+      { row: 3, outcome: 'failed', field: 'originalPrincipal', code: 'invalid_principal', message: 'is not a number' },
+    ]);
+    await placements()
+      .where({ id })
+      .update({ status: 'CompletedWithErrors', rows: 4, failed: 1, completed_at: testDb().fn.now() });
+    expect((await owner.get(`/console/placements/${id}`)).text).to.include('Import this file');
+    await placements().where({ id }).update({ file_deleted_at: testDb().fn.now() });
+
+    const page = await owner.get(`/console/placements/${id}`);
+    expect(page.text).to.include('is not a number').and.include('The file is no longer kept');
+    expect(page.text).not.to.include('failed-rows.csv').and.not.include('Import this file');
+    const gone = await owner.get(`/console/placements/${id}/failed-rows.csv`);
+    expect(gone.status).to.equal(404);
+    expect(gone.text).to.include('kept 30 days');
+    const csrf = await owner.token(`/console/placements/${id}`);
+    const before = (await placements()).length;
+    expect((await owner.post(`/console/placements/${id}/import`, csrf)).status).to.equal(409);
+    expect((await placements()).length).to.equal(before);
+    expect((await owner.get(`/console/placements/${id}/problems.csv`)).text).to.include('is not a number');
   });
 
   it('neither records an upload nor asks a cancel when its audit entry cannot be written', async () => {

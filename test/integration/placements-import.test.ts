@@ -14,13 +14,10 @@ import { LocalDocumentStore } from '../../core/documents/local-store';
 import { newId } from '../../core/platform/ids';
 import { headerProblems } from '../../core/placements/placement-columns';
 import { PLACEMENT_FILES } from '../../core/placements/placement-files';
-import {
-  finish,
-  importChunk,
-  validatePlacement,
-  type PlacementRef,
-  type PlacementWorkDeps,
-} from '../../core/placements/placement-import';
+import { importChunk } from '../../core/placements/chunk-import';
+import { finish } from '../../core/placements/placement-end';
+import { validatePlacement } from '../../core/placements/placement-validation';
+import type { PlacementRef, PlacementWorkDeps } from '../../core/placements/placement-work';
 import { getPlacement, insertPlacement, listRowErrors } from '../../core/placements/placements';
 import { readHeader, type PlacementFormat } from '../../core/placements/row-reader';
 import { testDb } from '../support/resources';

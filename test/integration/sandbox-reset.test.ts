@@ -3,13 +3,20 @@
  * reset workflow and activities. Sign-up starts the tenant's reset workflow and its seed's debt workflows; a reset
  * wipes what DECISIONS.md §6 wipes, keeps what it keeps, ends the old debt workflows and starts the new seed's; the
  * old key still works and sees the fresh seed only; an interrupted reset completes on retry without duplicates; API
- * use reaches the workflow, debounced, and starts it for a tenant created without sign-up.
+ * use reaches the workflow, debounced, and starts it for a tenant created without sign-up. A placement importing
+ * when the reset comes is wiped with its rows' problems and its stored file, and its workflow ends `Gone` at once,
+ * without retrying its steps.
  */
 import { expect } from 'chai';
 import type { Client } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
+import { createPlacementActivities } from '../../activities/placements';
 import { createSandboxResetActivities, type SandboxResetActivities } from '../../activities/sandbox-reset';
+import { createDebtRowChecker } from '../../api/http/debt-row-check';
+import { ObjectMissingError } from '../../core/documents/store';
+import { createPlacementRuns } from '../../core/placements/placement-runs';
+import { getPlacementRow } from '../../core/placements/placements';
 import { createDebtTriggers } from '../../core/lifecycle/triggers';
 import { endWipedDebtWorkflows, runningDebtWorkflowsQuery } from '../../core/sandbox/debt-workflows';
 import { resetSandboxTenant } from '../../core/sandbox/reset-tenant';
@@ -17,10 +24,13 @@ import { createSandboxResets } from '../../core/sandbox/resets';
 import { WIPE_BATCH, wipeTenantDataInBatches } from '../../core/sandbox/wipe';
 import { NAMESPACES, SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, workflowIds } from '../../core/temporal/names';
 import { stateQuery as debtStateQuery } from '../../workflows/lifecycle/messages';
+import type { placementWorkflow } from '../../workflows/placement';
 import { sandboxResetWorkflow, statusQuery } from '../../workflows/sandbox-reset';
 import { startTestServer, testDocumentStore, type TestServer } from '../support/app';
 import { raiseDebt, type Caller } from '../support/debt-api';
+import { lifecycleBundle } from '../support/lifecycle-histories';
 import { testLifecycle, type LifecycleStack } from '../support/lifecycle-stack';
+import { goodRows, PLACEMENT_HEADER, storePlacement } from '../support/placements';
 import { testDb } from '../support/resources';
 import { signUp } from '../support/sandbox';
 import { bundleWorkflows, uniqueTaskQueue } from '../support/temporal';
@@ -283,6 +293,63 @@ describe('Sandbox reset against PostgreSQL and Temporal', function () {
     expect(running).to.include(workflowIds.debt(raised.id));
     expect(running).to.not.include.members(wiped);
     expect(running).to.include.members(seeded.slice(2));
+  });
+
+  it('wipes a placement importing meanwhile, its problems and its file; its workflow ends Gone without retrying', async () => {
+    const tenant = await signUp(server.baseUrl);
+    const org = tenant.organizationId;
+    const store = testDocumentStore('sandbox');
+    // A slow import (a row a chunk, two rows a second), so the reset comes while it runs.
+    const placementQueue = uniqueTaskQueue('placements');
+    const placementWorker = await Worker.create({
+      connection: stack.env.nativeConnection,
+      namespace: NAMESPACES.sandbox,
+      taskQueue: placementQueue,
+      workflowBundle: await lifecycleBundle(),
+      activities: createPlacementActivities({
+        db: testDb(),
+        store,
+        checkRow: createDebtRowChecker(),
+        chunkRows: 1,
+        defaultRowsPerSecond: 2,
+      }),
+      shutdownGraceTime: '100ms',
+    });
+    workers.push({ worker: placementWorker, running: placementWorker.run() });
+    const rows = goodRows('R', 40);
+    rows.splice(1, 0, 'R-bad,0,AUD,R-D-bad,Ann,Lee,bad@example.com'); // a problem row, recorded by the validation
+    const ref = await storePlacement(store, org, [PLACEMENT_HEADER, ...rows].join('\n'));
+    const key = (await getPlacementRow(testDb(), org, ref.placementId))!.storage_key;
+    await createPlacementRuns({ client, taskQueue: placementQueue }).start(org, ref.placementId);
+    await waitFor(async () => ((await getPlacementRow(testDb(), org, ref.placementId))?.imported ?? 0) >= 2, {
+      what: 'the placement to be importing',
+    });
+    expect(await testDb()('placement_row_problems').where({ placement_id: ref.placementId }).count({ n: '*' }))
+      .to.have.nested.property('[0].n')
+      .that.satisfies((n: string) => Number(n) > 0);
+
+    expect((await tenant.api('POST', '/v1/sandbox/reset')).status).to.equal(202);
+    await waitForReset(org);
+
+    const handle = client.workflow.getHandle<typeof placementWorkflow>(workflowIds.placement(ref.placementId));
+    expect(await handle.result()).to.equal('Gone');
+    expect((await handle.describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.placementStatus)).to.equal(
+      'Cancelled',
+    );
+    // Nothing is left of it: no row, no problems, no file.
+    expect(await testDb()('placements').where({ organization_id: org })).to.deep.equal([]);
+    expect(await testDb()('placement_row_problems').where({ organization_id: org })).to.deep.equal([]);
+    let missing: unknown;
+    await store.get(key).catch((err: unknown) => (missing = err));
+    expect(missing).to.be.instanceOf(ObjectMissingError);
+    // The step that found it gone failed once, not retried: no attempt of any activity past its first failed.
+    const history = await handle.fetchHistory();
+    const failed = (history.events ?? []).filter((e) => e.activityTaskFailedEventAttributes);
+    expect(failed).to.have.length(1);
+    expect(failed[0]!.activityTaskFailedEventAttributes!.failure!.applicationFailureInfo).to.include({
+      type: 'PlacementGone',
+      nonRetryable: true,
+    });
   });
 
   it('wipes a large tenant in batches, each its own statement, with a heartbeat after each', async () => {

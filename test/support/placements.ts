@@ -1,10 +1,14 @@
 /** A placement as the upload leaves it (its file in the store, its row `Validating`), for the workflow and crash tests. */
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { DocumentStore } from '../../core/documents/store';
 import { newId } from '../../core/platform/ids';
 import { insertPlacement, MAX_PLACEMENT_BYTES } from '../../core/placements/placements';
 import { readHeader, type PlacementFormat } from '../../core/placements/row-reader';
 import { testDb } from './resources';
+
+/** Recorded histories of `placement-<id>` (test/workflows/placement.test.ts writes them), replayed by CI. */
+export const PLACEMENT_HISTORIES_DIR = join(__dirname, '..', 'workflows', 'histories', 'placement');
 
 export const PLACEMENT_HEADER =
   'externalAccountId,originalPrincipal,currency,debtorReferenceId,debtorFirstName,debtorLastName,debtorEmail';

@@ -2,7 +2,8 @@
  * The Placements pages' routes: the list and the upload (a `multipart/form-data` form, its CSRF token the first
  * field, read before any byte of the file is kept), a placement's page, its progress as JSON for the page's script,
  * the two CSV downloads, and cancel. The upload and the cancel are the API's (core/placements), for owners and admins,
- * each audited in the transaction of its change. Another organisation's placement is a 404 page.
+ * each audited in the transaction of its change. The failed rows' file (debtor data as uploaded) is for the roles that
+ * may have it (core/staff/roles.ts), a 403 page for the others. Another organisation's placement is a 404 page.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -11,27 +12,28 @@ import { newId } from '../../../core/platform/ids';
 import { readMultipartUpload } from '../../../core/platform/multipart-upload';
 import { failedRowsFile, rowProblemsFile } from '../../../core/placements/failed-rows-file';
 import {
+  acceptedPlacementFile,
   checkedFileOf,
-  checkedPlacementColumns,
-  cleanPlacementFileName,
-  PLACEMENT_TOO_LARGE,
-  placementFormatOf,
+  PLACEMENT_FILE_GONE,
+  placementUploadOptions,
   startPlacement,
-  storePlacementFile,
+  type AcceptedPlacementFile,
 } from '../../../core/placements/placement-upload';
 import {
   getPlacementRow,
   listPlacements,
   listRowErrors,
-  MAX_PLACEMENT_BYTES,
   requestCancel,
   toPlacement,
   type PlacementRow,
 } from '../../../core/placements/placements';
-import type { PlacementFormat } from '../../../core/placements/row-reader';
-import type { StoredObject } from '../../../core/documents/store';
 import { recordAudit } from '../../../core/staff/audit-log';
-import { canPlaceDebts, requirePlacing } from '../../../core/staff/roles';
+import {
+  canDownloadPlacementRows,
+  canPlaceDebts,
+  requirePlacementRowsDownload,
+  requirePlacing,
+} from '../../../core/staff/roles';
 import { csrfTokensMatch, type StaffSession } from '../../../core/staff/sessions';
 import { loadWebAssets } from '../../assets';
 import { PAGE_CSP, setPageHeaders } from '../../page';
@@ -40,11 +42,12 @@ import { checkSameOrigin, queryValue, seeOther } from '../shared/http';
 import { actorOf, signedIn } from '../shared/signed-in';
 import { loadPlacementProgressAsset } from './placement-progress-script';
 import { placementProgress } from './placement-progress';
-import { PlacementBody, placementHref, PlacementsBody } from './placements-pages';
+import { placementHref } from './placement-href';
+import { PlacementsBody } from './placement-list-page';
+import { PlacementBody } from './placement-page';
 
 const PLACEMENTS_PER_PAGE = 25;
 const ERRORS_PER_PAGE = 50;
-const MULTIPART_OVERHEAD = 64 * 1024;
 /** A running placement's page runs its one same-origin script, which reads the progress JSON. */
 const RUNNING_PAGE_CSP = `${PAGE_CSP}; script-src 'self'; connect-src 'self'`;
 
@@ -112,7 +115,8 @@ export function placementRoutes(router: Router, c: ConsoleContext): void {
   router.get('/console/placements/:id', async (ctx) => {
     const session = await signedIn(c, ctx);
     if (!session) return;
-    const placement = toPlacement(await placementOf(session, ctx.params.id));
+    const row = await placementOf(session, ctx.params.id);
+    const placement = toPlacement(row);
     const cursor = queryValue(ctx, 'errors');
     const errorsPage = await listRowErrors(db, session.organizationId, placement.id, {
       limit: ERRORS_PER_PAGE,
@@ -134,6 +138,8 @@ export function placementRoutes(router: Router, c: ConsoleContext): void {
         errorsPaged={cursor !== undefined}
         csrfToken={session.csrfToken}
         canPlace={canPlaceDebts(session.role)}
+        failedRows={failedRowsOffer(row, session)}
+        fileKept={row.file_deleted_at === null}
         stylesheetHref={stylesheet.stylesheetHref}
         scriptHref={script.href}
       />,
@@ -151,8 +157,11 @@ export function placementRoutes(router: Router, c: ConsoleContext): void {
   router.get('/console/placements/:id/failed-rows.csv', async (ctx) => {
     const session = await signedIn(c, ctx);
     if (!session) return;
+    // Debtor data as uploaded: only for the roles that may have it (the problems below carry none).
+    requirePlacementRowsDownload(session.role);
     const placement = await placementOf(session, ctx.params.id);
     const body = await failedRowsFile({ db, store }, placement);
+    if (!body) throw new ApiError('not_found', PLACEMENT_FILE_GONE);
     const extension = placement.format === 'csv' ? 'csv' : 'ndjson';
     download(
       ctx,
@@ -211,6 +220,12 @@ export function placementRoutes(router: Router, c: ConsoleContext): void {
   });
 }
 
+/** Whether the page offers the failed rows' file: to a role that may have it, while the file is kept. */
+function failedRowsOffer(row: PlacementRow, session: StaffSession): 'offered' | 'role' | 'deleted' {
+  if (!canDownloadPlacementRows(session.role)) return 'role';
+  return row.file_deleted_at ? 'deleted' : 'offered';
+}
+
 function download(ctx: Context, fileName: string, type: string): void {
   ctx.set('Content-Disposition', `attachment; filename="${fileName}"`);
   ctx.type = `${type}; charset=utf-8`;
@@ -224,42 +239,29 @@ async function readUploadForm(
   ctx: Context,
   session: StaffSession,
   store: ConsoleContext['deps']['documents'],
-): Promise<{ file: Parameters<typeof startPlacement>[3]; validateOnly: boolean }> {
+): Promise<{ file: AcceptedPlacementFile; validateOnly: boolean }> {
   let tokenChecked = false;
-  const upload = await readMultipartUpload<{ stored: StoredObject; format: PlacementFormat }>(ctx, {
-    fileField: 'file',
-    fields: ['_csrf', 'validate_only'],
-    checkField: (name, value) => {
-      if (name !== '_csrf') return;
-      if (!csrfTokensMatch(session.csrfToken, value)) throw csrfRefused();
-      tokenChecked = true;
-    },
-    maxFieldBytes: 1024,
-    maxBodyBytes: MAX_PLACEMENT_BYTES + MULTIPART_OVERHEAD,
-    what: 'a placement file',
-    tooLargeDetail: PLACEMENT_TOO_LARGE,
-    consume: async (file, formChecked, info) => {
-      let format: PlacementFormat;
-      try {
+  const upload = await readMultipartUpload(
+    ctx,
+    placementUploadOptions({
+      organizationId: session.organizationId,
+      store,
+      fields: ['_csrf', 'validate_only'],
+      checkField: (name, value) => {
+        if (name !== '_csrf') return;
+        if (!csrfTokensMatch(session.csrfToken, value)) throw csrfRefused();
+        tokenChecked = true;
+      },
+      beforeFile: () => {
         if (!tokenChecked) throw csrfRefused();
-        format = placementFormatOf(info.fileName, info.mimeType);
-      } catch (err) {
-        file.on('error', () => undefined).resume();
-        throw err;
-      }
-      return { stored: await storePlacementFile(store, session.organizationId, file, formChecked), format };
-    },
-  });
+      },
+    }),
+  );
   if (upload.fileName === '') throw errors.invalidRequest('Choose a file to upload.');
   const { stored, format } = upload.consumed;
-  const columns = await checkedPlacementColumns(store, stored, format);
+  if (!stored) throw new Error('a console upload was only hashed');
   return {
-    file: {
-      stored,
-      format,
-      fileName: cleanPlacementFileName(upload.fileName),
-      columns: format === 'csv' ? columns : null,
-    },
+    file: await acceptedPlacementFile(store, { fileName: upload.fileName, stored, format }),
     validateOnly: upload.fields.validate_only === 'yes',
   };
 }

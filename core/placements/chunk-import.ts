@@ -1,0 +1,127 @@
+/**
+ * A placement's import, one chunk at a time. Each chunk is one transaction: its debts (each through `createDebt`, as
+ * `POST /v1/debts` raises one: debtor, debt and `debt.created`, whose consumers start the lifecycle and mail the
+ * debtor), its rows' problems and the placement's counts and resume position commit together or not at all. A retried
+ * chunk therefore starts where the last committed one ended, and no row is imported twice; a row whose account
+ * already has an open debt (a file sent again) is skipped, naming that debt.
+ */
+import { createDebt } from '../debts/debt-creation';
+import type { Trx } from '../platform/db';
+import { recordRowProblems, type RowProblemRecord } from './placements';
+import { finish } from './placement-end';
+import { checkedProblems, loadRow, openRows, type PlacementRef, type PlacementWorkDeps } from './placement-work';
+import { PlacementFileError, type ReadRow, type RowPosition } from './row-reader';
+import { asRowProblems, type RowProblem } from './row-problems';
+
+/** A chunk's attempt says it is alive every this many rows, so a killed worker's chunk is retried soon. */
+const HEARTBEAT_ROWS = 50;
+
+export interface ChunkResult {
+  /** No rows left (or the placement stopped): the workflow finishes it. */
+  done: boolean;
+  /** Rows this chunk read (imported, skipped or failed). */
+  rows: number;
+  /** Rows done so far, and the placement's total, for progress. */
+  position: number;
+}
+
+/**
+ * Imports the next `chunkRows` rows after the last committed chunk, in one transaction. Rows found invalid by the
+ * validation are passed over (their problems are recorded already). The placement's position moves only if no other
+ * attempt committed this chunk meanwhile (a straggling retry): then this one rolls back and reports where things are.
+ */
+export async function importChunk(deps: PlacementWorkDeps, ref: PlacementRef, chunkRows: number): Promise<ChunkResult> {
+  const placement = await loadRow(deps.db, ref);
+  const from: RowPosition = { row: placement.next_row, offset: Number(placement.next_offset) };
+  const position = from.row;
+  if (placement.status !== 'Importing' || placement.cancel_requested || from.offset >= Number(placement.size)) {
+    return { done: true, rows: 0, position };
+  }
+  const rows: ReadRow[] = [];
+  let next = from;
+  let ended = true;
+  try {
+    for await (const read of await openRows(deps, placement, from)) {
+      rows.push(read);
+      next = read.next;
+      if (rows.length >= chunkRows) {
+        ended = false;
+        break;
+      }
+    }
+  } catch (err) {
+    if (err instanceof PlacementFileError) {
+      await finish(deps.db, ref, 'Failed', err.message);
+      return { done: true, rows: 0, position };
+    }
+    throw err;
+  }
+  // Past the last row: whatever follows (blank lines) is no row.
+  if (ended) next = { row: next.row, offset: Number(placement.size) };
+  const committed = await deps.db
+    .transaction(async (trx) => {
+      const counts = { imported: 0, skipped: 0, failed: 0 };
+      const problems: RowProblemRecord[] = [];
+      for (const [i, read] of rows.entries()) {
+        if (i % HEARTBEAT_ROWS === 0) deps.heartbeat?.();
+        if (checkedProblems(deps, read).length > 0 || !read.body) continue;
+        const refused = await raiseRow(trx, ref.organizationId, read.body);
+        if (!refused) {
+          counts.imported++;
+          continue;
+        }
+        const skipped = refused.some((p) => p.code === 'external_account_id_in_use' && p.existingDebtId);
+        counts[skipped ? 'skipped' : 'failed']++;
+        problems.push(
+          ...refused.map((p) => ({ ...p, row: read.row, outcome: skipped ? 'skipped' : 'failed' }) as const),
+        );
+      }
+      await recordRowProblems(trx, ref.organizationId, ref.placementId, problems);
+      const moved = await trx('placements')
+        .where({ id: ref.placementId, organization_id: ref.organizationId, next_row: from.row, status: 'Importing' })
+        .update({
+          next_row: next.row,
+          next_offset: next.offset,
+          imported: trx.raw('imported + ?', [counts.imported]),
+          skipped: trx.raw('skipped + ?', [counts.skipped]),
+          failed: trx.raw('failed + ?', [counts.failed]),
+          updated_at: trx.fn.now(3),
+        });
+      if (moved === 0) await trx.rollback(new ChunkTakenError());
+      return true;
+    })
+    .catch((err: unknown) => {
+      if (err instanceof ChunkTakenError) return false;
+      throw err;
+    });
+  if (!committed) return { done: false, rows: 0, position };
+  deps.heartbeat?.();
+  return { done: ended, rows: rows.length, position: next.row };
+}
+
+class ChunkTakenError extends Error {
+  constructor() {
+    super('another attempt committed this chunk');
+    this.name = 'ChunkTakenError';
+  }
+}
+
+/**
+ * Raises one row's debt under a savepoint, so a refusal the database finds (an unknown debtor, an account raised
+ * meanwhile) undoes only that row; its problems, or undefined once raised.
+ */
+async function raiseRow(
+  trx: Trx,
+  organizationId: string,
+  body: Record<string, unknown>,
+): Promise<RowProblem[] | undefined> {
+  await trx.raw('savepoint placement_row');
+  try {
+    await createDebt(trx, organizationId, body);
+    await trx.raw('release savepoint placement_row');
+    return undefined;
+  } catch (err) {
+    await trx.raw('rollback to savepoint placement_row');
+    return asRowProblems(err);
+  }
+}
