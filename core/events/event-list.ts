@@ -44,7 +44,7 @@ export function decodeEventCursor(cursor: string): CursorPosition {
  * a json column holding what JSON.stringify wrote) plus the id of the API request that caused it, null when none did
  * (docs/product-choices.md).
  */
-const EVENT_JSON = jsonObject([
+export const EVENT_JSON = jsonObject([
   ['id', jsonValue('events.id')],
   ['type', jsonValue('events.type')],
   ['createdAt', jsonTime('events.created_at')],

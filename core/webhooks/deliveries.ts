@@ -122,8 +122,8 @@ export interface DeliveryFilter {
   createdBefore?: Date;
 }
 
-/** A `DeliveryView` as JSON text, the same bytes JSON.stringify(toDeliveryView(row)) writes. */
-const DELIVERY_JSON = jsonObject([
+/** A `DeliveryView`'s fields as JSON text expressions over `webhook_deliveries`, in its key order. */
+export const DELIVERY_JSON_FIELDS: [string, string][] = [
   ['id', jsonValue('webhook_deliveries.id')],
   ['eventId', jsonValue('webhook_deliveries.event_id')],
   ['eventType', jsonValue('webhook_deliveries.event_type')],
@@ -135,6 +135,21 @@ const DELIVERY_JSON = jsonObject([
   ['requestId', jsonValue('webhook_deliveries.request_id')],
   ['createdAt', jsonTime('webhook_deliveries.created_at')],
   ['updatedAt', jsonTime('webhook_deliveries.updated_at')],
+];
+
+/** A `DeliveryView` as JSON text, the same bytes JSON.stringify(toDeliveryView(row)) writes. */
+const DELIVERY_JSON = jsonObject(DELIVERY_JSON_FIELDS);
+
+/** An `AttemptView` as JSON text over `webhook_delivery_attempts`, the bytes JSON.stringify(toAttemptView(row)) writes. */
+export const ATTEMPT_JSON = jsonObject([
+  ['number', jsonValue('webhook_delivery_attempts.number')],
+  ['startedAt', jsonTime('webhook_delivery_attempts.started_at')],
+  ['url', jsonValue('webhook_delivery_attempts.url')],
+  ['succeeded', jsonValue('webhook_delivery_attempts.succeeded')],
+  ['httpStatus', jsonValue('webhook_delivery_attempts.http_status')],
+  ['latencyMs', jsonValue('webhook_delivery_attempts.latency_ms')],
+  ['error', jsonValue('webhook_delivery_attempts.error')],
+  ['responseBody', jsonValue('webhook_delivery_attempts.response_body')],
 ]);
 
 /** Newest first; PostgreSQL writes the page's JSON (core/platform/json-page.ts). */

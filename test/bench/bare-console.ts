@@ -1,17 +1,33 @@
 /**
- * The console pages' bare ceilings (mounted by bare-server.ts, its own process): each page's SQL, the same statements
- * ours sends, on the plain `pg` driver as named statements, and the rows written out as JSON — no session, no Koa
- * middleware stack, no page rendered. A soft ceiling flatters every ratio, so nothing else is done here. Written from
- * the libraries alone: the JSON expressions' helpers and the Overview's statement are copies of ours
- * (core/platform/json-page.ts, core/rollups/overview-rollups.ts), which
- * harness.test.ts asserts equal. Ours renders the pages (the Overview's charts too): that cost is inside the ratio.
- *   GET /console/overview?org=<id>             the Overview's one statement over the rollups (issue 40), its row as JSON
- *   GET /console/deliveries?org=<id>           the Deliveries page's keyset page of 50 (JSON built by PostgreSQL)
- *   GET /console/delivery?org=<id>&id=<uuid>   a delivery, its attempts and its event's JSON
+ * The console pages' bare ceilings (mounted by bare-server.ts, its own process), written from the libraries alone.
+ * The Deliveries page and a delivery's page do what the page must do and nothing else (issue 38: "the same SQL and
+ * rendering done bare"), between the request id and the one log line every request of ours has (bare-api-routes.ts):
+ *   1. the session read as the console's store reads it: the cookie's SHA-256, `GET` of the session, its JSON parsed,
+ *      `PEXPIRE` (core/platform/redis-sessions.ts); no cookie or no session is a 401 here (ours redirects);
+ *   2. the organisation's name for the header, read once and kept (ours keeps the membership for 5 s);
+ *   3. the page's SQL, the same statement ours sends, on the plain `pg` driver as a named statement;
+ *   4. the page's JSON parsed, and the page rendered by preact-render-to-string from components of its own
+ *      (bare-console-pages.tsx), the same HTML as ours (harness.test.ts compares the two);
+ *   5. the pages' five security headers (web/page.ts).
+ * No middleware stack, no role check, no flash, no error page. The JSON expressions' helpers, the Overview's and a
+ * delivery's statements are copies of ours (core/platform/json-page.ts, core/rollups/overview-rollups.ts,
+ * core/staff/console-deliveries.ts), which harness.test.ts asserts equal.
+ *   GET /console/overview?org=<id>    the Overview's one statement over the rollups (issue 40), its row as JSON
+ *   GET /console/deliveries           the Deliveries page: the keyset page of 50 (JSON built by PostgreSQL), rendered
+ *   GET /console/delivery?id=<uuid>   a delivery's page: the delivery, its attempts and its event in one statement
  */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import type Koa from 'koa';
 import type pg from 'pg';
-import type { Named } from './bare-api-routes';
+import type { BareUnkeyedWork, Named } from './bare-api-routes';
+import {
+  bareDeliveriesPage,
+  bareDeliveryPage,
+  type BareDelivery,
+  type BareDeliveryDetail,
+  type BareUser,
+} from './bare-console-pages';
 
 /** Copies of core/platform/json-page.ts's JSON text expressions: a value, a time as `toISOString` writes it, an object. */
 export const bareJsonValue = (sql: string): string => `coalesce(to_json(${sql})::text, 'null')`;
@@ -28,7 +44,7 @@ const jsonTime = bareJsonTime;
 const PAGE = 50;
 
 /** The delivery as the Deliveries page lists it (core/webhooks/deliveries.ts writes the same expression). */
-const DELIVERY_ITEM = jsonObject([
+const DELIVERY_FIELDS: [string, string][] = [
   ['id', jsonValue('webhook_deliveries.id')],
   ['eventId', jsonValue('webhook_deliveries.event_id')],
   ['eventType', jsonValue('webhook_deliveries.event_type')],
@@ -40,6 +56,18 @@ const DELIVERY_ITEM = jsonObject([
   ['requestId', jsonValue('webhook_deliveries.request_id')],
   ['createdAt', jsonTime('webhook_deliveries.created_at')],
   ['updatedAt', jsonTime('webhook_deliveries.updated_at')],
+];
+const DELIVERY_ITEM = jsonObject(DELIVERY_FIELDS);
+
+const ATTEMPT_ITEM = jsonObject([
+  ['number', jsonValue('webhook_delivery_attempts.number')],
+  ['startedAt', jsonTime('webhook_delivery_attempts.started_at')],
+  ['url', jsonValue('webhook_delivery_attempts.url')],
+  ['succeeded', jsonValue('webhook_delivery_attempts.succeeded')],
+  ['httpStatus', jsonValue('webhook_delivery_attempts.http_status')],
+  ['latencyMs', jsonValue('webhook_delivery_attempts.latency_ms')],
+  ['error', jsonValue('webhook_delivery_attempts.error')],
+  ['responseBody', jsonValue('webhook_delivery_attempts.response_body')],
 ]);
 
 const EVENT_ITEM = jsonObject([
@@ -97,10 +125,38 @@ export function bareOverviewBindings(org: string, now: Date): string[] {
   return [org, org, firstDay, org, org, firstWeek, org, failedSince];
 }
 
-/** The delivery page's statements, as knex writes ours (their text and parameters). */
-const DELIVERY = `select * from "webhook_deliveries" where "organization_id" = $1 and "id" = $2 limit $3`;
-const ATTEMPTS = `select * from "webhook_delivery_attempts" where "delivery_id" = $1 order by "number" asc`;
-const EVENT = `select ${EVENT_ITEM} as json from "events" where "organization_id" = $1 and "id" = $2 limit $3`;
+/** A copy of core/staff/console-deliveries.ts's CONSOLE_DELIVERY_SQL: a delivery's page in one statement. */
+export const BARE_CONSOLE_DELIVERY_SQL = `select ${jsonObject([
+  ...DELIVERY_FIELDS,
+  [
+    'attempts',
+    `(select '[' || coalesce(string_agg(${ATTEMPT_ITEM}, ',' order by webhook_delivery_attempts.number), '') || ']'
+      from webhook_delivery_attempts where webhook_delivery_attempts.delivery_id = webhook_deliveries.id)`,
+  ],
+  [
+    'event',
+    `coalesce((select ${EVENT_ITEM} from events
+      where events.organization_id = webhook_deliveries.organization_id and events.id = webhook_deliveries.event_id),
+      'null')`,
+  ],
+])} as json
+  from webhook_deliveries where webhook_deliveries.organization_id = $1 and webhook_deliveries.id = $2`;
+
+/** The console's session cookie on a host without Secure cookies, as the bench's (web/console/shared/http.ts). */
+const SESSION_COOKIE = 'console_session';
+const IDLE_MS = 30 * 60_000;
+const ORGANIZATION_NAME = 'select name from organizations where id = $1';
+/** web/page.ts's PAGE_CSP. */
+const PAGE_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const STYLESHEET = '/console/assets/site.css';
+
+interface BareSession {
+  organizationId: string;
+  email: string;
+  role: string;
+  csrfToken: string;
+}
 
 /**
  * The same statement and the same body as ours: the issue asks the ceiling to render the page's charts too, so the
@@ -113,7 +169,7 @@ async function overview(pool: pg.Pool, named: Named, org: string): Promise<strin
   return JSON.stringify(rows[0]);
 }
 
-async function deliveries(pool: pg.Pool, named: Named, org: string): Promise<string> {
+async function deliveriesPage(pool: pg.Pool, named: Named, user: BareUser, org: string): Promise<string> {
   const { rows } = await pool.query<{ data_json: string; created_at: Date; id: string; has_more: boolean }>(
     named(DELIVERIES_PAGE, [PAGE, PAGE, PAGE, PAGE, org, PAGE + 1]),
   );
@@ -123,31 +179,81 @@ async function deliveries(pool: pg.Pool, named: Named, org: string): Promise<str
         'base64url',
       )
     : null;
-  return `{"data":${row.data_json},"nextCursor":${JSON.stringify(cursor)}}`;
+  return bareDeliveriesPage(STYLESHEET, user, JSON.parse(row.data_json) as BareDelivery[], cursor);
 }
 
-async function delivery(pool: pg.Pool, named: Named, org: string, id: string): Promise<string | undefined> {
-  const found = await pool.query<{ event_id: string }>(named(DELIVERY, [org, id, 1]));
-  const row = found.rows[0];
-  if (!row) return undefined;
-  const attempts = await pool.query(named(ATTEMPTS, [id]));
-  const event = await pool.query<{ json: string }>(named(EVENT, [org, row.event_id, 1]));
-  return JSON.stringify({ ...row, attempts: attempts.rows, event: event.rows[0]?.json ?? null });
+async function deliveryPage(
+  pool: pg.Pool,
+  named: Named,
+  user: BareUser,
+  org: string,
+  id: string,
+): Promise<string | undefined> {
+  const { rows } = await pool.query<{ json: string }>(named(BARE_CONSOLE_DELIVERY_SQL, [org, id]));
+  if (!rows[0]) return undefined;
+  return bareDeliveryPage(STYLESHEET, user, JSON.parse(rows[0].json) as BareDeliveryDetail);
 }
 
-/** Answers the console ceilings' routes; false for any other path. */
-export async function consoleCeiling(pool: pg.Pool, named: Named, ctx: Koa.Context): Promise<boolean> {
-  if (ctx.method !== 'GET' || !ctx.path.startsWith('/console/')) return false;
-  const org = String(ctx.query.org);
-  ctx.type = 'application/json';
-  if (ctx.path === '/console/overview') {
-    ctx.type = 'text/html';
-    ctx.body = await overview(pool, named, org);
-  } else if (ctx.path === '/console/deliveries') ctx.body = await deliveries(pool, named, org);
-  else if (ctx.path === '/console/delivery') {
-    const body = await delivery(pool, named, org, String(ctx.query.id));
-    ctx.status = body === undefined ? 404 : 200;
-    ctx.body = body ?? '{}';
-  } else return false;
-  return true;
+/**
+ * Answers the console ceilings' routes (`unkeyed` gives each the request id and the log line); false for any other
+ * path.
+ */
+export function consoleCeiling(
+  pool: pg.Pool,
+  named: Named,
+  redis: Redis,
+  unkeyed: (route: string, work: BareUnkeyedWork) => (ctx: Koa.Context) => Promise<void>,
+): (ctx: Koa.Context) => Promise<boolean> {
+  const organizationNames = new Map<string, string>();
+
+  async function signedIn(ctx: Koa.Context): Promise<(BareUser & { organizationId: string }) | undefined> {
+    const id = ctx.cookies.get(SESSION_COOKIE);
+    if (!id) return undefined;
+    const key = `production:console:session:${createHash('sha256').update(id).digest('hex')}`;
+    const stored = await redis.get(key);
+    if (!stored) return undefined;
+    const session = JSON.parse(stored) as BareSession;
+    await redis.pexpire(key, IDLE_MS);
+    const org = session.organizationId;
+    let organizationName = organizationNames.get(org);
+    if (organizationName === undefined) {
+      const { rows } = await pool.query<{ name: string }>(named(ORGANIZATION_NAME, [org]));
+      organizationName = rows[0]?.name ?? '';
+      organizationNames.set(org, organizationName);
+    }
+    return { ...session, organizationName };
+  }
+
+  /** A signed-in page: the session, then `render` for the session's organisation; 401 without a session. */
+  const page = (
+    route: string,
+    render: (user: BareUser, org: string, ctx: Koa.Context) => Promise<string | undefined>,
+  ) =>
+    unkeyed(route, async (ctx) => {
+      ctx.set('Content-Security-Policy', PAGE_CSP);
+      ctx.set('Referrer-Policy', 'same-origin');
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('X-Frame-Options', 'DENY');
+      ctx.set('Cache-Control', 'no-store');
+      const user = await signedIn(ctx);
+      const html = user ? await render(user, user.organizationId, ctx) : undefined;
+      ctx.status = user ? (html === undefined ? 404 : 200) : 401;
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = html ?? '';
+    });
+  const deliveries = page('/console/deliveries', (user, org) => deliveriesPage(pool, named, user, org));
+  const delivery = page('/console/deliveries/:id', (user, org, ctx) =>
+    deliveryPage(pool, named, user, org, String(ctx.query.id)),
+  );
+
+  return async (ctx) => {
+    if (ctx.method !== 'GET' || !ctx.path.startsWith('/console/')) return false;
+    if (ctx.path === '/console/overview') {
+      ctx.type = 'text/html';
+      ctx.body = await overview(pool, named, String(ctx.query.org));
+    } else if (ctx.path === '/console/deliveries') await deliveries(ctx);
+    else if (ctx.path === '/console/delivery') await delivery(ctx);
+    else return false;
+    return true;
+  };
 }

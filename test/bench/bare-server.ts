@@ -18,7 +18,8 @@
  *   POST /debts (Bearer key, idempotency-key)  POST /v1/debts's work under a key (bare-debts.ts, line by line)
  *   GET  /portal/debt?session=…       the debtor portal's debt page's reads (bare-portal.ts), with the request id and
  *                                     the log line
- *   GET  /console/…                   the console pages' SQL (bare-console.ts)
+ *   GET  /console/…                   the console pages (bare-console.ts): the Overview's SQL; the Deliveries page's and
+ *                                     a delivery's session, SQL and rendering, with the request id and the log line
  *   POST /documents?org=<id>          an upload's raw body streamed into the document store (bare-documents.ts)
  * <list> is debts, events or deliveries. Env: PORT, DATABASE_URL, REDIS_URL, DOCUMENT_DIR (the uploads' store).
  */
@@ -121,6 +122,7 @@ function main(): void {
   });
   const debtCreation = keyed('/v1/debts', debtCreationCeiling(pool, named));
   const portalPage = unkeyed('/portal/debt', portalCeiling(pool, named, redis));
+  const consolePages = consoleCeiling(pool, named, redis, unkeyed);
   const lists = new Map(
     (Object.keys(LISTS) as ListName[]).flatMap((list) =>
       (['node', 'pg'] as const).map((how) => [
@@ -151,7 +153,7 @@ function main(): void {
     } else if (ctx.method === 'GET' && ctx.path === '/portal/debt') {
       await portalPage(ctx);
     } else {
-      await consoleCeiling(pool, named, ctx);
+      await consolePages(ctx);
     }
   });
   const server = app.listen(Number(process.env.PORT), '127.0.0.1');

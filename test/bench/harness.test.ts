@@ -10,6 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { h, type ComponentChildren } from 'preact';
+import { renderToString } from 'preact-render-to-string';
 import { CHECK_AND_CHARGE } from '../../api/http/rate-limit';
 import { hashKeySecret } from '../../core/access/api-keys';
 import { toDebt, type DebtRow } from '../../core/debts/debts';
@@ -21,9 +23,28 @@ import { jsonObject, jsonTime, jsonValue } from '../../core/platform/json-page';
 import { CREDITOR_NAME_SQL, PORTAL_DEBT_SQL, PORTAL_TRANSACTIONS_SQL } from '../../core/portal/debt-reads';
 import { LINK_LIVE_SQL } from '../../core/portal/portal-sessions';
 import { OVERVIEW_ROLLUPS_SQL, overviewBindings } from '../../core/rollups/overview-rollups';
+import { EVENT_TYPES } from '../../core/events/outbox';
+import { CONSOLE_DELIVERY_SQL, type ConsoleDelivery } from '../../core/staff/console-deliveries';
+import { RETRY_FAILED_CAP, type DeliveryView } from '../../core/webhooks/deliveries';
+import { DeliveriesBody, DeliveryBody, STATUS_FILTERS } from '../../web/console/deliveries/deliveries-pages';
+import { Layout } from '../../web/layout';
 import { testEnv } from '../support/env';
 import { RATE_LIMIT_SCRIPT, bareKeyHash, bareRequestId } from './bare-api-routes';
-import { BARE_OVERVIEW_SQL, bareJsonObject, bareJsonTime, bareJsonValue, bareOverviewBindings } from './bare-console';
+import {
+  BARE_CONSOLE_DELIVERY_SQL,
+  BARE_OVERVIEW_SQL,
+  bareJsonObject,
+  bareJsonTime,
+  bareJsonValue,
+  bareOverviewBindings,
+} from './bare-console';
+import {
+  BARE_EVENT_TYPES,
+  BARE_RETRY_FAILED_CAP,
+  BARE_STATUS_FILTERS,
+  bareDeliveriesPage,
+  bareDeliveryPage,
+} from './bare-console-pages';
 import { BARE_OUTBOX_CHANNEL, BARE_WAKE_SPACING_MS, bareClaimStatement, bareDebtJson } from './bare-debts';
 import { BARE_MAX_DOCUMENT_BYTES } from './bare-documents';
 import {
@@ -43,7 +64,7 @@ const run = promisify(execFile);
  */
 describe('bench ceilings (libraries alone)', () => {
   const BENCH = __dirname;
-  const bareFiles = readdirSync(BENCH).filter((name) => /^bare-.*\.ts$/.test(name));
+  const bareFiles = readdirSync(BENCH).filter((name) => /^bare-.*\.tsx?$/.test(name));
   const packageJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
     devDependencies: Record<string, string>;
@@ -63,6 +84,7 @@ describe('bench ceilings (libraries alone)', () => {
       'bare-documents.ts',
       'bare-portal.ts',
       'bare-console.ts',
+      'bare-console-pages.tsx',
     ]);
     for (const file of bareFiles) {
       const source = readFileSync(path.join(BENCH, file), 'utf8');
@@ -143,6 +165,81 @@ describe('bench ceilings (libraries alone)', () => {
       ]),
     );
     expect(BARE_MAX_DOCUMENT_BYTES).to.equal(MAX_DOCUMENT_BYTES);
+    expect(BARE_CONSOLE_DELIVERY_SQL).to.equal(CONSOLE_DELIVERY_SQL);
+    expect([BARE_EVENT_TYPES, BARE_STATUS_FILTERS, BARE_RETRY_FAILED_CAP]).to.deep.equal([
+      EVENT_TYPES,
+      STATUS_FILTERS,
+      RETRY_FAILED_CAP,
+    ]);
+  });
+
+  it("renders the Deliveries page and a delivery's page as ours does, byte for byte, for the same rows", () => {
+    const stylesheetHref = '/console/assets/site.css';
+    const user = { email: 'a<b>@example.com', role: 'admin', csrfToken: 'tok"en', organizationName: 'Acme & Sons' };
+    // Times half a unit from the next, so that both renders (a few milliseconds apart) say the same relative phrase.
+    const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+    const delivery = (status: DeliveryView['status'], nextAttemptAt: string | null, n: number): DeliveryView => ({
+      id: `0190a0a0-0000-7000-8000-00000000000${n}`,
+      eventId: `evt_${n}`,
+      eventType: 'debt.created',
+      url: 'https://receiver.example.com/hooks?a=1&b=<2>',
+      status,
+      attemptCount: n,
+      lastAttemptAt: n === 0 ? null : ago(90 * 60_000),
+      nextAttemptAt,
+      requestId: null,
+      createdAt: ago(3.5 * 3_600_000),
+      updatedAt: ago(90 * 60_000),
+    });
+    const items = [
+      delivery('Succeeded', null, 1),
+      delivery('Failed', null, 6),
+      delivery('Pending', new Date(Date.now() + 30.5 * 60_000).toISOString(), 2),
+      delivery('Pending', null, 0),
+    ];
+    const ours = (title: string, children: ComponentChildren) =>
+      `<!doctype html>${renderToString(h(Layout, { title, stylesheetHref, user, mode: 'production', children }))}`;
+    const listProps = { query: { status: '', eventType: '', from: '', to: '' } as const, paged: false };
+    const since = new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10);
+    const list = (page: { items: DeliveryView[]; nextCursor: string | null }) =>
+      ours(
+        'Deliveries',
+        h(DeliveriesBody, {
+          ...listProps,
+          page,
+          canManage: true,
+          csrfToken: user.csrfToken,
+          defaultSince: since,
+          cap: RETRY_FAILED_CAP,
+        }),
+      );
+    expect(bareDeliveriesPage(stylesheetHref, user, items, 'next-cursor')).to.equal(
+      list({ items, nextCursor: 'next-cursor' }),
+    );
+    expect(bareDeliveriesPage(stylesheetHref, user, [], null)).to.equal(list({ items: [], nextCursor: null }));
+    const attempts = [0, 1, 2].map((i) => ({
+      number: i + 1,
+      startedAt: ago((3.5 - i) * 3_600_000),
+      url: 'https://receiver.example.com/hooks',
+      succeeded: i === 2,
+      httpStatus: i === 1 ? null : i === 2 ? 200 : 503,
+      latencyMs: 180 + i,
+      error: i === 1 ? 'connect ECONNREFUSED' : null,
+      responseBody: i === 0 ? '{"error":"<unavailable> & more"}' : null,
+    }));
+    const event = { id: 'evt_6', type: 'debt.created', createdAt: ago(3.5 * 3_600_000), data: { a: '<x>' } };
+    for (const [d, event_] of [
+      [{ ...items[1]!, attempts }, event],
+      [{ ...items[2]!, attempts: attempts.slice(0, 2) }, event],
+      [{ ...items[0]!, attempts }, null],
+      [{ ...items[3]!, attempts: [] }, null],
+    ] as const) {
+      const detail = { ...d, event: event_ } as ConsoleDelivery;
+      const props = { delivery: detail, canManage: true, canRetryNow: true, csrfToken: user.csrfToken };
+      expect(bareDeliveryPage(stylesheetHref, user, detail), d.status).to.equal(
+        ours('Delivery', h(DeliveryBody, props)),
+      );
+    }
   });
 });
 

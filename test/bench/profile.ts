@@ -4,6 +4,7 @@
  * as the top frames by self time and the share of time per package. Start-up (module loading) is in the profile too
  * but small next to the load. `APP_ENV=test npx tsx test/bench/profile.ts` after `npm run bench` has seeded the bench
  * database; the raw .cpuprofile files stay in bench-results/profiles/ (Chrome DevTools or speedscope open them).
+ * `console-deliveries` and `console-delivery` profile the console's pages at the console bench's 100,000-delivery tenant.
  * `bare-organization` and `bare-debts-create` profile the bare ceilings' process (bare-server.ts) on the same work.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
 import { creating } from './debts.bench';
 import { documentUploader, uploadFor } from './documents.bench';
+import { consoleTenant } from './seed-console';
 import { seedPortalDebt, signInToPortal } from './seed-portal';
 import { listTenant } from './seed-lists';
 import {
@@ -132,6 +134,24 @@ async function profilePortalDebt(db: ReturnType<typeof createDb>): Promise<void>
   }
 }
 
+const CONSOLE_PAGES = ['console-deliveries', 'console-delivery', 'bare-console-deliveries', 'bare-console-delivery'];
+
+/**
+ * The console's Deliveries page and a delivery's page (console.bench.ts) at the 100,000-delivery console tenant (seeded
+ * by the console bench), signed in; `bare-console-…` the same pages' ceilings (bare-console.ts) with the same session.
+ */
+async function profileConsole(db: ReturnType<typeof createDb>): Promise<void> {
+  if (only && !CONSOLE_PAGES.some((name) => only.has(name))) return;
+  const redisUrl = process.env.BENCH_REDIS_URL ?? testEnv.redisUrl;
+  const tenant = await consoleTenant(db, 100_000, { databaseUrl, redisUrl });
+  const page = (path_: string) => (baseUrl: string) =>
+    load(path_, { url: `${baseUrl}${path_}`, headers: { cookie: tenant.cookie }, duration });
+  await profileOne('console-deliveries', page('/console/deliveries'));
+  await profileOne('console-delivery', page(`/console/deliveries/${tenant.failedDeliveryId}`));
+  await profileOne('bare-console-deliveries', page('/console/deliveries'));
+  await profileOne('bare-console-delivery', page(`/console/delivery?id=${tenant.failedDeliveryId}`));
+}
+
 /** 1 MiB PDF uploads, 4 in flight, to the local store in a scratch directory (documents.bench.ts). */
 async function profileDocuments(tenant: BenchTenant): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'profile-documents-'));
@@ -162,6 +182,7 @@ async function main(): Promise<void> {
   try {
     const org = await benchTenant(db, 'Bench profile');
     await profilePortalDebt(db);
+    await profileConsole(db);
     await profileDocuments(org);
     await profileOne('organization', get('/v1/organization', org));
     await profileOne('bare-organization', get('/organization', org));

@@ -24,8 +24,8 @@ import type { DeliveryRetryNow } from '../../../core/webhooks/delivery-retry-now
 import type { SignInLinkDeps } from '../../../core/staff/magic-links';
 import type { MembershipCache } from '../../../core/staff/membership';
 import type { SessionStore, SessionUser, StaffSession } from '../../../core/staff/sessions';
-import { Layout } from '../../layout';
-import { sendPage } from '../../page';
+import { renderConsolePage } from '../../layout-shell';
+import { sendHtml } from '../../page';
 import {
   checkCsrfToken,
   checkSameOrigin,
@@ -173,20 +173,15 @@ export function createConsoleContext(
         ? { email: s.email, role: s.role, csrfToken: s.csrfToken, organizationName: organizationName ?? '' }
         : undefined;
       const flash = s ? takeFlash(ctx, secure) : undefined;
-      sendPage(
-        ctx,
-        <Layout
-          title={title}
-          stylesheetHref={parts.stylesheetHref}
-          user={user}
-          mode={config.mode}
-          flash={flash}
-          refreshSeconds={options.refreshSeconds}
-        >
-          {body}
-        </Layout>,
-        status,
-      );
+      const layout = {
+        title,
+        stylesheetHref: parts.stylesheetHref,
+        user,
+        mode: config.mode,
+        flash,
+        refreshSeconds: options.refreshSeconds,
+      };
+      sendHtml(ctx, renderConsolePage(layout, body), status);
     },
     doneThen(ctx, location, message) {
       setFlash(ctx, secure, message);

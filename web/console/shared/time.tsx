@@ -3,6 +3,7 @@
  * in a `<time datetime>`, with the exact UTC time in its `title` and after it for screen readers and print. A page
  * has no script, so the phrase is as of the request; the exact time is always one hover (or one read) away.
  */
+import { cachedIn } from '../../../core/platform/bounded-cache';
 import { when } from './format';
 
 const UNITS: [unit: Intl.RelativeTimeFormatUnit, ms: number][] = [
@@ -16,6 +17,8 @@ const UNITS: [unit: Intl.RelativeTimeFormatUnit, ms: number][] = [
 ];
 
 const phrase = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+/** The phrases made so far ("3 hours ago"): a page writes 150 times, few of them different, and Intl is slow. */
+const phrases = new Map<string, string>();
 
 /** `iso` relative to `now`: "just now" within a second, else the largest whole unit ("2 hours ago", "in 5 minutes"). */
 export function relativeTime(iso: string, now: Date = new Date()): string {
@@ -23,7 +26,8 @@ export function relativeTime(iso: string, now: Date = new Date()): string {
   const size = Math.abs(diff);
   if (size < 1_000) return 'just now';
   const [unit, ms] = UNITS.find(([, unitMs]) => size >= unitMs) ?? UNITS[UNITS.length - 1]!;
-  return phrase.format(Math.trunc(diff / ms), unit);
+  const count = Math.trunc(diff / ms);
+  return cachedIn(phrases, `${count} ${unit}`, () => phrase.format(count, unit));
 }
 
 /** A time as the console shows it; `none` (a dash by default) when there is none. */
