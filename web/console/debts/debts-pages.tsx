@@ -102,7 +102,7 @@ export function DebtBody(props: DebtPageProps) {
       )}
       <section class="card" aria-labelledby="debt">
         <h2 id="debt">
-          {debt.externalAccountId} <span class="status">{debt.status}</span>
+          {debt.externalAccountId} <span class="badge">{debt.status}</span>
         </h2>
         <Fields
           rows={[

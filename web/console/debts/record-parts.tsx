@@ -17,7 +17,7 @@ export function listHref(path: string, query: Record<string, string>, changes: R
 
 export function Problem({ detail }: { detail?: string }) {
   return detail ? (
-    <p class="banner" role="alert">
+    <p class="flash flash-danger" role="alert">
       {detail}
     </p>
   ) : null;
@@ -91,7 +91,7 @@ export function DebtTable({ debts }: { debts: Debt[] }) {
 
 export function Fields({ rows }: { rows: [string, ComponentChildren][] }) {
   return (
-    <dl class="fields">
+    <dl class="facts">
       {rows.map(([term, value]) => (
         <Fragment key={term}>
           <dt>{term}</dt>

@@ -32,7 +32,7 @@ export function TeamBody(props: TeamPageProps) {
         </p>
       )}
       {props.refusal && (
-        <p class="banner" role="alert">
+        <p class="flash flash-danger" role="alert">
           {props.refusal}
         </p>
       )}
@@ -90,7 +90,7 @@ export function TeamBody(props: TeamPageProps) {
       {props.canManage ? (
         <InviteForm {...props} />
       ) : (
-        <p class="notice">Only an owner can invite users, change their roles or remove them.</p>
+        <p class="flash flash-info">Only an owner can invite users, change their roles or remove them.</p>
       )}
     </>
   );
@@ -123,7 +123,7 @@ function InviteForm(props: TeamPageProps) {
     <section class="card" aria-labelledby="invite">
       <h2 id="invite">Invite a user</h2>
       {props.problem && (
-        <p class="banner" role="alert" id="invite-problem">
+        <p class="flash flash-danger" role="alert" id="invite-problem">
           {props.problem}
         </p>
       )}
