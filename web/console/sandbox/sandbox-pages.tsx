@@ -92,7 +92,7 @@ export function SignedUpBody(props: { organization: Organization; apiKey: ApiKey
           {secret}
         </p>
         <p>Try it:</p>
-        <pre>{`curl ${props.apiBase}/v1/debts \\\n  -H "Authorization: Bearer ${secret}"`}</pre>
+        <pre class="command">{`curl ${props.apiBase}/v1/debts \\\n  -H "Authorization: Bearer ${secret}"`}</pre>
       </section>
       <section class="card" aria-labelledby="next">
         <h2 id="next">Next</h2>
