@@ -17,6 +17,9 @@ export interface WebAssets {
   serve: Middleware;
 }
 
+/** The files of the console's stylesheet: the design system under the console's own rules. */
+export const CONSOLE_STYLESHEET = ['design.css', 'console.css'];
+
 /** The files of the debtor portal's stylesheet: the design system under the portal's own rules. */
 export const PORTAL_STYLESHEET = ['design.css', 'portal.css'];
 
@@ -24,7 +27,10 @@ export const PORTAL_STYLESHEET = ['design.css', 'portal.css'];
  * The console's stylesheet by default; the debtor portal serves its own (PORTAL_STYLESHEET under /portal/assets/).
  * `files` are joined in the order given.
  */
-export function loadWebAssets(files: string | readonly string[] = 'console.css', prefix = ASSETS_PREFIX): WebAssets {
+export function loadWebAssets(
+  files: string | readonly string[] = CONSOLE_STYLESHEET,
+  prefix = ASSETS_PREFIX,
+): WebAssets {
   const css = Buffer.concat(
     (typeof files === 'string' ? [files] : files).map((file) =>
       readFileSync(path.join(PROJECT_ROOT, 'web', 'assets', file)),

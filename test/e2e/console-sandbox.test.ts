@@ -170,7 +170,6 @@ describe('Console on the sandbox host: sign-up, documents and Reset sandbox now 
       expect(shown).to.contain('Scheduled').and.to.contain('Never');
       await shot(page, 'sandbox');
 
-      await shotAt(page, 'sandbox');
       expect((await api<Debt>('GET', `/v1/debts/${extra.id}`)).status).to.equal(200); // nothing yet
       await page.getByRole('button', { name: 'Reset sandbox now' }).click(); // a POST from the page itself
       await page.getByRole('heading', { name: 'Sandbox', level: 1 }).waitFor();

@@ -8,7 +8,7 @@ import { SIGN_IN_LINK_TTL_MS } from '../../core/staff/magic-links';
 import type { StaffRole } from '../../core/staff/staff-users';
 import { startTestServer, type TestServer } from '../support/app';
 import { withBrowser } from '../support/browser';
-import { CONSOLE_SHOTS, consoleBrowser, newStaffUser, shotAt } from '../support/console-browser';
+import { CONSOLE_SHOTS, consoleBrowser, NARROW_WIDTH, newStaffUser, shotAt } from '../support/console-browser';
 import { callerFor, raiseDebt } from '../support/debt-api';
 import { mintKey } from '../support/tenants';
 import { startMailSink, type MailSink } from '../support/mail-sink';
@@ -219,6 +219,20 @@ describe('Client console in a real browser with JavaScript off, signed in by lin
       for (const p of pages) {
         expect(await seriousViolations(p), p.url()).to.deep.equal([]);
       }
+
+      // A page showing a flash message (a key revoked), at 1280 px and at 360 px where the header wraps.
+      await page.goto(`${server.baseUrl}/console/keys`);
+      await page.getByLabel('Name').fill('Axe key');
+      await page.getByRole('button', { name: 'Mint key' }).press('Enter');
+      await page.locator('#secret').waitFor();
+      await page.goto(`${server.baseUrl}/console/keys`);
+      await page.getByRole('link', { name: 'Revoke Axe key' }).click();
+      await page.getByRole('button', { name: 'Revoke the key' }).click();
+      await page.getByRole('status').filter({ hasText: 'Key Axe key' }).waitFor();
+      expect(await seriousViolations(page), 'the keys page with its flash').to.deep.equal([]);
+      await shot(page, 'keys-flash');
+      await page.setViewportSize({ width: NARROW_WIDTH, height: 800 });
+      expect(await seriousViolations(page), 'the keys page with its flash at 360 px').to.deep.equal([]);
     });
   });
 

@@ -17,7 +17,8 @@ import { testDb } from './resources';
 export const CONSOLE_SHOTS = path.join(PROJECT_ROOT, 'test-artifacts', 'console');
 
 export interface ConsoleBrowser {
-  shot: (page: Page, name: string) => Promise<Buffer>;
+  /** `<name>.png` at the viewport and `<name>-360.png` at a phone's width. */
+  shot: (page: Page, name: string) => Promise<void>;
   noJs: (browser: Browser) => Promise<BrowserContext>;
   /** Asks for a link on the sign-in page; returns the text of the page that answers. */
   askForLink: (page: Page, email: string) => Promise<string>;
@@ -36,15 +37,57 @@ export interface ConsoleBrowser {
   seriousViolations: (page: Page) => Promise<string[]>;
 }
 
-export const shot = (page: Page, name: string) =>
+/** A phone's width: every console page reads at it without scrolling sideways. */
+export const NARROW_WIDTH = 360;
+
+const save = (page: Page, name: string) =>
   page.screenshot({ path: path.join(CONSOLE_SHOTS, `${name}.png`), fullPage: true });
+
+/** Fails unless `page` fits `width` (a wide table or payload scrolls in its own box, never the page). */
+async function expectNoSidewaysScroll(page: Page, name: string, width: number): Promise<void> {
+  const { scrollWidth, widest } = await page.evaluate((limit) => {
+    // What to fix when this fails: the innermost elements past the right edge that no scroll box of theirs clips.
+    // (No named function in here: the test runner's transpiler would wrap it in a helper the page does not have.)
+    const past = Array.from(document.querySelectorAll('body *')).filter((e) => {
+      // Its box, or the content it lets spill out (a long line of a <pre>), ends past the edge.
+      const box = e.getBoundingClientRect();
+      const spills = getComputedStyle(e).overflowX === 'visible' && box.left + e.scrollWidth > limit + 0.5;
+      if (box.right <= limit + 0.5 && !spills) return false;
+      for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+        if (getComputedStyle(a).overflowX !== 'visible') return false;
+      }
+      return true;
+    });
+    const innermost = past.filter((e) => !past.some((other) => other !== e && e.contains(other)));
+    return {
+      scrollWidth: document.documentElement.scrollWidth,
+      widest: innermost.slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${Array.from(e.classList).join('.')}`),
+    };
+  }, width);
+  expect(scrollWidth, `${name} at ${width} px scrolls sideways (${widest.join(', ')})`).to.be.at.most(width);
+}
+
+/**
+ * Screenshots of `page` at its viewport (`<name>.png`, 1280 px wide unless the test set another) and at 360 px
+ * (`<name>-360.png`, checked to fit the phone's width), its viewport restored after.
+ */
+export async function shot(page: Page, name: string): Promise<void> {
+  await save(page, name);
+  const viewport = page.viewportSize();
+  if (viewport?.width === NARROW_WIDTH) return;
+  await page.setViewportSize({ width: NARROW_WIDTH, height: 800 });
+  await save(page, `${name}-360`);
+  await expectNoSidewaysScroll(page, name, NARROW_WIDTH);
+  if (viewport) await page.setViewportSize(viewport);
+}
 
 /** Screenshots of `page` at 1280 and 360 px wide (`<name>-1280.png`, `<name>-360.png`), its viewport restored after. */
 export async function shotAt(page: Page, name: string): Promise<void> {
   const viewport = page.viewportSize();
-  for (const width of [1280, 360]) {
+  for (const width of [1280, NARROW_WIDTH]) {
     await page.setViewportSize({ width, height: 800 });
-    await shot(page, `${name}-${width}`);
+    await save(page, `${name}-${width}`);
+    if (width === NARROW_WIDTH) await expectNoSidewaysScroll(page, name, width);
   }
   if (viewport) await page.setViewportSize(viewport);
 }

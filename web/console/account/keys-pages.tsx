@@ -24,7 +24,7 @@ export function KeysBody(props: { keys: ConsoleKey[]; csrfToken: string; canMana
       {props.canManage ? (
         <MintForm csrfToken={props.csrfToken} keyKind={props.keyKind} />
       ) : (
-        <p class="notice">Your role can read keys but not mint or revoke them.</p>
+        <p class="flash flash-info">Your role can read keys but not mint or revoke them.</p>
       )}
     </>
   );
@@ -40,7 +40,7 @@ export function scopeSummary(scopes: readonly string[]): string {
 
 function KeyTable({ keys, canManage }: { keys: ConsoleKey[]; canManage: boolean }) {
   return (
-    <table class="keys">
+    <table class="keys collapse">
       <thead>
         <tr>
           <th scope="col">Key</th>
@@ -53,29 +53,33 @@ function KeyTable({ keys, canManage }: { keys: ConsoleKey[]; canManage: boolean 
       <tbody>
         {keys.map((k) => (
           <tr key={k.id}>
-            <td class="key-name">
-              <a href={`/console/keys/${k.id}`}>{k.name}</a>
-              <br />
-              <code>{k.prefix}…</code>
+            <td class="key-name" data-label="Key">
+              <span>
+                <a href={`/console/keys/${k.id}`}>{k.name}</a>
+                <br />
+                <code>{k.prefix}…</code>
+              </span>
             </td>
-            <td>
-              {scopeSummary(k.scopes)}
-              {k.readOnly && <span class="muted"> (read-only)</span>}
+            <td data-label="Scopes">
+              <span>
+                {scopeSummary(k.scopes)}
+                {k.readOnly && <span class="muted"> (read-only)</span>}
+              </span>
             </td>
-            <td>
+            <td data-label="Last used">
               <When iso={k.lastUsedAt} none="never" />
             </td>
-            <td>
+            <td data-label="Status">
               {k.revokedAt ? (
-                <>
+                <span>
                   Revoked <When iso={k.revokedAt} />
-                </>
+                </span>
               ) : (
                 'Active'
               )}
             </td>
             {canManage && (
-              <td>
+              <td data-label="Action">
                 {!k.revokedAt && (
                   <a class="button-link danger" href={`/console/keys/${k.id}/revoke`}>
                     Revoke<span class="visually-hidden"> {k.name}</span>

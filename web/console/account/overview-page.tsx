@@ -16,7 +16,7 @@ const deliveries = (n: number) => `${count(n)} webhook ${n === 1 ? 'delivery' : 
 function Banner({ failingNow, failed }: { failingNow: number; failed: number }) {
   if (failingNow === 0 && failed === 0) return null;
   return (
-    <div class="banner" role="alert">
+    <div class="flash flash-danger" role="alert">
       {failingNow > 0 && (
         <p>
           <strong>{deliveries(failingNow)} failing now</strong>: the latest attempt failed and{' '}
@@ -87,7 +87,7 @@ export function OverviewBody({
           <p>None.</p>
         ) : (
           <div class="table-wrap">
-            <table>
+            <table class="collapse">
               <caption class="visually-hidden">The newest failures since {when(overview.failedSince)}</caption>
               <thead>
                 <tr>
@@ -100,14 +100,16 @@ export function OverviewBody({
               <tbody>
                 {overview.recentFailures.map((d) => (
                   <tr key={d.id}>
-                    <td>
+                    <td data-label="Delivery">
                       <a href={`/console/deliveries/${d.id}`}>
                         <code>{d.id}</code>
                       </a>
                     </td>
-                    <td>{d.eventType}</td>
-                    <td>{d.url}</td>
-                    <td class="when">{when(d.failedAt)}</td>
+                    <td data-label="Event type">{d.eventType}</td>
+                    <td data-label="Receiver">{d.url}</td>
+                    <td data-label="Failed at" class="when">
+                      {when(d.failedAt)}
+                    </td>
                   </tr>
                 ))}
               </tbody>

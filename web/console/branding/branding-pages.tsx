@@ -49,7 +49,7 @@ export function BrandingBody(props: BrandingPageProps) {
   return (
     <>
       {props.problem && (
-        <div class="banner" role="alert" id="problem">
+        <div class="error-summary" role="alert" id="problem">
           <strong>The branding was not saved.</strong> {props.problem.detail}
           <ul>
             {Object.entries(props.problem.fields).map(([field, message]) => (
@@ -74,7 +74,7 @@ export function BrandingBody(props: BrandingPageProps) {
       ) : (
         <>
           <SavedTable values={props.saved} />
-          <p class="notice">Your role can read the branding but not change it.</p>
+          <p class="flash flash-info">Your role can read the branding but not change it.</p>
         </>
       )}
     </>

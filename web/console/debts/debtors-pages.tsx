@@ -37,7 +37,7 @@ export function DebtorsBody(props: DebtorsListProps) {
           <p>No debtors match.</p>
         ) : (
           <div class="table-wrap" tabIndex={0} role="region" aria-label="Debtors table">
-            <table>
+            <table class="collapse">
               <thead>
                 <tr>
                   <th scope="col">Reference id</th>
@@ -50,15 +50,17 @@ export function DebtorsBody(props: DebtorsListProps) {
               <tbody>
                 {props.debtors.map((d) => (
                   <tr key={d.id}>
-                    <td>
+                    <td data-label="Reference id">
                       <a href={`/console/debtors/${d.id}`}>{d.referenceId}</a>
                     </td>
-                    <td>
-                      {d.firstName} {d.lastName}
+                    <td data-label="Name">
+                      <span>
+                        {d.firstName} {d.lastName}
+                      </span>
                     </td>
-                    <td>{d.email ?? '–'}</td>
-                    <td>{d.phone ?? '–'}</td>
-                    <td>
+                    <td data-label="Email">{d.email ?? '–'}</td>
+                    <td data-label="Phone">{d.phone ?? '–'}</td>
+                    <td data-label="Created">
                       <When iso={d.createdAt} />
                     </td>
                   </tr>

@@ -102,7 +102,7 @@ export function DebtBody(props: DebtPageProps) {
       )}
       <section class="card" aria-labelledby="debt">
         <h2 id="debt">
-          {debt.externalAccountId} <span class="status">{debt.status}</span>
+          {debt.externalAccountId} <span class="badge">{debt.status}</span>
         </h2>
         <Fields
           rows={[
@@ -175,7 +175,7 @@ function Transactions({ transactions, more }: { transactions: Transaction[]; mor
         <p>None.</p>
       ) : (
         <div class="table-wrap" tabIndex={0} role="region" aria-label="Transactions table">
-          <table>
+          <table class="collapse">
             <thead>
               <tr>
                 <th scope="col">Created</th>
@@ -189,14 +189,14 @@ function Transactions({ transactions, more }: { transactions: Transaction[]; mor
             <tbody>
               {transactions.map((t) => (
                 <tr key={t.id}>
-                  <td>
+                  <td data-label="Created">
                     <When iso={t.createdAt} />
                   </td>
-                  <td>{t.type}</td>
-                  <td>{t.direction}</td>
-                  <td>{t.status}</td>
-                  <td>{money(t.amount, t.currency)}</td>
-                  <td>{t.processorReference ?? '–'}</td>
+                  <td data-label="Type">{t.type}</td>
+                  <td data-label="Direction">{t.direction}</td>
+                  <td data-label="Status">{t.status}</td>
+                  <td data-label="Amount">{money(t.amount, t.currency)}</td>
+                  <td data-label="Processor reference">{t.processorReference ?? '–'}</td>
                 </tr>
               ))}
             </tbody>

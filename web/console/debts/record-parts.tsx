@@ -17,7 +17,7 @@ export function listHref(path: string, query: Record<string, string>, changes: R
 
 export function Problem({ detail }: { detail?: string }) {
   return detail ? (
-    <p class="banner" role="alert">
+    <p class="flash flash-danger" role="alert">
       {detail}
     </p>
   ) : null;
@@ -57,7 +57,7 @@ export function TextFilter(props: { name: string; label: string; value: string; 
 export function DebtTable({ debts }: { debts: Debt[] }) {
   return (
     <div class="table-wrap" tabIndex={0} role="region" aria-label="Debts table">
-      <table>
+      <table class="collapse">
         <thead>
           <tr>
             <th scope="col">External account</th>
@@ -71,14 +71,18 @@ export function DebtTable({ debts }: { debts: Debt[] }) {
         <tbody>
           {debts.map((d) => (
             <tr key={d.id}>
-              <td class="nowrap">
+              <td class="nowrap" data-label="External account">
                 <a href={`/console/debts/${d.id}`}>{d.externalAccountId}</a>
               </td>
-              <td>{d.clientReference ?? '–'}</td>
-              <td>{d.status}</td>
-              <td class="nowrap">{money(d.outstandingPrincipal, d.currency)}</td>
-              <td class="nowrap">{money(d.originalPrincipal, d.currency)}</td>
-              <td class="nowrap">
+              <td data-label="Client reference">{d.clientReference ?? '–'}</td>
+              <td data-label="Status">{d.status}</td>
+              <td class="nowrap" data-label="Outstanding">
+                {money(d.outstandingPrincipal, d.currency)}
+              </td>
+              <td class="nowrap" data-label="Original">
+                {money(d.originalPrincipal, d.currency)}
+              </td>
+              <td class="nowrap" data-label="Created">
                 <When iso={d.createdAt} />
               </td>
             </tr>
@@ -91,7 +95,7 @@ export function DebtTable({ debts }: { debts: Debt[] }) {
 
 export function Fields({ rows }: { rows: [string, ComponentChildren][] }) {
   return (
-    <dl class="fields">
+    <dl class="facts">
       {rows.map(([term, value]) => (
         <Fragment key={term}>
           <dt>{term}</dt>

@@ -110,7 +110,7 @@ function FilterForm({ query }: { query: DeliveryQuery }) {
 
 function DeliveryTable({ deliveries }: { deliveries: DeliveryView[] }) {
   return (
-    <table>
+    <table class="collapse">
       <thead>
         <tr>
           <th scope="col">Delivery</th>
@@ -125,25 +125,27 @@ function DeliveryTable({ deliveries }: { deliveries: DeliveryView[] }) {
       <tbody>
         {deliveries.map((d) => (
           <tr key={d.id}>
-            <td>
+            <td data-label="Delivery">
               <a href={`/console/deliveries/${d.id}`}>
                 <code>{d.id}</code>
                 <span class="visually-hidden"> {d.eventType} delivery</span>
               </a>
             </td>
-            <td>{d.eventType}</td>
-            <td>
-              <StateBadge delivery={d} />
-              <RetryingSummary delivery={d} />
+            <td data-label="Event type">{d.eventType}</td>
+            <td data-label="Status">
+              <span>
+                <StateBadge delivery={d} />
+                <RetryingSummary delivery={d} />
+              </span>
             </td>
-            <td>{d.attemptCount}</td>
-            <td>
+            <td data-label="Attempts">{d.attemptCount}</td>
+            <td data-label="Created">
               <When iso={d.createdAt} />
             </td>
-            <td>
+            <td data-label="Last attempt">
               <When iso={d.lastAttemptAt} />
             </td>
-            <td>
+            <td data-label="Next attempt">
               <When iso={d.nextAttemptAt} />
             </td>
           </tr>

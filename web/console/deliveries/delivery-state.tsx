@@ -17,10 +17,18 @@ export function deliveryState(d: Pick<DeliveryView, 'status' | 'nextAttemptAt'>)
 
 const ICONS: Record<DeliveryState, string> = { Delivered: '✓', Failed: '✕', Retrying: '↻', Sending: '…' };
 
+/** The design system's badge for each state (design.css): the icon and the word carry the meaning, the tone repeats it. */
+const BADGES: Record<DeliveryState, string> = {
+  Delivered: 'badge badge-success',
+  Failed: 'badge badge-danger',
+  Retrying: 'badge badge-warning',
+  Sending: 'badge',
+};
+
 export function StateBadge({ delivery }: { delivery: Pick<DeliveryView, 'status' | 'nextAttemptAt'> }) {
   const state = deliveryState(delivery);
   return (
-    <span class={`status status-${state.toLowerCase()}`}>
+    <span class={BADGES[state]}>
       <span aria-hidden="true">{ICONS[state]} </span>
       {state}
     </span>

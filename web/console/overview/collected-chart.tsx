@@ -46,25 +46,28 @@ function CurrencyChart({ currency, weeks }: { currency: string; weeks: Collected
         </ChartScroll>
         <Legend entries={[{ name: `Collected, ${currency}`, colour: COLOURS.collected, figure: amount(total) }]} />
       </figure>
-      <table class="visually-hidden">
-        <caption>Payments collected per week in {currency}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Week starting</th>
-            <th scope="col">Collected</th>
-            <th scope="col">Payments</th>
-          </tr>
-        </thead>
-        <tbody>
-          {weeks.map((w) => (
-            <tr key={w.week}>
-              <th scope="row">{w.week}</th>
-              <td>{amount(w.amount)}</td>
-              <td>{w.payments}</td>
+      {/* In a box that clips it: a table is never narrower than its content, whatever its width. */}
+      <div class="visually-hidden">
+        <table>
+          <caption>Payments collected per week in {currency}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Week starting</th>
+              <th scope="col">Collected</th>
+              <th scope="col">Payments</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {weeks.map((w) => (
+              <tr key={w.week}>
+                <th scope="row">{w.week}</th>
+                <td>{amount(w.amount)}</td>
+                <td>{w.payments}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </>
   );
 }

@@ -39,7 +39,7 @@ export function PortalSettingsBody(props: PortalSettingsProps) {
   return (
     <>
       {props.problem && (
-        <div class="banner" role="alert" id="problem">
+        <div class="flash flash-danger" role="alert" id="problem">
           <strong>The settings were not saved.</strong> {props.problem}
         </div>
       )}

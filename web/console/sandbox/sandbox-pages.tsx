@@ -25,7 +25,7 @@ export function SignUpForm({ csrfToken, values = {}, problems = [], invalid = ne
         every scope. We email you a link that creates it, with you as its owner; then you can invite your team.
       </p>
       {problems.length > 0 && (
-        <div class="banner" role="alert">
+        <div class="error-summary" role="alert">
           <p>
             <strong>Your sandbox was not created.</strong>
           </p>
@@ -92,7 +92,7 @@ export function SignedUpBody(props: { organization: Organization; apiKey: ApiKey
           {secret}
         </p>
         <p>Try it:</p>
-        <pre>{`curl ${props.apiBase}/v1/debts \\\n  -H "Authorization: Bearer ${secret}"`}</pre>
+        <pre class="command">{`curl ${props.apiBase}/v1/debts \\\n  -H "Authorization: Bearer ${secret}"`}</pre>
       </section>
       <section class="card" aria-labelledby="next">
         <h2 id="next">Next</h2>
@@ -123,7 +123,7 @@ export function SandboxBody(props: {
   return (
     <>
       {underWay ? (
-        <div class="notice" role="status">
+        <div class="flash flash-info" role="status">
           <p>Your reset is under way: it usually ends within seconds. This page reloads itself until it is done.</p>
           <progress aria-label="Reset under way" />
         </div>
@@ -142,7 +142,7 @@ export function SandboxBody(props: {
           idempotency records, and seeds the dataset again; it keeps your organisation, its team, branding, API keys and
           webhook receiver. This is what <code>GET /v1/sandbox/reset</code> reports.
         </p>
-        <dl class="fields">
+        <dl class="facts">
           <dt>Status</dt>
           <dd>{underWay ? 'Requested: a reset is under way' : 'Scheduled'}</dd>
           <dt>Last API use</dt>

@@ -66,7 +66,7 @@ export function SimulationPanel(props: SimulationPanelProps) {
         </p>
       )}
       {outcome?.kind === 'refused' && (
-        <div class="banner" role="alert">
+        <div class="error-summary" role="alert">
           <p>
             <strong>{ACTION_NAMES[outcome.action]} was refused.</strong> Nothing changed.
           </p>

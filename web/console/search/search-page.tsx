@@ -32,7 +32,7 @@ export function SearchBody({ query, hits }: { query: string; hits: SearchHit[] }
             <p>Nothing in this organisation matches it exactly. Ids and references are matched whole.</p>
           ) : (
             <div class="table-wrap">
-              <table>
+              <table class="collapse">
                 <thead>
                   <tr>
                     <th scope="col">What</th>
@@ -44,14 +44,16 @@ export function SearchBody({ query, hits }: { query: string; hits: SearchHit[] }
                 <tbody>
                   {hits.map((hit) => (
                     <tr key={`${hit.kind}-${hit.id}-${hit.matched}`}>
-                      <td>{KIND_LABELS[hit.kind]}</td>
-                      <td>
-                        {hit.href ? <a href={hit.href}>{hit.label}</a> : hit.label}
-                        <br />
-                        <code>{hit.id}</code>
+                      <td data-label="What">{KIND_LABELS[hit.kind]}</td>
+                      <td data-label="Found">
+                        <span>
+                          {hit.href ? <a href={hit.href}>{hit.label}</a> : hit.label}
+                          <br />
+                          <code>{hit.id}</code>
+                        </span>
                       </td>
-                      <td>{hit.matched}</td>
-                      <td>
+                      <td data-label="Matched by">{hit.matched}</td>
+                      <td data-label="Created">
                         <When iso={hit.createdAt} />
                       </td>
                     </tr>

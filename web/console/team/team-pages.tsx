@@ -32,14 +32,14 @@ export function TeamBody(props: TeamPageProps) {
         </p>
       )}
       {props.refusal && (
-        <p class="banner" role="alert">
+        <p class="flash flash-danger" role="alert">
           {props.refusal}
         </p>
       )}
       <section class="card" aria-labelledby="users">
         <h2 id="users">Users</h2>
         <div class="table-wrap" tabIndex={0} role="region" aria-label="Users table">
-          <table>
+          <table class="collapse">
             <thead>
               <tr>
                 <th scope="col">Email</th>
@@ -52,19 +52,23 @@ export function TeamBody(props: TeamPageProps) {
             <tbody>
               {props.users.map((u) => (
                 <tr key={u.id}>
-                  <td>
-                    {u.email}
-                    {u.id === props.me && <span class="muted"> (you)</span>}
+                  <td data-label="Email">
+                    <span>
+                      {u.email}
+                      {u.id === props.me && <span class="muted"> (you)</span>}
+                    </span>
                   </td>
-                  <td>{u.role}</td>
-                  <td class="nowrap">{u.createdAt.slice(0, 10)}</td>
+                  <td data-label="Role">{u.role}</td>
+                  <td class="nowrap" data-label="Added">
+                    {u.createdAt.slice(0, 10)}
+                  </td>
                   {props.canManage && (
-                    <td>
+                    <td data-label="Change role">
                       <RoleForm user={u} csrfToken={props.csrfToken} />
                     </td>
                   )}
                   {props.canManage && (
-                    <td>
+                    <td data-label="Remove">
                       {u.role === 'owner' && owners === 1 ? (
                         <span class="muted">the only owner</span>
                       ) : (
@@ -90,7 +94,7 @@ export function TeamBody(props: TeamPageProps) {
       {props.canManage ? (
         <InviteForm {...props} />
       ) : (
-        <p class="notice">Only an owner can invite users, change their roles or remove them.</p>
+        <p class="flash flash-info">Only an owner can invite users, change their roles or remove them.</p>
       )}
     </>
   );
@@ -123,7 +127,7 @@ function InviteForm(props: TeamPageProps) {
     <section class="card" aria-labelledby="invite">
       <h2 id="invite">Invite a user</h2>
       {props.problem && (
-        <p class="banner" role="alert" id="invite-problem">
+        <p class="flash flash-danger" role="alert" id="invite-problem">
           {props.problem}
         </p>
       )}

@@ -39,7 +39,7 @@ export function WebhooksBody(props: {
           {config.enabled && <ReceiverActions />}
         </>
       ) : (
-        <p class="notice">Your role can read the receiver but not change it.</p>
+        <p class="flash flash-info">Your role can read the receiver but not change it.</p>
       )}
     </>
   );
