@@ -40,7 +40,7 @@ export function ProgressSection({ placement, progress }: { placement: Placement;
           {progress.timeLeft ?? ''}
         </span>
       </p>
-      <dl class="fields placement-counts">
+      <dl class="facts placement-counts">
         <dt>Rows in the file</dt>
         <dd id="placement-total">{progress.total > 0 ? progress.total : '–'}</dd>
         <dt>Imported</dt>
@@ -58,7 +58,7 @@ export function ProgressSection({ placement, progress }: { placement: Placement;
           </>
         )}
       </dl>
-      {placement.failureReason && <p class="banner">{placement.failureReason}</p>}
+      {placement.failureReason && <p class="flash flash-danger">{placement.failureReason}</p>}
     </section>
   );
 }

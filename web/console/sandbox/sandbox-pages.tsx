@@ -138,9 +138,9 @@ export function SandboxBody(props: {
         <h2 id="reset">Test data reset</h2>
         <p>
           Your test data is wiped and seeded again after 7 days without an API request with one of your keys, or now,
-          when you ask. A reset wipes your debts, debtors, transactions, documents, events, webhook deliveries and
-          idempotency records, and seeds the dataset again; it keeps your organisation, its team, branding, API keys and
-          webhook receiver. This is what <code>GET /v1/sandbox/reset</code> reports.
+          when you ask. A reset wipes your debts, debtors, transactions, documents, placements, events, webhook
+          deliveries and idempotency records, and seeds the dataset again; it keeps your organisation, its team,
+          branding, API keys and webhook receiver. This is what <code>GET /v1/sandbox/reset</code> reports.
         </p>
         <dl class="facts">
           <dt>Status</dt>
