@@ -10,32 +10,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { outboxLag } from '../../core/events/outbox-lag';
 import { DEBT_LIFECYCLE_CONSUMER } from '../../core/lifecycle/lifecycle-consumer';
-import { createDb, type Db } from '../../core/platform/db';
-import { migrate } from '../../scripts/migrate';
 import { inlineDebtBody } from '../support/debt-api';
-import { sharedMailSink, stopSharedMailSink } from '../support/mail-sink';
+import { stopSharedMailSink } from '../support/mail-sink';
 import { closeSharedResources } from '../support/resources';
-import { killGroup } from '../support/processes';
-import { createScratchDatabase } from '../support/scratch-databases';
-import { startLifecycleWorker, startWebhooksWorker, type ServiceProcess } from '../support/service-processes';
-import { startDevServer } from '../support/temporal';
 import { waitFor } from '../support/wait';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
-import { configureReceiver, localWebhookConfig, localWebhookEnv } from '../support/webhooks';
+import { configureReceiver, localWebhookConfig } from '../support/webhooks';
 import { check, observe, recordMemory, type BenchReport } from './report';
-import {
-  COMPILED_API,
-  benchTenant,
-  buildCompiled,
-  childPids,
-  peakMemoryMiB,
-  startApiProcess,
-  type ApiProcess,
-  type BenchTenant,
-} from './support';
+import { consumersCaughtUp, countOf, startBenchStack, stopBenchStack, type BenchStack } from './stack';
+import { benchTenant, buildCompiled, childPids, peakMemoryMiB, percentile, type BenchTenant } from './support';
 import { inParallel, noopWorkflowFloor } from './workflow-floor';
 
 const RAISE_CONCURRENCY = 32;
@@ -55,76 +38,13 @@ export interface BurstResult {
   otherTenantPings: number;
 }
 
-interface Rig {
-  db: Db;
-  temporal: TestWorkflowEnvironment;
-  api: ApiProcess;
-  receiver: WebhookReceiver;
-  workers: ServiceProcess[];
-  env: Record<string, string>;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
-
-async function startRig(webhooksWorkers: number): Promise<Rig> {
-  const webhooks = localWebhookConfig();
-  const databaseUrl = await createScratchDatabase('bench_burst');
-  const db = createDb(databaseUrl, { pool: { min: 0, max: 4 } });
-  await migrate(db, 'up');
-  const temporal = await startDevServer();
-  const receiver = await startWebhookReceiver();
-  const smtpUrl = (await sharedMailSink()).smtpUrl;
-  const env = {
-    TEMPORAL_ADDRESS: temporal.address,
-    WORKER_MODES: 'production',
-    PRODUCTION_DATABASE_URL: databaseUrl,
-    PRODUCTION_TEMPORAL_NAMESPACE: temporal.namespace ?? 'default',
-    SMTP_URL: smtpUrl,
-    METRICS_PORT: '0',
-    ...localWebhookEnv(webhooks),
-  };
-  const api = await startApiProcess(
-    {
-      API_MODE: 'production',
-      DATABASE_URL: databaseUrl,
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_NAMESPACE: temporal.namespace ?? 'default',
-      SMTP_URL: smtpUrl,
-      ...localWebhookEnv(webhooks),
-    },
-    [],
-    COMPILED_API,
-  );
-  const workers = await Promise.all([
-    startLifecycleWorker(env, 'dist/workers/lifecycle.js'),
-    ...Array.from({ length: webhooksWorkers }, () => startWebhooksWorker(env, 'dist/workers/webhooks.js')),
-  ]);
-  return { db, temporal, api, receiver, workers, env };
-}
-
-async function stopRig(rig: Rig): Promise<void> {
-  rig.workers.forEach(killGroup);
-  await Promise.all(rig.workers.map((w) => w.exited));
-  await Promise.allSettled([rig.api.stop(), rig.receiver.close()]);
-  await rig.db.destroy();
-  await rig.temporal.teardown();
-}
-
-async function countOf(db: Db, sql: string, bindings: string[]): Promise<number> {
-  const { rows } = await db.raw<{ rows: { n: string }[] }>(`select count(*) as n from ${sql}`, bindings);
-  return Number(rows[0]?.n ?? 0);
-}
-
 /** Seconds from `since` until `done` holds (polled once a second). */
 async function secondsUntil(since: number, what: string, done: () => Promise<boolean>): Promise<number> {
   await waitFor(done, { what, timeoutMs: DRAIN_TIMEOUT_MS, intervalMs: 1_000 });
   return (Date.now() - since) / 1000;
 }
 
-async function burst(rig: Rig, debts: number, webhooksWorkers: number): Promise<BurstResult> {
+async function burst(rig: BenchStack, debts: number, webhooksWorkers: number): Promise<BurstResult> {
   const webhooks = localWebhookConfig();
   const big: BenchTenant = await benchTenant(rig.db, 'Bench burst');
   const other: BenchTenant = await benchTenant(rig.db, 'Bench burst bystander');
@@ -163,7 +83,7 @@ async function burst(rig: Rig, debts: number, webhooksWorkers: number): Promise<
   // Started: the lifecycle consumer has taken every event, and no start it recorded is still waiting to be made.
   const lifecycleStartedSeconds = await secondsUntil(started, 'every lifecycle to start', async () => {
     const waiting = await countOf(rig.db, 'lifecycle_pending_starts where organization_id = ?', [big.organizationId]);
-    return waiting === 0 && (await lifecycleConsumerCaughtUp(rig.db));
+    return waiting === 0 && (await consumersCaughtUp(rig.db, [DEBT_LIFECYCLE_CONSUMER]));
   });
   const mailedSeconds = await secondsUntil(started, 'every portal mail to be sent', async () => {
     const sent = await countOf(
@@ -194,12 +114,6 @@ async function burst(rig: Rig, debts: number, webhooksWorkers: number): Promise<
   };
 }
 
-/** The lifecycle consumer has taken every committed event (nothing after its cursor). */
-async function lifecycleConsumerCaughtUp(db: Db): Promise<boolean> {
-  const [lag] = await outboxLag(db, 'production', [DEBT_LIFECYCLE_CONSUMER]);
-  return lag !== undefined && lag.lag === 0;
-}
-
 function print(r: BurstResult, floor: number): void {
   const f = (n: number) => n.toFixed(1);
   console.log(`\nburst: ${r.debts} debts from one tenant, ${r.webhooksWorkers} webhooks worker process(es)`);
@@ -219,7 +133,7 @@ export async function benchBurst(options: { debts?: number; report?: BenchReport
   buildCompiled();
   const results: BurstResult[] = [];
   for (const webhooksWorkers of [1, 2]) {
-    const rig = await startRig(webhooksWorkers);
+    const rig = await startBenchStack({ database: 'bench_burst', webhooksWorkers });
     try {
       const result = await burst(rig, debts, webhooksWorkers);
       const floor = await noopWorkflowFloor(rig.temporal, 1_000, 32);
@@ -266,7 +180,7 @@ export async function benchBurst(options: { debts?: number; report?: BenchReport
           recordMemory(report, `Temporal dev server (burst, ${label})`, pid, peakMemoryMiB(pid));
       }
     } finally {
-      await stopRig(rig);
+      await stopBenchStack(rig);
     }
   }
   return results;
