@@ -28,19 +28,23 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@temporalio/client';
 import { DEFAULT_ROWS_PER_SECOND } from '../../activities/placements';
 import { DEBT_LIFECYCLE_CONSUMER } from '../../core/lifecycle/lifecycle-consumer';
 import { DEBTOR_NOTIFICATIONS_CONSUMER } from '../../core/notifications/notifications-consumer';
 import { isFinished, type Placement } from '../../core/placements/placements';
+import { TASK_QUEUES } from '../../core/temporal/names';
 import { inlineDebtBody } from '../support/debt-api';
 import { stopSharedMailSink } from '../support/mail-sink';
 import { goodRow, PLACEMENT_HEADER } from '../support/placements';
 import { closeSharedResources } from '../support/resources';
 import { waitFor } from '../support/wait';
 import { configureReceiver, localWebhookConfig } from '../support/webhooks';
+import { importTimeline, type ImportTimeline } from './placement-timeline';
 import { check, newReport, observe, recordMemory, type BenchReport } from './report';
 import { consumersCaughtUp, countOf, startBenchStack, stopBenchStack, type BenchStack } from './stack';
 import { benchTenant, buildCompiled, childPids, peakMemoryMiB, percentile, type BenchTenant } from './support';
+import { sampleBacklog, type Backlog } from './task-queue-backlog';
 
 export interface PlacementBenchOptions {
   report?: BenchReport;
@@ -80,6 +84,9 @@ interface ImportResult {
   mailsSent: number;
   deliveriesReceived: number;
   peaks: Peak[];
+  timeline: ImportTimeline;
+  /** The lifecycle task queue's largest backlog while importing (the import's tasks and its debts' lifecycles). */
+  backlog: Backlog;
 }
 
 interface QuietLatencies {
@@ -220,6 +227,10 @@ async function quietLatencies(
   };
 }
 
+function namespaceOf(stack: BenchStack): string {
+  return stack.temporal.namespace ?? 'default';
+}
+
 /** Each process's peak resident memory so far (VmHWM). */
 function peaksOf(stack: BenchStack): Peak[] {
   const [lifecycle, ...webhooks] = stack.workers;
@@ -242,6 +253,7 @@ async function importOnce(
   const stack = await startBenchStack({ database: 'bench_placements', webhooksWorkers: 1 });
   const counting = await startCountingReceiver();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-placement-'));
+  let backlog: ReturnType<typeof sampleBacklog> | undefined;
   try {
     const webhooks = localWebhookConfig();
     const big = await benchTenant(stack.db, 'Bench placement');
@@ -263,6 +275,7 @@ async function importOnce(
       await quietLatencies(stack, quiet, { tag: 'warm', count: 2, everyMs: fairness.everyMs, busy: () => false });
       idle = await quietLatencies(stack, quiet, { tag: 'idle', ...fairness, busy: () => false });
     }
+    backlog = sampleBacklog(stack.temporal.connection, namespaceOf(stack), TASK_QUEUES.lifecycle);
     const started = Date.now();
     const id = await uploadPlacement(stack, big, file);
     const uploadSeconds = (Date.now() - started) / 1000;
@@ -288,6 +301,7 @@ async function importOnce(
       intervalMs: 200,
     });
     const queuedAt = Date.now();
+    const largestBacklog = await backlog.stop();
     const org = [big.organizationId];
     const [debts, pendingStarts, mailsQueued, mailsSent] = await Promise.all([
       countOf(stack.db, 'debts where organization_id = ?', org),
@@ -317,10 +331,16 @@ async function importOnce(
         mailsSent,
         deliveriesReceived,
         peaks: peaksOf(stack),
+        timeline: await importTimeline(
+          new Client({ connection: stack.temporal.connection, namespace: namespaceOf(stack) }),
+          id,
+        ),
+        backlog: largestBacklog,
       },
       ...(idle && busyLatencies && { fairness: { idle, busy: busyLatencies } }),
     };
   } finally {
+    await backlog?.stop();
     await Promise.allSettled([stopBenchStack(stack), counting.close()]);
     rmSync(dir, { recursive: true, force: true });
   }
@@ -336,6 +356,22 @@ function printImport(r: ImportResult, pace: string): void {
   console.log(
     `  ${f(r.rows / r.queuedSeconds)} rows/s (100,000 rows at this rate: ${f(100_000 / (r.rows / r.queuedSeconds) / 60)} min); ` +
       `by then ${r.lifecyclesStarted} lifecycles started, ${r.mailsSent} mails sent, ${r.deliveriesReceived} debt.created delivered`,
+  );
+  const t = r.timeline;
+  console.log(
+    `  its workflow (${t.runs} run(s), ${f(t.spanSeconds)} s): validation ran ${f(t.validationSeconds)} s; ` +
+      `${t.chunks} chunks ran ${f(t.chunkRunSeconds)} s (${f(r.rows / t.chunkRunSeconds)} rows/s while running, ` +
+      `slowest ${f(t.slowestChunkSeconds)} s); paced pauses ${f(t.pauseSeconds)} s`,
+  );
+  console.log(
+    `  waiting for a worker: activities ${f(t.activityWaitSeconds)} s (longest ${f(t.slowestActivityWaitSeconds)} s), ` +
+      `workflow tasks ${f(t.workflowTaskWaitSeconds)} s (longest ${f(t.slowestWorkflowTaskWaitSeconds)} s; ` +
+      `${t.workflowTaskTimeouts} timed out); workflow tasks ran ${f(t.workflowTaskRunSeconds)} s; ` +
+      `${t.activityRetries} activity retries`,
+  );
+  console.log(
+    `  the lifecycle task queue's largest backlog meanwhile: ${r.backlog.workflowTasks} workflow tasks, ` +
+      `${r.backlog.activityTasks} activity tasks`,
   );
   for (const p of r.peaks) console.log(`  ${p.process} (pid ${p.pid}): peak ${p.peakMiB} MiB`);
 }
@@ -363,6 +399,26 @@ function reportImport(report: BenchReport, r: ImportResult): void {
     name: `${rows} rows: import (Importing → Completed)`,
     value: r.rows / (r.completedSeconds - r.validatedSeconds),
     unit: 'rows/s',
+  });
+  const t = r.timeline;
+  observe(report, {
+    scenario,
+    name: `${rows} rows: the chunks while running (${t.chunks} chunks, ${t.chunkRunSeconds.toFixed(1)} s)`,
+    value: r.rows / t.chunkRunSeconds,
+    unit: 'rows/s',
+  });
+  observe(report, {
+    scenario,
+    name: `${rows} rows: the import's tasks waiting for a worker (activities + workflow tasks)`,
+    value: t.activityWaitSeconds + t.workflowTaskWaitSeconds,
+    unit: 's',
+  });
+  observe(report, { scenario, name: `${rows} rows: paced pauses`, value: t.pauseSeconds, unit: 's' });
+  observe(report, {
+    scenario,
+    name: `${rows} rows: the lifecycle queue's largest workflow task backlog`,
+    value: r.backlog.workflowTasks,
+    unit: 'tasks',
   });
 }
 

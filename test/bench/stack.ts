@@ -3,6 +3,7 @@
  * database of its own (migrated), a Temporal dev server, the compiled API, the lifecycle worker and one or more
  * webhooks workers (each its own process, compiled), a webhook receiver, the bench process's maildev sink, and a
  * document directory of its own shared by the API and the workers (an uploaded placement is read by the worker).
+ * Stopping it drops the database.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -13,7 +14,7 @@ import { createDb, type Db } from '../../core/platform/db';
 import { migrate } from '../../scripts/migrate';
 import { sharedMailSink, type MailSink } from '../support/mail-sink';
 import { killGroup } from '../support/processes';
-import { createScratchDatabase } from '../support/scratch-databases';
+import { createScratchDatabase, dropScratchDatabase } from '../support/scratch-databases';
 import { startLifecycleWorker, startWebhooksWorker, type ServiceProcess } from '../support/service-processes';
 import { startDevServer } from '../support/temporal';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -21,6 +22,8 @@ import { localWebhookConfig, localWebhookEnv } from '../support/webhooks';
 import { COMPILED_API, startApiProcess, type ApiProcess } from './support';
 
 export interface BenchStack {
+  /** The scratch database's name (dropped when the stack stops). */
+  database: string;
   db: Db;
   temporal: TestWorkflowEnvironment;
   api: ApiProcess;
@@ -70,7 +73,7 @@ export async function startBenchStack(options: { database: string; webhooksWorke
     startLifecycleWorker(env, 'dist/workers/lifecycle.js'),
     ...Array.from({ length: options.webhooksWorkers }, () => startWebhooksWorker(env, 'dist/workers/webhooks.js')),
   ]);
-  return { db, temporal, api, receiver, workers, env, mail: sink, documentDir };
+  return { database: options.database, db, temporal, api, receiver, workers, env, mail: sink, documentDir };
 }
 
 export async function stopBenchStack(stack: BenchStack): Promise<void> {
@@ -80,6 +83,7 @@ export async function stopBenchStack(stack: BenchStack): Promise<void> {
   await stack.db.destroy();
   await stack.temporal.teardown();
   rmSync(stack.documentDir, { recursive: true, force: true });
+  await dropScratchDatabase(stack.database); // a large scenario's rows do not stay on the shared server
 }
 
 export async function countOf(db: Db, sql: string, bindings: string[]): Promise<number> {
