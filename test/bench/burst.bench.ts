@@ -10,32 +10,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { outboxLag } from '../../core/events/outbox-lag';
 import { DEBT_LIFECYCLE_CONSUMER } from '../../core/lifecycle/lifecycle-consumer';
-import { createDb, type Db } from '../../core/platform/db';
-import { migrate } from '../../scripts/migrate';
 import { inlineDebtBody } from '../support/debt-api';
-import { sharedMailSink, stopSharedMailSink } from '../support/mail-sink';
+import { stopSharedMailSink } from '../support/mail-sink';
 import { closeSharedResources } from '../support/resources';
-import { killGroup } from '../support/processes';
-import { createScratchDatabase } from '../support/scratch-databases';
-import { startLifecycleWorker, startWebhooksWorker, type ServiceProcess } from '../support/service-processes';
-import { startDevServer } from '../support/temporal';
 import { waitFor } from '../support/wait';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
-import { configureReceiver, localWebhookConfig, localWebhookEnv } from '../support/webhooks';
+import type { WebhookReceiver } from '../support/webhook-receiver';
+import { configureReceiver, localWebhookConfig } from '../support/webhooks';
 import { check, observe, recordMemory, type BenchReport } from './report';
-import {
-  COMPILED_API,
-  benchTenant,
-  buildCompiled,
-  childPids,
-  peakMemoryMiB,
-  startApiProcess,
-  type ApiProcess,
-  type BenchTenant,
-} from './support';
+import { consumersCaughtUp, countOf, startBenchStack, stopBenchStack, type BenchStack } from './stack';
+import { benchTenant, buildCompiled, childPids, peakMemoryMiB, percentile, type BenchTenant } from './support';
 import { inParallel, noopWorkflowFloor } from './workflow-floor';
 
 const RAISE_CONCURRENCY = 32;
@@ -53,69 +37,6 @@ export interface BurstResult {
   mailedSeconds: number;
   otherTenantP99Ms: number;
   otherTenantPings: number;
-}
-
-interface Rig {
-  db: Db;
-  temporal: TestWorkflowEnvironment;
-  api: ApiProcess;
-  receiver: WebhookReceiver;
-  workers: ServiceProcess[];
-  env: Record<string, string>;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
-
-async function startRig(webhooksWorkers: number): Promise<Rig> {
-  const webhooks = localWebhookConfig();
-  const databaseUrl = await createScratchDatabase('bench_burst');
-  const db = createDb(databaseUrl, { pool: { min: 0, max: 4 } });
-  await migrate(db, 'up');
-  const temporal = await startDevServer();
-  const receiver = await startWebhookReceiver();
-  const smtpUrl = (await sharedMailSink()).smtpUrl;
-  const env = {
-    TEMPORAL_ADDRESS: temporal.address,
-    WORKER_MODES: 'production',
-    PRODUCTION_DATABASE_URL: databaseUrl,
-    PRODUCTION_TEMPORAL_NAMESPACE: temporal.namespace ?? 'default',
-    SMTP_URL: smtpUrl,
-    METRICS_PORT: '0',
-    ...localWebhookEnv(webhooks),
-  };
-  const api = await startApiProcess(
-    {
-      API_MODE: 'production',
-      DATABASE_URL: databaseUrl,
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_NAMESPACE: temporal.namespace ?? 'default',
-      SMTP_URL: smtpUrl,
-      ...localWebhookEnv(webhooks),
-    },
-    [],
-    COMPILED_API,
-  );
-  const workers = await Promise.all([
-    startLifecycleWorker(env, 'dist/workers/lifecycle.js'),
-    ...Array.from({ length: webhooksWorkers }, () => startWebhooksWorker(env, 'dist/workers/webhooks.js')),
-  ]);
-  return { db, temporal, api, receiver, workers, env };
-}
-
-async function stopRig(rig: Rig): Promise<void> {
-  rig.workers.forEach(killGroup);
-  await Promise.all(rig.workers.map((w) => w.exited));
-  await Promise.allSettled([rig.api.stop(), rig.receiver.close()]);
-  await rig.db.destroy();
-  await rig.temporal.teardown();
-}
-
-async function countOf(db: Db, sql: string, bindings: string[]): Promise<number> {
-  const { rows } = await db.raw<{ rows: { n: string }[] }>(`select count(*) as n from ${sql}`, bindings);
-  return Number(rows[0]?.n ?? 0);
 }
 
 /** Seconds from `since` until `done` holds (polled once a second). */
@@ -200,7 +121,7 @@ export async function runBurst(target: BurstTarget, debts: number, webhooksWorke
 }
 
 /** The development rig as a burst target: its tenants made in its database, its queues read there. */
-async function devTarget(rig: Rig): Promise<BurstTarget> {
+async function devTarget(rig: BenchStack): Promise<BurstTarget> {
   const webhooks = localWebhookConfig();
   const big: BenchTenant = await benchTenant(rig.db, 'Bench burst');
   const other: BenchTenant = await benchTenant(rig.db, 'Bench burst bystander');
@@ -214,7 +135,7 @@ async function devTarget(rig: Rig): Promise<BurstTarget> {
     // Started: the lifecycle consumer has taken every event, and no start it recorded is still waiting to be made.
     lifecycleStarted: async () => {
       const waiting = await countOf(rig.db, 'lifecycle_pending_starts where organization_id = ?', [big.organizationId]);
-      return waiting === 0 && (await lifecycleConsumerCaughtUp(rig.db));
+      return waiting === 0 && (await consumersCaughtUp(rig.db, [DEBT_LIFECYCLE_CONSUMER]));
     },
     mailed: async (debts) => {
       const sent = await countOf(
@@ -225,12 +146,6 @@ async function devTarget(rig: Rig): Promise<BurstTarget> {
       return sent >= debts;
     },
   };
-}
-
-/** The lifecycle consumer has taken every committed event (nothing after its cursor). */
-async function lifecycleConsumerCaughtUp(db: Db): Promise<boolean> {
-  const [lag] = await outboxLag(db, 'production', [DEBT_LIFECYCLE_CONSUMER]);
-  return lag !== undefined && lag.lag === 0;
 }
 
 export function printBurst(r: BurstResult, floor: number, where = 'the dev server'): void {
@@ -253,7 +168,7 @@ export async function benchBurst(options: { debts?: number; report?: BenchReport
   buildCompiled();
   const results: BurstResult[] = [];
   for (const webhooksWorkers of [1, 2]) {
-    const rig = await startRig(webhooksWorkers);
+    const rig = await startBenchStack({ database: 'bench_burst', webhooksWorkers });
     try {
       const result = await runBurst(await devTarget(rig), debts, webhooksWorkers);
       const floor = await noopWorkflowFloor(rig.temporal, 1_000, 32);
@@ -300,7 +215,7 @@ export async function benchBurst(options: { debts?: number; report?: BenchReport
           recordMemory(report, `Temporal dev server (burst, ${label})`, pid, peakMemoryMiB(pid));
       }
     } finally {
-      await stopRig(rig);
+      await stopBenchStack(rig);
     }
   }
   return results;

@@ -269,27 +269,33 @@ const EXPECTED_SCENARIOS = [
   'webhook reconciler',
 ];
 
+/** `npm run bench` in quick mode for the scenarios of `only`; its JSON report. */
+async function quickBench(dir: string, only: string, env: Record<string, string> = {}): Promise<BenchReport> {
+  const output = path.join(dir, `bench-${only.replace(/,/g, '-')}.json`);
+  await run(process.execPath, ['--import', 'tsx', 'test/bench/run.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      // This process's own databases (made ready by the root hook), not a slot of the bench's.
+      TEST_DATABASE_URL: testEnv.databaseUrl,
+      TEST_REDIS_URL: testEnv.redisUrl,
+      BENCH_QUICK: '1',
+      BENCH_ONLY: only,
+      BENCH_OUTPUT: output,
+      ...env,
+    },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return JSON.parse(readFileSync(output, 'utf8')) as BenchReport;
+}
+
 describe('bench harness (quick mode)', function () {
   this.timeout(900_000); // six minutes alone on 2 cores; the full suite runs beside it
   let report: BenchReport;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-'));
 
   before(async () => {
-    const output = path.join(dir, 'bench.json');
-    await run(process.execPath, ['--import', 'tsx', 'test/bench/run.ts'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        // This process's own databases (made ready by the root hook), not a slot of the bench's.
-        TEST_DATABASE_URL: testEnv.databaseUrl,
-        TEST_REDIS_URL: testEnv.redisUrl,
-        BENCH_QUICK: '1',
-        BENCH_ONLY: 'api,lists,console,portal,debts,documents,webhooks,lifecycle,reconcile',
-        BENCH_OUTPUT: output,
-      },
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    report = JSON.parse(readFileSync(output, 'utf8')) as BenchReport;
+    report = await quickBench(dir, 'api,lists,console,portal,debts,documents,webhooks,lifecycle,reconcile');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -363,5 +369,57 @@ describe('bench harness (quick mode)', function () {
     }
     expect(names).to.match(/bench process/);
     for (const m of report.memory) expect(m.peakMiB, m.process).to.be.above(0);
+  });
+});
+
+describe('bench harness: placements (quick mode, 100 and 10 rows)', function () {
+  this.timeout(900_000); // two stacks (Temporal dev server, API, workers) one after the other
+  let report: BenchReport;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-placements-'));
+
+  before(async () => {
+    report = await quickBench(dir, 'placements', { PLACEMENT_ROWS: '100' });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("reports the import's rate at both sizes against 100,000 rows in 10 minutes, with its total time", () => {
+    expect(report.errors).to.deep.equal([]);
+    expect(report.scenarios).to.include('placements');
+    const rates = report.checks.filter((c) => c.scenario === 'placements' && c.unit === 'rows/s');
+    expect(rates.map((c) => c.name.split(' rows,')[0])).to.deep.equal(['10', '100']);
+    for (const c of rates) {
+      expect(c.bound.atLeast).to.equal(166.7);
+      expect(c.value, c.name).to.be.above(0).and.satisfy(Number.isFinite);
+    }
+    const totals = report.observations.filter((o) => o.scenario === 'placements' && /total time/.test(o.name));
+    expect(totals).to.have.length(2);
+    for (const o of totals) expect(o.value, o.name).to.be.above(0);
+  });
+
+  it("reports another tenant's delivery and mail p99, idle and during the import, and their ratios against 2×", () => {
+    const ratios = report.checks.filter((c) => c.scenario === 'placements' && c.unit === '×' && c.bound.atMost === 2);
+    expect(ratios.map((c) => c.name)).to.satisfy((names: string[]) =>
+      ['debt.created delivered', 'portal mail received'].every((what) => names.some((n) => n.includes(what))),
+    );
+    for (const c of ratios) expect(c.value, c.name).to.be.above(0).and.satisfy(Number.isFinite);
+    const p99s = report.observations.filter((o) => o.scenario === 'placements' && /p99 (idle|during)/.test(o.name));
+    expect(p99s).to.have.length(4);
+    for (const o of p99s) expect(o.value, o.name).to.be.above(0).and.satisfy(Number.isFinite);
+  });
+
+  it("reports each process's peak memory at both sizes, the file's readers against the soak's 10 %", () => {
+    const names = report.memory.map((m) => m.process);
+    for (const process of ['api process', 'lifecycle worker', 'webhooks worker', 'Temporal dev server']) {
+      for (const rows of [10, 100]) {
+        expect(
+          names.some((n) => n.startsWith(process) && n.endsWith(`(placement of ${rows} rows)`)),
+          `${process}, ${rows}`,
+        ).to.equal(true);
+      }
+    }
+    for (const m of report.memory) expect(m.peakMiB, m.process).to.be.above(0);
+    const flat = report.checks.filter((c) => c.scenario === 'placements' && /peak memory/.test(c.name));
+    expect(flat).to.have.length(2);
+    for (const c of flat) expect(c.bound.atMost).to.equal(1.1);
   });
 });

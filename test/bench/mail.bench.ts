@@ -18,7 +18,7 @@ import { NO_TEMPORAL_ADDRESS } from '../support/isolation';
 import { startMailSink } from '../support/mail-sink';
 import { waitFor } from '../support/wait';
 import { check, observe, recordMemory, type BenchReport } from './report';
-import { peakMemoryMiB, startBenchProcess } from './support';
+import { peakMemoryMiB, percentile, startBenchProcess } from './support';
 
 export interface MailBenchOptions {
   report: BenchReport;
@@ -46,11 +46,6 @@ function cpuUsOf(pid: number): number {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
 
 async function raise(db: Db, organizationId: string, count: number, tag: string): Promise<void> {
   await db.transaction(async (trx) => {

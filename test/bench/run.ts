@@ -4,8 +4,9 @@
  * ratios with their targets (PASS/BELOW), p50/p99 and each process's peak memory, and writes the same as JSON
  * (bench-results/latest.json, path printed). Nothing here asserts: benchmarks print, tests assert.
  *   BENCH_DURATION=10 (seconds per load)
- *   BENCH_ONLY=api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile,mail,burst,stage (default: all;
- *   stage is the production profile: stage.bench.ts)
+ *   BENCH_ONLY=api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile,mail,burst,placements,
+ *   stage (default: all; stage is the production profile: stage.bench.ts)
+ *   PLACEMENT_ROWS=100000: the placements scenario's large file (placements.bench.ts)
  *   BENCH_QUICK=1: small data, 2 s per load (the smoke test's mode; its figures mean nothing)
  *   BENCH_DATABASE_URL: the list tenants (up to 1,000,000 rows each) are kept there between runs; default: the
  *   client_api_bench database on the tests' server (scripts/bench.sh creates and migrates it), or TEST_DATABASE_URL in quick mode
@@ -30,6 +31,7 @@ import { benchDocumentUploads } from './documents.bench';
 import { benchLifecycle } from './lifecycle.bench';
 import { benchLists } from './lists.bench';
 import { benchMail } from './mail.bench';
+import { benchPlacements } from './placements.bench';
 import { benchPortal } from './portal.bench';
 import { benchOutboxCommits } from './outbox-commits.bench';
 import { benchReconcile } from './reconcile.bench';
@@ -43,9 +45,10 @@ const duration = Number(process.env.BENCH_DURATION ?? (quick ? 2 : 10));
 const only = new Set(
   (
     process.env.BENCH_ONLY ??
-    'api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile,mail,burst,stage'
+    'api,debts,documents,lists,console,portal,outbox,webhooks,lifecycle,reconcile,mail,burst,placements,stage'
   ).split(','),
 );
+const HTTP_SCENARIOS = ['api', 'lists', 'console', 'portal', 'debts', 'documents'];
 // On the tests' PostgreSQL server (scripts/bench.sh creates it there), never the development stack's.
 const BENCH_DATABASE = 'postgres://client_api:client_api@127.0.0.1:5433/client_api_bench';
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? (quick ? testEnv.databaseUrl : BENCH_DATABASE);
@@ -106,7 +109,10 @@ async function main(): Promise<void> {
   );
   try {
     const sizes: BenchContext['sizes'] = quick ? [100, 1_000, 2_000] : [1_000, 100_000, 1_000_000];
-    await httpScenarios({ db, databaseUrl, redisUrl, report, duration, warmUp: Math.min(2, duration), sizes, quick });
+    // The API and bare processes only when a scenario of theirs runs.
+    if (HTTP_SCENARIOS.some((name) => only.has(name))) {
+      await httpScenarios({ db, databaseUrl, redisUrl, report, duration, warmUp: Math.min(2, duration), sizes, quick });
+    }
   } finally {
     await db.destroy();
   }
@@ -126,6 +132,10 @@ async function main(): Promise<void> {
     await attempt(report, 'mail', () => benchMail({ report, databaseUrl, ...sizes }));
   }
   if (only.has('burst')) await attempt(report, 'burst', () => benchBurst({ report, debts: quick ? 200 : undefined }));
+  if (only.has('placements')) {
+    const sizes = quick ? { rows: Number(process.env.PLACEMENT_ROWS ?? 200), quietDebts: 3, quietEveryMs: 250 } : {};
+    await attempt(report, 'placements', () => benchPlacements({ report, ...sizes }));
+  }
   if (only.has('stage'))
     await attempt(report, 'stage', () => benchStage({ report, debts: quick ? 100 : undefined, seconds: duration }));
   recordMemory(report, 'bench process (autocannon client, seeding)', process.pid, peakMemoryMiB(process.pid));

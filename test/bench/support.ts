@@ -189,6 +189,12 @@ function combine(slices: LoadResult[]): LoadResult {
   };
 }
 
+/** The `p`th percentile of `values` (nearest rank). */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
 export function mean(values: number[]): number {
   return values.reduce((sum, value) => sum + value, 0) / values.length;
 }

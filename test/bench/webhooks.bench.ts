@@ -34,6 +34,7 @@ import {
   mean,
   meanByProcess,
   peakMemoryMiB,
+  percentile,
   startApiProcess,
   type ApiProcess,
   type BenchTenant,
@@ -73,11 +74,6 @@ const WORKER_STOP_MS = 40_000;
  * pipeline's depth (API, relay, start, task, attempt: a fixed latency per slice) more than the floor's.
  */
 const SLICES = 2;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
 
 interface Rig {
   api: ApiProcess;

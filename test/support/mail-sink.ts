@@ -26,6 +26,11 @@ export interface MailSink {
   nthMailTo(address: string, count: number): Promise<ReceivedMail>;
   /** A header of the message as sent (maildev's parsed `headers` leave out the address headers), or null. */
   headerOf(mail: ReceivedMail, name: string): Promise<string | null>;
+  /**
+   * When the first message to `address` was stored (this process's clock, ms), or undefined: a latency's end that
+   * needs no query over every message (the bench's sink holds tens of thousands).
+   */
+  firstArrivalTo(address: string): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -70,11 +75,18 @@ export async function startMailSink(): Promise<MailSink> {
   // Its own directory: maildev's default (/tmp/maildev) would be shared by every sink on the machine.
   const mailDirectory = await mkdtemp(path.join(tmpdir(), 'mail-sink-'));
   const maildev = new MailDev({ smtp, web, ip: '127.0.0.1', webIp: '127.0.0.1', silent: true, mailDirectory });
-  await maildev.start();
+  const { smtp: smtpServer } = await maildev.start();
+  const arrivals = new Map<string, number>();
+  smtpServer.on('new', (mail: Pick<ReceivedMail, 'to'>) => {
+    const at = Date.now();
+    for (const { address } of mail.to)
+      if (!arrivals.has(address.toLowerCase())) arrivals.set(address.toLowerCase(), at);
+  });
   const webUrl = `http://127.0.0.1:${web}`;
   return {
     smtpUrl: `smtp://127.0.0.1:${smtp}`,
     ...mailboxAt(webUrl),
+    firstArrivalTo: (address) => arrivals.get(address.toLowerCase()),
     async stop() {
       await maildev.stop();
       await rm(mailDirectory, { recursive: true, force: true });

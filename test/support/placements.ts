@@ -13,12 +13,14 @@ export const PLACEMENT_HISTORIES_DIR = join(__dirname, '..', 'workflows', 'histo
 export const PLACEMENT_HEADER =
   'externalAccountId,originalPrincipal,currency,debtorReferenceId,debtorFirstName,debtorLastName,debtorEmail';
 
+/** Good CSV row `i` (of PLACEMENT_HEADER's columns): its own account and inline debtor with an email. */
+export function goodRow(prefix: string, i: number): string {
+  return `${prefix}-${i},${10 + i},AUD,${prefix}-D-${i},Ann,Lee,ann.${prefix.toLowerCase()}.${i}@example.com`;
+}
+
 /** `count` good CSV rows, each its own account and debtor (`prefix` keeps files apart). */
 export function goodRows(prefix: string, count: number): string[] {
-  return Array.from(
-    { length: count },
-    (_, i) => `${prefix}-${i},${10 + i},AUD,${prefix}-D-${i},Ann,Lee,ann.${prefix.toLowerCase()}.${i}@example.com`,
-  );
+  return Array.from({ length: count }, (_, i) => goodRow(prefix, i));
 }
 
 export async function storePlacement(

@@ -1,0 +1,495 @@
+/**
+ * Placements at scale, and fair to everyone else (issue 39, items 3 and 5), on the whole stack as production runs it
+ * (stack.ts: the compiled API, lifecycle and webhooks workers, a Temporal dev server, a scratch database, a webhook
+ * receiver and the bench process's maildev sink).
+ *
+ * Scale: a CSV of `rows` accounts (PLACEMENT_ROWS, 100,000), each an inline debtor with an email, is written to disk
+ * a row at a time, uploaded through `POST /v1/placements` (streamed from the file) and imported by its workflow.
+ * Timed from the upload's first byte until every debt's event, lifecycle start and debtor mail are queued (the
+ * placement `Completed`, and the lifecycle and notifications consumers past every event: each start made or recorded
+ * to make, each mail recorded to send); printed as rows/s (goal: 100,000 in ≤ 10 minutes, ≥ 166.7 rows/s). The same
+ * import of a file a tenth the size runs first on a stack of its own, so each process's peak memory at both sizes
+ * says whether memory is flat in the file's size.
+ *
+ * Fairness: another tenant raises single debts through `POST /v1/debts` (with a debtor email, its webhook receiver
+ * configured), one every `quietEveryMs`, first on the idle stack and then throughout the import (at least
+ * `quietDebts` each time). For each: request sent → its `debt.created` received by its receiver, and → its portal
+ * mail stored by maildev. Printed: the p99 of each, idle and during the import, and their ratio (goal ≤ 2×).
+ *
+ * Standalone: `npx tsx test/bench/placements.bench.ts` (PLACEMENT_ROWS=100000; PLACEMENT_ROWS_PER_SECOND sets the
+ * importing organisation's pace, default the project's).
+ */
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@temporalio/client';
+import { DEFAULT_ROWS_PER_SECOND } from '../../core/placements/placement-pace';
+import { DEBT_LIFECYCLE_CONSUMER } from '../../core/lifecycle/lifecycle-consumer';
+import { DEBTOR_NOTIFICATIONS_CONSUMER } from '../../core/notifications/notifications-consumer';
+import { isFinished, type Placement } from '../../core/placements/placements';
+import { TASK_QUEUES } from '../../core/temporal/names';
+import { inlineDebtBody } from '../support/debt-api';
+import { stopSharedMailSink } from '../support/mail-sink';
+import { goodRow, PLACEMENT_HEADER } from '../support/placements';
+import { closeSharedResources } from '../support/resources';
+import { waitFor } from '../support/wait';
+import { configureReceiver, localWebhookConfig } from '../support/webhooks';
+import { importTimeline, type ImportTimeline } from './placement-timeline';
+import { check, newReport, observe, recordMemory, type BenchReport } from './report';
+import { consumersCaughtUp, countOf, startBenchStack, stopBenchStack, type BenchStack } from './stack';
+import { benchTenant, buildCompiled, childPids, peakMemoryMiB, percentile, type BenchTenant } from './support';
+import { sampleBacklog, type Backlog } from './task-queue-backlog';
+
+export interface PlacementBenchOptions {
+  report?: BenchReport;
+  /** Rows of the large file (PLACEMENT_ROWS, 100,000); the small one has a tenth. */
+  rows?: number;
+  /** The other tenant's debts, at least, idle and during the import (20). */
+  quietDebts?: number;
+  /** Between two of the other tenant's debts (2 s). */
+  quietEveryMs?: number;
+}
+
+/** 100,000 rows in ten minutes. */
+const GOAL_ROWS_PER_SECOND = 100_000 / 600;
+/** How long an import, or the other tenant's mail and deliveries, may take before the scenario gives up. */
+const GIVE_UP_MS = 30 * 60_000;
+const PROGRESS_EVERY_MS = 500;
+
+interface Peak {
+  process: string;
+  pid: number;
+  peakMiB: number;
+}
+
+interface ImportResult {
+  rows: number;
+  fileMiB: number;
+  uploadSeconds: number;
+  /** From the upload's first byte until the placement left `Validating`. */
+  validatedSeconds: number;
+  /** … until it was `Completed`. */
+  completedSeconds: number;
+  /** … until every event was taken by the lifecycle and notifications consumers. */
+  queuedSeconds: number;
+  placement: Placement;
+  /** When every event was taken: lifecycles started (not still recorded to start), mails sent, deliveries received. */
+  lifecyclesStarted: number;
+  mailsSent: number;
+  deliveriesReceived: number;
+  peaks: Peak[];
+  timeline: ImportTimeline;
+  /** The lifecycle task queue's largest backlog while importing (the import's tasks and its debts' lifecycles). */
+  backlog: Backlog;
+}
+
+interface QuietLatencies {
+  webhookMs: number[];
+  mailMs: number[];
+  /** Of the debts, those raised while the placement was importing. */
+  duringImport: number;
+}
+
+interface FairnessResult {
+  idle: QuietLatencies;
+  busy: QuietLatencies;
+}
+
+/** The large tenant's receiver: counts what it is sent and keeps nothing (the stack's receiver keeps every request). */
+async function startCountingReceiver(): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
+  let received = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received: () => received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Writes the placement file a row at a time (never the whole file in memory). */
+async function writePlacementFile(file: string, prefix: string, rows: number): Promise<void> {
+  async function* lines() {
+    yield `${PLACEMENT_HEADER}\n`;
+    for (let i = 0; i < rows; i++) yield `${goodRow(prefix, i)}\n`;
+  }
+  await pipeline(Readable.from(lines()), createWriteStream(file));
+}
+
+/** `POST /v1/placements`, the file streamed from disk; returns the placement's id. */
+async function uploadPlacement(stack: BenchStack, tenant: BenchTenant, file: string): Promise<string> {
+  const form = new FormData();
+  form.append('file', await openAsBlob(file, { type: 'text/csv' }), path.basename(file));
+  const res = await fetch(`${stack.api.baseUrl}/v1/placements`, {
+    method: 'POST',
+    headers: { authorization: tenant.authorization, 'idempotency-key': randomUUID() },
+    body: form,
+  });
+  if (res.status !== 202) throw new Error(`POST /v1/placements answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as Placement).id;
+}
+
+interface Progress {
+  importing: () => boolean;
+  /** Finished, or given up following. */
+  over: () => boolean;
+  /** Resolves once the placement has finished, with when it left `Validating` and when it finished. */
+  done: Promise<{ placement: Placement; importingAt: number; finishedAt: number }>;
+}
+
+/** Follows the placement through `GET /v1/placements/{id}`, as a client would. */
+function followPlacement(stack: BenchStack, tenant: BenchTenant, id: string): Progress {
+  let status: Placement['status'] = 'Validating';
+  let over = false;
+  const done = (async () => {
+    let importingAt: number | undefined;
+    const deadline = Date.now() + GIVE_UP_MS;
+    for (;;) {
+      const res = await fetch(`${stack.api.baseUrl}/v1/placements/${id}`, {
+        headers: { authorization: tenant.authorization },
+      });
+      if (res.status !== 200) throw new Error(`GET /v1/placements/{id} answered ${res.status}: ${await res.text()}`);
+      const placement = (await res.json()) as Placement;
+      status = placement.status;
+      if (status !== 'Validating') importingAt ??= Date.now();
+      if (isFinished(status)) return { placement, importingAt: importingAt!, finishedAt: Date.now() };
+      if (Date.now() > deadline) throw new Error(`placement still ${status} after ${GIVE_UP_MS / 60_000} minutes`);
+      await sleep(PROGRESS_EVERY_MS);
+    }
+  })().finally(() => (over = true));
+  return { importing: () => status === 'Importing', over: () => over, done };
+}
+
+/**
+ * The other tenant's single debts, one every `everyMs`, at least `count` and on while `busy()` holds; then waits for
+ * each one's `debt.created` at its receiver and its portal mail at the sink, and returns the latencies from the
+ * request's start.
+ */
+async function quietLatencies(
+  stack: BenchStack,
+  tenant: BenchTenant,
+  options: { tag: string; count: number; everyMs: number; busy: () => boolean },
+): Promise<QuietLatencies> {
+  const sent: { debtId: string; email: string; at: number }[] = [];
+  let duringImport = 0;
+  for (let i = 0; i < options.count || options.busy(); i++) {
+    const email = `quiet.${options.tag}.${i}@example.com`;
+    if (options.busy()) duringImport++;
+    const at = Date.now();
+    const res = await fetch(`${stack.api.baseUrl}/v1/debts`, {
+      method: 'POST',
+      headers: {
+        authorization: tenant.authorization,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
+      body: JSON.stringify(inlineDebtBody({ debtorEmail: email })),
+    });
+    if (res.status !== 201) throw new Error(`POST /v1/debts answered ${res.status}: ${await res.text()}`);
+    sent.push({ debtId: ((await res.json()) as { id: string }).id, email, at });
+    await sleep(options.everyMs);
+  }
+  const deliveredAt = () =>
+    new Map(
+      stack.receiver.requests
+        .filter((r) => r.body.type === 'debt.created')
+        .map((r) => [(r.body.data.debt as { id: string }).id, r.receivedAt]),
+    );
+  let delivered = deliveredAt();
+  await waitFor(
+    () => {
+      delivered = deliveredAt();
+      return sent.every((s) => delivered.has(s.debtId) && stack.mail.firstArrivalTo(s.email) !== undefined);
+    },
+    { what: `the other tenant's ${sent.length} deliveries and mails`, timeoutMs: GIVE_UP_MS, intervalMs: 200 },
+  );
+  return {
+    webhookMs: sent.map((s) => delivered.get(s.debtId)! - s.at),
+    mailMs: sent.map((s) => stack.mail.firstArrivalTo(s.email)! - s.at),
+    duringImport,
+  };
+}
+
+function namespaceOf(stack: BenchStack): string {
+  return stack.temporal.namespace ?? 'default';
+}
+
+/** Each process's peak resident memory so far (VmHWM). */
+function peaksOf(stack: BenchStack): Peak[] {
+  const [lifecycle, ...webhooks] = stack.workers;
+  return [
+    { process: 'api process', pid: stack.api.pid },
+    { process: 'lifecycle worker (imports, lifecycles, mail)', pid: lifecycle!.child.pid! },
+    ...webhooks.map((w) => ({ process: 'webhooks worker', pid: w.child.pid! })),
+    ...childPids('start-dev').map((pid) => ({ process: 'Temporal dev server', pid })),
+  ].map((p) => ({ ...p, peakMiB: peakMemoryMiB(p.pid) }));
+}
+
+/**
+ * One import on a stack of its own; with `fairness`, the other tenant's latencies idle first and then during it.
+ * PLACEMENT_ROWS_PER_SECOND, when set, is the importing organisation's pace.
+ */
+async function importOnce(
+  rows: number,
+  fairness?: { count: number; everyMs: number },
+): Promise<{ result: ImportResult; fairness?: FairnessResult }> {
+  const stack = await startBenchStack({ database: 'bench_placements', webhooksWorkers: 1 });
+  const counting = await startCountingReceiver();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-placement-'));
+  let backlog: ReturnType<typeof sampleBacklog> | undefined;
+  try {
+    const webhooks = localWebhookConfig();
+    const big = await benchTenant(stack.db, 'Bench placement');
+    const quiet = await benchTenant(stack.db, 'Bench placement bystander');
+    await configureReceiver(webhooks, big.organizationId, counting.url, stack.db);
+    await configureReceiver(webhooks, quiet.organizationId, stack.receiver.url, stack.db);
+    const pace = process.env.PLACEMENT_ROWS_PER_SECOND;
+    if (pace) {
+      await stack.db.raw('update organizations set placement_rows_per_second = ? where id = ?', [
+        Number(pace),
+        big.organizationId,
+      ]);
+    }
+    const file = path.join(dir, `placement-${rows}.csv`);
+    await writePlacementFile(file, `P${rows}`, rows);
+    let idle: QuietLatencies | undefined;
+    if (fairness) {
+      // Two first, uncounted: the processes' first requests, workflows and mails warm them up.
+      await quietLatencies(stack, quiet, { tag: 'warm', count: 2, everyMs: fairness.everyMs, busy: () => false });
+      idle = await quietLatencies(stack, quiet, { tag: 'idle', ...fairness, busy: () => false });
+    }
+    backlog = sampleBacklog(stack.temporal.connection, namespaceOf(stack), TASK_QUEUES.lifecycle);
+    const started = Date.now();
+    const id = await uploadPlacement(stack, big, file);
+    const uploadSeconds = (Date.now() - started) / 1000;
+    const progress = followPlacement(stack, big, id);
+    const busy = fairness
+      ? (async () => {
+          await waitFor(() => progress.importing() || progress.over(), {
+            what: 'the placement to import',
+            timeoutMs: GIVE_UP_MS,
+            intervalMs: 100,
+          });
+          return quietLatencies(stack, quiet, { tag: 'busy', ...fairness, busy: progress.importing });
+        })()
+      : undefined;
+    void busy?.catch(() => undefined); // awaited below; a failure meanwhile is not an unhandled rejection
+    const { placement, importingAt, finishedAt } = await progress.done;
+    if (placement.status !== 'Completed' || placement.imported !== rows) {
+      throw new Error(`the placement ended ${placement.status} with ${placement.imported} of ${rows} rows imported`);
+    }
+    await waitFor(() => consumersCaughtUp(stack.db, [DEBT_LIFECYCLE_CONSUMER, DEBTOR_NOTIFICATIONS_CONSUMER]), {
+      what: "every placed debt's lifecycle start and mail queued",
+      timeoutMs: GIVE_UP_MS,
+      intervalMs: 200,
+    });
+    const queuedAt = Date.now();
+    const largestBacklog = await backlog.stop();
+    const org = [big.organizationId];
+    const [debts, pendingStarts, mailsQueued, mailsSent] = await Promise.all([
+      countOf(stack.db, 'debts where organization_id = ?', org),
+      countOf(stack.db, 'lifecycle_pending_starts where organization_id = ?', org),
+      countOf(stack.db, `debtor_notifications where organization_id = ? and kind = 'portal_link'`, org),
+      countOf(
+        stack.db,
+        `debtor_notifications where organization_id = ? and kind = 'portal_link' and status = 'sent'`,
+        org,
+      ),
+    ]);
+    if (debts !== rows || mailsQueued !== rows) {
+      throw new Error(`after the import: ${debts} debts and ${mailsQueued} portal mails queued of ${rows} rows`);
+    }
+    const deliveriesReceived = counting.received();
+    const busyLatencies = await busy;
+    return {
+      result: {
+        rows,
+        fileMiB: statSync(file).size / 2 ** 20,
+        uploadSeconds,
+        validatedSeconds: (importingAt - started) / 1000,
+        completedSeconds: (finishedAt - started) / 1000,
+        queuedSeconds: (queuedAt - started) / 1000,
+        placement,
+        lifecyclesStarted: debts - pendingStarts,
+        mailsSent,
+        deliveriesReceived,
+        peaks: peaksOf(stack),
+        timeline: await importTimeline(
+          new Client({ connection: stack.temporal.connection, namespace: namespaceOf(stack) }),
+          id,
+        ),
+        backlog: largestBacklog,
+      },
+      ...(idle && busyLatencies && { fairness: { idle, busy: busyLatencies } }),
+    };
+  } finally {
+    await backlog?.stop();
+    await Promise.allSettled([stopBenchStack(stack), counting.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function printImport(r: ImportResult, pace: string): void {
+  const f = (n: number) => n.toFixed(1);
+  console.log(`\nplacements: ${r.rows} rows (${f(r.fileMiB)} MiB CSV), pace ${pace} rows/s`);
+  console.log(
+    `  uploaded in ${f(r.uploadSeconds)} s; validated after ${f(r.validatedSeconds)} s; Completed after ` +
+      `${f(r.completedSeconds)} s; every event, lifecycle start and mail queued after ${f(r.queuedSeconds)} s`,
+  );
+  console.log(
+    `  ${f(r.rows / r.queuedSeconds)} rows/s (100,000 rows at this rate: ${f(100_000 / (r.rows / r.queuedSeconds) / 60)} min); ` +
+      `by then ${r.lifecyclesStarted} lifecycles started, ${r.mailsSent} mails sent, ${r.deliveriesReceived} debt.created delivered`,
+  );
+  const t = r.timeline;
+  console.log(
+    `  its workflow (${t.runs} run(s), ${f(t.spanSeconds)} s): validation ran ${f(t.validationSeconds)} s; ` +
+      `${t.chunks} chunks ran ${f(t.chunkRunSeconds)} s (${f(r.rows / t.chunkRunSeconds)} rows/s while running, ` +
+      `slowest ${f(t.slowestChunkSeconds)} s); paced pauses ${f(t.pauseSeconds)} s`,
+  );
+  console.log(
+    `  waiting for a worker: activities ${f(t.activityWaitSeconds)} s (longest ${f(t.slowestActivityWaitSeconds)} s), ` +
+      `workflow tasks ${f(t.workflowTaskWaitSeconds)} s (longest ${f(t.slowestWorkflowTaskWaitSeconds)} s; ` +
+      `${t.workflowTaskTimeouts} timed out); workflow tasks ran ${f(t.workflowTaskRunSeconds)} s; ` +
+      `${t.activityRetries} activity retries`,
+  );
+  console.log(
+    `  the lifecycle task queue's largest backlog meanwhile: ${r.backlog.workflowTasks} workflow tasks, ` +
+      `${r.backlog.activityTasks} activity tasks`,
+  );
+  for (const p of r.peaks) console.log(`  ${p.process} (pid ${p.pid}): peak ${p.peakMiB} MiB`);
+}
+
+function reportImport(report: BenchReport, r: ImportResult): void {
+  const scenario = 'placements';
+  const rows = r.rows.toLocaleString('en');
+  check(report, {
+    scenario,
+    name: `${rows} rows, upload → every debt's event, lifecycle start and mail queued (${r.queuedSeconds.toFixed(1)} s; goal 100,000 in ≤ 600 s)`,
+    value: r.rows / r.queuedSeconds,
+    unit: 'rows/s',
+    bound: { atLeast: Math.round(GOAL_ROWS_PER_SECOND * 10) / 10 },
+  });
+  observe(report, { scenario, name: `${rows} rows: total time`, value: r.queuedSeconds, unit: 's' });
+  observe(report, { scenario, name: `${rows} rows: upload`, value: r.uploadSeconds, unit: 's' });
+  observe(report, {
+    scenario,
+    name: `${rows} rows: validation (upload's start → Importing)`,
+    value: r.validatedSeconds,
+    unit: 's',
+  });
+  observe(report, {
+    scenario,
+    name: `${rows} rows: import (Importing → Completed)`,
+    value: r.rows / (r.completedSeconds - r.validatedSeconds),
+    unit: 'rows/s',
+  });
+  const t = r.timeline;
+  observe(report, {
+    scenario,
+    name: `${rows} rows: the chunks while running (${t.chunks} chunks, ${t.chunkRunSeconds.toFixed(1)} s)`,
+    value: r.rows / t.chunkRunSeconds,
+    unit: 'rows/s',
+  });
+  observe(report, {
+    scenario,
+    name: `${rows} rows: the import's tasks waiting for a worker (activities + workflow tasks)`,
+    value: t.activityWaitSeconds + t.workflowTaskWaitSeconds,
+    unit: 's',
+  });
+  observe(report, { scenario, name: `${rows} rows: paced pauses`, value: t.pauseSeconds, unit: 's' });
+  observe(report, {
+    scenario,
+    name: `${rows} rows: the lifecycle queue's largest workflow task backlog`,
+    value: r.backlog.workflowTasks,
+    unit: 'tasks',
+  });
+}
+
+function reportMemory(report: BenchReport, small: ImportResult, large: ImportResult): void {
+  for (const p of large.peaks) {
+    recordMemory(report, `${p.process} (placement of ${large.rows} rows)`, p.pid, p.peakMiB);
+    const before = small.peaks.find((s) => s.process === p.process);
+    if (!before) continue;
+    recordMemory(report, `${p.process} (placement of ${small.rows} rows)`, before.pid, before.peakMiB);
+    // The processes that read the file: flat means the soak's bound (issue 38: ≤ 10 % growth).
+    if (p.process.startsWith('api') || p.process.startsWith('lifecycle')) {
+      check(report, {
+        scenario: 'placements',
+        name: `${p.process}: peak memory at ${large.rows} rows / at ${small.rows} (${p.peakMiB} / ${before.peakMiB} MiB)`,
+        value: p.peakMiB / before.peakMiB,
+        unit: '×',
+        bound: { atMost: 1.1 },
+      });
+    }
+  }
+}
+
+function reportFairness(report: BenchReport, f: FairnessResult): void {
+  const scenario = 'placements';
+  console.log(
+    `\nplacements: another tenant's single debts, ${f.idle.webhookMs.length} idle, ${f.busy.webhookMs.length} ` +
+      `meanwhile (${f.busy.duringImport} raised while Importing)`,
+  );
+  for (const [what, idle, busy] of [
+    ['debt.created delivered', f.idle.webhookMs, f.busy.webhookMs],
+    ['portal mail received', f.idle.mailMs, f.busy.mailMs],
+  ] as const) {
+    const idleP99 = percentile(idle, 99);
+    const busyP99 = percentile(busy, 99);
+    observe(report, { scenario, name: `another tenant's ${what}, p99 idle`, value: idleP99, unit: 'ms' });
+    observe(report, { scenario, name: `another tenant's ${what}, p99 during the import`, value: busyP99, unit: 'ms' });
+    check(report, {
+      scenario,
+      name: `another tenant's ${what}, p99 during the import / idle (${busyP99.toFixed(0)} / ${idleP99.toFixed(0)} ms)`,
+      value: busyP99 / idleP99,
+      unit: '×',
+      bound: { atMost: 2 },
+    });
+  }
+}
+
+export async function benchPlacements(options: PlacementBenchOptions = {}): Promise<void> {
+  // Standalone, the figures are printed only (check and observe print as they record).
+  const report = options.report ?? newReport({ quick: false, secondsPerLoad: 0, connections: 1 });
+  const rows = options.rows ?? Number(process.env.PLACEMENT_ROWS ?? 100_000);
+  const fairness = { count: options.quietDebts ?? 20, everyMs: options.quietEveryMs ?? 2_000 };
+  const pace = process.env.PLACEMENT_ROWS_PER_SECOND ?? `${DEFAULT_ROWS_PER_SECOND} (default)`;
+  buildCompiled();
+  const small = await importOnce(Math.max(1, Math.round(rows / 10)));
+  printImport(small.result, pace);
+  const large = await importOnce(rows, fairness);
+  printImport(large.result, pace);
+  reportImport(report, small.result);
+  reportImport(report, large.result);
+  reportMemory(report, small.result, large.result);
+  if (large.fairness) reportFairness(report, large.fairness);
+}
+
+if (require.main === module) {
+  benchPlacements()
+    .catch((err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    })
+    .finally(async () => {
+      await closeSharedResources();
+      await stopSharedMailSink(); // its SMTP server would keep the process from ending
+    });
+}
