@@ -13,6 +13,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { OutboxConsumer } from '../events/consumer';
 import type { Db } from '../platform/db';
 import type { Mode } from '../platform/mode';
+import { roundRobinByOrganization } from '../temporal/fairness';
 import { WORKFLOW_TYPES } from '../temporal/names';
 import { debtWorkflowStartOptions } from './workflow-start';
 
@@ -54,10 +55,11 @@ export function createDebtLifecycleConsumer(options: DebtLifecycleConsumerOption
   }
 
   /**
-   * Starts every debt, a group at a time, each group under the deadline, and forgets the recorded starts that
-   * succeeded; what fails stays recorded for the next sweep, and the first error is thrown.
+   * Starts every debt, a group at a time in rounds across organisations, each group under the deadline, and forgets
+   * the recorded starts that succeeded; what fails stays recorded for the next sweep, and the first error is thrown.
    */
-  async function startAll(debts: DebtStart[]): Promise<void> {
+  async function startAll(batch: DebtStart[]): Promise<void> {
+    const debts = roundRobinByOrganization(batch);
     let firstError: Error | undefined;
     for (let i = 0; i < debts.length; i += START_CONCURRENCY) {
       const group = debts.slice(i, i + START_CONCURRENCY);

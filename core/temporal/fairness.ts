@@ -16,6 +16,25 @@ export function tenantPriority(organizationId: string): Priority {
 }
 
 /**
+ * The items in rounds across organisations: every organisation's first, then every organisation's second, and so on,
+ * each organisation's own order kept. The outbox consumers start a batch's workflows a group at a time; in outbox
+ * order, one tenant's chunk of 500 new debts would put every other tenant's start in the same batch behind them.
+ */
+export function roundRobinByOrganization<T extends { organizationId: string }>(items: readonly T[]): T[] {
+  const queues = new Map<string, T[]>();
+  for (const item of items) {
+    const queue = queues.get(item.organizationId);
+    if (queue) queue.push(item);
+    else queues.set(item.organizationId, [item]);
+  }
+  const rounds: T[] = [];
+  for (let round = 0; rounds.length < items.length; round++) {
+    for (const queue of queues.values()) if (round < queue.length) rounds.push(queue[round]!);
+  }
+  return rounds;
+}
+
+/**
  * Dynamic configuration that turns fairness on: the new matcher, fairness itself, and one partition per task queue
  * (fairness is kept within a partition, so several partitions would each be fair on their own share only; one
  * partition is ample for these queues' rates, see docs/operators/scaling.md).

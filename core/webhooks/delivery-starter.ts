@@ -12,7 +12,7 @@ import {
   pendingDeliverySearchAttributes,
   workflowIds,
 } from '../temporal/names';
-import { tenantPriority } from '../temporal/fairness';
+import { roundRobinByOrganization, tenantPriority } from '../temporal/fairness';
 import { markWorkflowsStarted, type DeliveryRef } from './dispatch';
 
 const START_CONCURRENCY = 100;
@@ -39,7 +39,10 @@ export function deliveryStartOptions(ref: DeliveryRef, taskQueue: string) {
 }
 
 export interface DeliveryStarter {
-  /** Starts each run, marks the ones that started, and throws if any did not (the caller's next pass retries them). */
+  /**
+   * Starts each run, in rounds across organisations, marks the ones that started, and throws if any did not (the
+   * caller's next pass retries them).
+   */
   startAll(refs: DeliveryRef[]): Promise<void>;
 }
 
@@ -56,7 +59,8 @@ export function createDeliveryStarter(options: { db: Db; client: Client; taskQue
   }
 
   return {
-    async startAll(refs) {
+    async startAll(batch) {
+      const refs = roundRobinByOrganization(batch); // one tenant's many do not go before everyone else's few
       const failures: unknown[] = [];
       for (let i = 0; i < refs.length; i += START_CONCURRENCY) {
         const chunk = refs.slice(i, i + START_CONCURRENCY);
