@@ -12,7 +12,7 @@ import type { DocumentStore } from '../core/documents/store';
 import type { Db } from '../core/platform/db';
 import { importChunk, type ChunkResult } from '../core/placements/chunk-import';
 import { finish, type ValidationResult } from '../core/placements/placement-end';
-import { backlogPauseMs, organizationBacklog } from '../core/placements/placement-backlog';
+import { BACKLOG_LIMIT, backlogPauseMs, organizationBacklog } from '../core/placements/placement-backlog';
 import { chunkPauseMs, organizationPace } from '../core/placements/placement-pace';
 import { validatePlacement } from '../core/placements/placement-validation';
 import {
@@ -79,11 +79,8 @@ export function createPlacementActivities(deps: PlacementActivityDeps): Placemen
         const chunkRows = deps.chunkRows ?? DEFAULT_CHUNK_ROWS;
         const chunk = await importChunk(work(), ref, chunkRows);
         const pace = await organizationPace(deps.db, ref.organizationId, deps.defaultRowsPerSecond);
-        const backlog = await organizationBacklog(deps.db, ref.organizationId, chunkRows);
-        const pauseMs = Math.max(
-          chunkPauseMs(chunk.rows, pace, Date.now() - started),
-          backlogPauseMs(backlog, chunkRows),
-        );
+        const backlog = await organizationBacklog(deps.db, ref.organizationId, BACKLOG_LIMIT);
+        const pauseMs = Math.max(chunkPauseMs(chunk.rows, pace, Date.now() - started), backlogPauseMs(backlog));
         return { ...chunk, pauseMs };
       }),
     finishPlacement: (ref) => placementStep(() => finish(deps.db, ref)),

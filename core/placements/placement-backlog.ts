@@ -2,11 +2,13 @@
  * Back-pressure on an import. Each debt a chunk raises starts a lifecycle workflow and a webhook delivery after the
  * chunk commits (the outbox consumers make those starts, oldest first). A chunk imported faster than its starts are
  * made only lengthens the queue every other tenant's starts wait in, so after a chunk the import also waits while
- * more than a chunk's worth of its organisation's starts are still to be made: it goes as fast as the platform
- * absorbs it, never faster than its pace (placement-pace.ts).
+ * more than BACKLOG_LIMIT of its organisation's starts (a default chunk's worth) are still to be made: it goes as fast
+ * as the platform absorbs it, never faster than its pace (placement-pace.ts).
  */
 import type { Db } from '../platform/db';
 
+/** Starts still to be made beyond which the import waits. */
+export const BACKLOG_LIMIT = 500;
 /** How long the import waits before its next chunk while its organisation's backlog is over the limit. */
 export const BACKLOG_PAUSE_MS = 2_000;
 
@@ -26,7 +28,7 @@ export async function organizationBacklog(db: Db, organizationId: string, limit:
   return Number(rows[0]?.n ?? 0);
 }
 
-/** The wait after a chunk of `chunkRows` given the organisation's backlog. */
-export function backlogPauseMs(backlog: number, chunkRows: number): number {
-  return backlog > chunkRows ? BACKLOG_PAUSE_MS : 0;
+/** The wait after a chunk, given the organisation's backlog (organizationBacklog counted up to BACKLOG_LIMIT). */
+export function backlogPauseMs(backlog: number): number {
+  return backlog > BACKLOG_LIMIT ? BACKLOG_PAUSE_MS : 0;
 }

@@ -1,12 +1,17 @@
 /**
  * Back-pressure on an import (core/placements/placement-backlog.ts): after a chunk, the import waits while more than a
- * chunk's worth of its organisation's starts are still to be made — debts whose lifecycle has not started and
+ * BACKLOG_LIMIT (500) of its organisation's starts are still to be made — debts whose lifecycle has not started and
  * deliveries whose workflow has not — and another organisation's backlog never slows it. Checked as the activity
  * computes it, never by timing.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { BACKLOG_PAUSE_MS, backlogPauseMs, organizationBacklog } from '../../core/placements/placement-backlog';
+import {
+  BACKLOG_LIMIT,
+  BACKLOG_PAUSE_MS,
+  backlogPauseMs,
+  organizationBacklog,
+} from '../../core/placements/placement-backlog';
 import { testDb } from '../support/resources';
 import { insertDeliveries } from '../support/rollup-fixtures';
 import { createTestTenant } from '../support/tenants';
@@ -42,9 +47,9 @@ describe('placements: an import waits while its organisation’s starts are behi
     expect(await organizationBacklog(testDb(), mine, 10)).to.equal(11 + 1);
   });
 
-  it('pauses the next chunk only while the backlog is over a chunk', () => {
-    expect(backlogPauseMs(0, 500)).to.equal(0);
-    expect(backlogPauseMs(500, 500)).to.equal(0);
-    expect(backlogPauseMs(501, 500)).to.equal(BACKLOG_PAUSE_MS);
+  it('pauses the next chunk only while the backlog is over the limit', () => {
+    expect(backlogPauseMs(0)).to.equal(0);
+    expect(backlogPauseMs(BACKLOG_LIMIT)).to.equal(0);
+    expect(backlogPauseMs(BACKLOG_LIMIT + 1)).to.equal(BACKLOG_PAUSE_MS);
   });
 });
