@@ -168,6 +168,12 @@ function Layout(props: { title: string; stylesheetHref: string; user: BareUser; 
 }
 
 const STATE_ICONS: Record<string, string> = { Delivered: '✓', Failed: '✕', Retrying: '↻', Sending: '…' };
+const STATE_BADGES: Record<string, string> = {
+  Delivered: 'badge badge-success',
+  Failed: 'badge badge-danger',
+  Retrying: 'badge badge-warning',
+  Sending: 'badge',
+};
 
 function stateOf(d: BareDelivery): string {
   if (d.status === 'Succeeded') return 'Delivered';
@@ -181,7 +187,7 @@ function State(props: { delivery: BareDelivery; lastAttempt?: BareAttempt; space
   const state = stateOf(delivery);
   return (
     <>
-      <span class={`status status-${state.toLowerCase()}`}>
+      <span class={STATE_BADGES[state]}>
         <span aria-hidden="true">{STATE_ICONS[state]} </span>
         {state}
       </span>
@@ -245,7 +251,7 @@ function DeliveriesBody(props: { items: BareDelivery[]; nextCursor: string | nul
           <p>No delivery matches.</p>
         ) : (
           <div class="table-wrap" tabIndex={0} role="region" aria-label="Deliveries table">
-            <table>
+            <table class="collapse">
               <thead>
                 <tr>
                   {['Delivery', 'Event type', 'Status', 'Attempts', 'Created', 'Last attempt', 'Next attempt'].map(
@@ -258,24 +264,26 @@ function DeliveriesBody(props: { items: BareDelivery[]; nextCursor: string | nul
               <tbody>
                 {props.items.map((d) => (
                   <tr>
-                    <td>
+                    <td data-label="Delivery">
                       <a href={`/console/deliveries/${d.id}`}>
                         <code>{d.id}</code>
                         <span class="visually-hidden"> {d.eventType} delivery</span>
                       </a>
                     </td>
-                    <td>{d.eventType}</td>
-                    <td>
-                      <State delivery={d} />
+                    <td data-label="Event type">{d.eventType}</td>
+                    <td data-label="Status">
+                      <span>
+                        <State delivery={d} />
+                      </span>
                     </td>
-                    <td>{d.attemptCount}</td>
-                    <td>
+                    <td data-label="Attempts">{d.attemptCount}</td>
+                    <td data-label="Created">
                       <When iso={d.createdAt} />
                     </td>
-                    <td>
+                    <td data-label="Last attempt">
                       <When iso={d.lastAttemptAt} />
                     </td>
-                    <td>
+                    <td data-label="Next attempt">
                       <When iso={d.nextAttemptAt} />
                     </td>
                   </tr>

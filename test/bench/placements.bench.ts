@@ -267,7 +267,7 @@ async function importOnce(
         big.organizationId,
       ]);
     }
-    const file = path.join(dir, `placement-${rows}.csv`);
+    const file = path.join(dir, `${rows}-rows.csv`);
     await writePlacementFile(file, `P${rows}`, rows);
     let idle: QuietLatencies | undefined;
     if (fairness) {

@@ -4,13 +4,12 @@
  * collector with the collector's contact details. Before the second factor the frame is the collector's alone: no
  * creditor name or branding is shown to someone who has only the link.
  */
-import { randomBytes } from 'node:crypto';
 import type { ComponentChildren, VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { Branding } from '../../core/branding/branding';
-import { cachedIn } from '../../core/platform/bounded-cache';
 import type { PortalConfig } from '../../core/platform/portal-config';
 import { CsrfField } from '../layout';
+import { escapedText, pageShells } from '../page-shell';
 
 export interface PortalFrame {
   /** Null before the second factor is proven. */
@@ -94,80 +93,40 @@ function PortalFooter({ frame }: { frame: PortalFrame }) {
   );
 }
 
-/**
- * A portal page's HTML, `<!doctype html>` included: the same text as rendering `PortalLayout` around `body`, with the
- * layout rendered once per frame (an organisation's branding and name, and whether a visit is verified) and kept as
- * text around the things that change from page to page — the title (the document's and the heading's), the visit's
- * CSRF token and the body. The
- * layout was a third of each page's rendering; test/unit/portal-layout-shell.test.ts holds the two renderings equal.
- */
-export function renderPortalPage(props: Omit<PortalLayoutProps, 'children'>, body: VNode): string {
-  const shell = shellOf(props);
-  const values: Record<Slot, string> = {
-    documentTitle: escapedText(props.documentTitle ?? props.title),
-    title: escapedText(props.title),
-    csrf: props.frame.csrfToken === undefined ? '' : escapedText(props.frame.csrfToken),
-    body: renderToString(body),
-  };
-  let html = shell.texts[0]!;
-  for (let i = 0; i < shell.slots.length; i++) html += values[shell.slots[i]!] + shell.texts[i + 1]!;
-  return html;
-}
-
-type Slot = 'documentTitle' | 'title' | 'csrf' | 'body';
-/**
- * The slots' stand-ins: text the renderer passes through unescaped (no `"`, `&` or `<`) around 128 random bits drawn
- * when the shell is made, so no stored text (an organisation's name, a branding field) can forge one: a favicon URL
- * carrying a fixed marker would otherwise receive the visitor's CSRF token.
- */
-function slotMarkers(): { marked: (slot: Slot) => string; slots: RegExp } {
-  const mark = `\u0001${randomBytes(16).toString('hex')}`;
-  return {
-    marked: (slot) => `${mark}${slot}\u0001`,
-    slots: new RegExp(`${mark}(documentTitle|title|csrf|body)\u0001`),
-  };
-}
-
-interface Shell {
-  /** The layout's text between the slots: one more than the slots. */
-  texts: string[];
-  slots: Slot[];
-}
-
-const shells = new Map<string, Shell>();
-
-function shellOf({ stylesheetHref, themeHref, frame }: Omit<PortalLayoutProps, 'children'>): Shell {
-  const verified = frame.csrfToken !== undefined;
-  const key = JSON.stringify([
+const renderThroughShell = pageShells({
+  slots: ['documentTitle', 'title', 'csrf', 'body'] as const,
+  frameKey: ({ stylesheetHref, themeHref, frame }: Omit<PortalLayoutProps, 'children'>) => [
     stylesheetHref,
     themeHref,
     frame.creditorName,
     frame.branding,
     frame.collector,
-    verified,
-  ]);
-  return cachedIn(shells, key, () => {
-    const { marked, slots } = slotMarkers();
-    const html = `<!doctype html>${renderToString(
-      <PortalLayout
-        title={marked('title')}
-        documentTitle={marked('documentTitle')}
-        stylesheetHref={stylesheetHref}
-        themeHref={themeHref}
-        frame={{ ...frame, csrfToken: verified ? marked('csrf') : undefined }}
-      >
-        {marked('body')}
-      </PortalLayout>,
-    )}`;
-    const pieces = html.split(slots); // text, slot, text, slot, …, text
-    return {
-      texts: pieces.filter((_, i) => i % 2 === 0),
-      slots: pieces.filter((_, i) => i % 2 === 1) as Slot[],
-    };
-  });
-}
+    frame.csrfToken !== undefined, // a verified visit
+  ],
+  layout: ({ stylesheetHref, themeHref, frame }, marked) => (
+    <PortalLayout
+      title={marked('title')}
+      documentTitle={marked('documentTitle')}
+      stylesheetHref={stylesheetHref}
+      themeHref={themeHref}
+      frame={{ ...frame, csrfToken: frame.csrfToken !== undefined ? marked('csrf') : undefined }}
+    >
+      {marked('body')}
+    </PortalLayout>
+  ),
+});
 
-/** Text as the renderer escapes it, by the renderer itself. */
-function escapedText(text: string): string {
-  return renderToString(<>{text}</>);
+/**
+ * A portal page's HTML, `<!doctype html>` included: the same text as rendering `PortalLayout` around `body`, with the
+ * layout rendered once per frame (an organisation's branding and name, and whether a visit is verified) and kept as
+ * text around the title (the document's and the heading's), the visit's CSRF token and the body
+ * (web/page-shell.tsx); test/unit/portal-layout-shell.test.ts holds the two renderings equal.
+ */
+export function renderPortalPage(props: Omit<PortalLayoutProps, 'children'>, body: VNode): string {
+  return renderThroughShell(props, {
+    documentTitle: escapedText(props.documentTitle ?? props.title),
+    title: escapedText(props.title),
+    csrf: props.frame.csrfToken === undefined ? '' : escapedText(props.frame.csrfToken),
+    body: renderToString(body),
+  });
 }
