@@ -2,7 +2,6 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { historyFromJson } from '../support/history-json';
 import {
   LIFECYCLE_HISTORIES_DIR,
@@ -13,6 +12,7 @@ import {
 } from '../support/lifecycle-histories';
 import { statesReachedIn } from '../support/lifecycle-history-states';
 import { startTimeSkipping } from '../support/temporal';
+import { expectEveryHistoryReplays } from '../support/replay';
 
 /**
  * Determinism in CI: recorded histories of the debt lifecycle workflow, which together reach every state of
@@ -61,13 +61,6 @@ describe('debtLifecycleWorkflow replays its recorded histories', function () {
   it('replays every recorded history, and every pre-patch one, without a nondeterminism error', async () => {
     const files = [...recorded(), ...filesIn(PRE_PATCH_HISTORIES_DIR)];
     const histories = files.map((file) => ({ workflowId: basename(file, '.json'), history: historyOf(file) }));
-    const failures: string[] = [];
-    let replayed = 0;
-    for await (const result of Worker.runReplayHistories({ workflowBundle: await lifecycleBundle() }, histories)) {
-      replayed++;
-      if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
-    }
-    expect(failures).to.deep.equal([]);
-    expect(replayed).to.equal(histories.length);
+    await expectEveryHistoryReplays(await lifecycleBundle(), histories);
   });
 });

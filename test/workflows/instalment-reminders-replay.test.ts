@@ -7,9 +7,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { expect } from 'chai';
-import { Worker } from '@temporalio/worker';
 import { historyFromJson } from '../support/history-json';
 import { bundleWorkflows } from '../support/temporal';
+import { expectEveryHistoryReplays } from '../support/replay';
 
 const DIR = join(__dirname, 'histories', 'instalment-reminders');
 
@@ -24,13 +24,6 @@ describe('instalmentRemindersWorkflow replays its recorded histories', function 
       history: historyFromJson(readFileSync(join(DIR, file), 'utf8')),
     }));
     const workflowBundle = await bundleWorkflows(require.resolve('../../workflows/bundles/lifecycle'));
-    const failures: string[] = [];
-    let replayed = 0;
-    for await (const result of Worker.runReplayHistories({ workflowBundle }, histories)) {
-      replayed++;
-      if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
-    }
-    expect(failures).to.deep.equal([]);
-    expect(replayed).to.equal(histories.length);
+    await expectEveryHistoryReplays(workflowBundle, histories);
   });
 });

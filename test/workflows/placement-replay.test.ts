@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { expect } from 'chai';
-import { Worker } from '@temporalio/worker';
 import { historyFromJson } from '../support/history-json';
 import { lifecycleBundle } from '../support/lifecycle-histories';
 import { PLACEMENT_HISTORIES_DIR } from '../support/placements';
+import { expectEveryHistoryReplays } from '../support/replay';
 
 /**
  * Determinism in CI: recorded histories of `placement-<id>` (one per way a run ends) must replay against the current
@@ -38,13 +38,6 @@ describe('placementWorkflow replays its recorded histories', function () {
         history: historyFromJson(readFileSync(join(dir, name), 'utf8')),
       })),
     );
-    const failures: string[] = [];
-    let replayed = 0;
-    for await (const result of Worker.runReplayHistories({ workflowBundle: await lifecycleBundle() }, histories)) {
-      replayed++;
-      if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
-    }
-    expect(failures).to.deep.equal([]);
-    expect(replayed).to.equal(histories.length);
+    await expectEveryHistoryReplays(await lifecycleBundle(), histories);
   });
 });

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { expect } from 'chai';
-import { Worker } from '@temporalio/worker';
 import { historyFromJson } from '../support/history-json';
 import { lifecycleBundle } from '../support/lifecycle-histories';
+import { expectEveryHistoryReplays } from '../support/replay';
 
 /**
  * Determinism in CI: recorded histories of `test-payment-<attemptId>` (one per way a run ends) must replay against the
@@ -29,13 +29,6 @@ describe('testPaymentFailureWorkflow replays its recorded histories', function (
       workflowId: basename(name, '.json'),
       history: historyFromJson(readFileSync(join(dir, name), 'utf8')),
     }));
-    const failures: string[] = [];
-    let replayed = 0;
-    for await (const result of Worker.runReplayHistories({ workflowBundle: await lifecycleBundle() }, histories)) {
-      replayed++;
-      if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
-    }
-    expect(failures).to.deep.equal([]);
-    expect(replayed).to.equal(histories.length);
+    await expectEveryHistoryReplays(await lifecycleBundle(), histories);
   });
 });

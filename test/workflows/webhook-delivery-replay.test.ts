@@ -2,13 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { webhooksBundle } from '../support/delivery-runs';
 import { historyFromJson } from '../support/history-json';
 import { HISTORIES_DIR, RECORDED_SCENARIOS, recordDeliveryHistories } from '../support/delivery-histories';
 import { startTimeSkipping } from '../support/temporal';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { localWebhookConfig } from '../support/webhooks';
+import { expectEveryHistoryReplays } from '../support/replay';
 
 /**
  * Determinism in CI: recorded histories of the delivery workflow must replay against the current bundle. A change to
@@ -53,13 +53,6 @@ describe('webhookDeliveryWorkflow replays its recorded histories', function () {
         })),
     );
     expect(histories.length).to.be.at.least(4 * (RECORDED_SCENARIOS.length - 1));
-    const failures: string[] = [];
-    let replayed = 0;
-    for await (const result of Worker.runReplayHistories({ workflowBundle: await webhooksBundle() }, histories)) {
-      replayed++;
-      if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
-    }
-    expect(failures).to.deep.equal([]);
-    expect(replayed).to.equal(histories.length);
+    await expectEveryHistoryReplays(await webhooksBundle(), histories);
   });
 });
