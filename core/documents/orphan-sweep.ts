@@ -23,6 +23,27 @@ export async function keysNamedByRows(db: Db, keys: string[]): Promise<Set<strin
   return new Set(rows.map((r: { storage_key: string }) => r.storage_key));
 }
 
+/**
+ * Deletes from the store each of `keys` that no row still needs (keysNamedByRows), calling `afterEach` after each
+ * deletion; returns how many it deleted.
+ */
+export async function deleteKeysNoRowNeeds(
+  db: Db,
+  store: Pick<DocumentDeps['store'], 'delete'>,
+  keys: string[],
+  afterEach?: () => void,
+): Promise<number> {
+  const named = await keysNamedByRows(db, keys);
+  let deleted = 0;
+  for (const key of keys) {
+    if (named.has(key)) continue;
+    await store.delete(key);
+    deleted += 1;
+    afterEach?.();
+  }
+  return deleted;
+}
+
 /** An object younger than this may be an upload whose row is about to be written: the sweep leaves it. */
 export const ORPHAN_GRACE_MS = 60 * 60_000;
 
@@ -40,12 +61,7 @@ export async function sweepOrphanObjects(
   let batch: string[] = [];
   const flush = async () => {
     // Placement files (core/placements) share the store: a key named by either table is no orphan.
-    const named = await keysNamedByRows(deps.db, batch);
-    for (const key of batch) {
-      if (named.has(key)) continue;
-      await deps.store.delete(key);
-      deleted += 1;
-    }
+    deleted += await deleteKeysNoRowNeeds(deps.db, deps.store, batch);
     batch = [];
   };
   for await (const object of deps.store.listObjects()) {

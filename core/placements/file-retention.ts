@@ -6,7 +6,7 @@
  * then imported, a document) keep the object until their own time comes. A crash between the two leaves objects no
  * row needs: the orphan sweep deletes them.
  */
-import { keysNamedByRows } from '../documents/orphan-sweep';
+import { deleteKeysNoRowNeeds } from '../documents/orphan-sweep';
 import type { DocumentStore } from '../documents/store';
 import type { Db } from '../platform/db';
 import type { Mode } from '../platform/mode';
@@ -62,9 +62,7 @@ export async function purgeExpiredPlacementFiles(options: PlacementFilePurge): P
   for (;;) {
     const keys = await markBatch(options);
     purged += keys.length;
-    const unique = [...new Set(keys)];
-    const needed = await keysNamedByRows(options.db, unique);
-    for (const key of unique) if (!needed.has(key)) await options.store.delete(key);
+    await deleteKeysNoRowNeeds(options.db, options.store, [...new Set(keys)]);
     options.onProgress?.();
     if (keys.length < options.batchSize || Date.now() >= options.deadline) return purged;
   }

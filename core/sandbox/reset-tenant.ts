@@ -13,7 +13,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { keysNamedByRows } from '../documents/orphan-sweep';
+import { deleteKeysNoRowNeeds } from '../documents/orphan-sweep';
 import type { DocumentStore } from '../documents/store';
 import type { Db } from '../platform/db';
 import { endWipedDebtWorkflows, startSeedWorkflows, type Progress } from './debt-workflows';
@@ -112,12 +112,7 @@ export async function resetSandboxTenant(
 async function deletePlacementFiles(deps: SandboxResetDeps, files: WipedFiles, progress: Progress): Promise<void> {
   const keys = [...new Set(files.splice(0))];
   if (!deps.documents || keys.length === 0) return;
-  const named = await keysNamedByRows(deps.db, keys);
-  for (const key of keys) {
-    if (named.has(key)) continue;
-    await deps.documents.delete(key);
-    progress.heartbeat?.();
-  }
+  await deleteKeysNoRowNeeds(deps.db, deps.documents, keys, progress.heartbeat);
 }
 
 function addWipes(a: Record<WipedTable, number>, b: Record<WipedTable, number>): Record<WipedTable, number> {
