@@ -62,7 +62,7 @@ void runWorker({
     const { mode, db, databaseUrl, client, logger } = deps;
     const mailDeps = notificationDeps(deps, true);
     const consumers = [
-      createDebtLifecycleConsumer({ mode, db, client }),
+      createDebtLifecycleConsumer({ mode, db, client, logger }),
       createNotificationsConsumer({
         ...mailDeps,
         client,

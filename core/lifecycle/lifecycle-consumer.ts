@@ -4,42 +4,79 @@
  * The starts happen after the batch's transaction has committed, never inside it: a transaction held open across
  * calls to Temporal would hold the outbox horizon (cursor.ts) for every consumer of every database on the server for
  * as long as Temporal takes to answer. So that a start cannot be lost in between, the batch's transaction records each
- * debt in `lifecycle_pending_starts`, and the row goes once Temporal has the workflow. Each group of starts runs under
- * a short deadline (START_DEADLINE_MS), so a hung Temporal cannot stall this consumer; a start that fails, times out,
- * or died with its process stays recorded and is tried again after every pass (sweep), by this worker or another, until
- * it succeeds. A second start of the same id is refused by Temporal: every debt gets exactly one.
+ * debt in `lifecycle_pending_starts`, and the row goes once Temporal has the workflow. The consumer then only wakes
+ * this process's fair starter (core/temporal/fair-starter.ts), which claims the recorded starts organisation by
+ * organisation and makes them in turns under a short deadline each (START_DEADLINE_MS): one tenant's bulk raise
+ * neither holds the outbox nor queues another tenant's new debt behind its own, and a hung Temporal holds nothing. A
+ * start that fails, times out, or died with its process stays recorded and is claimed again once its lease runs out,
+ * by this worker or another. A second start of the same id is refused by Temporal: every debt gets exactly one.
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { OutboxConsumer } from '../events/consumer';
 import type { Db } from '../platform/db';
+import type { Logger } from '../platform/logger';
 import type { Mode } from '../platform/mode';
-import { roundRobinByOrganization } from '../temporal/fairness';
+import { createFairStarter, type FairStarterOptions } from '../temporal/fair-starter';
 import { WORKFLOW_TYPES } from '../temporal/names';
+import { claimOwedStarts, type OwedStartTable } from '../temporal/owed-start-claims';
 import { debtWorkflowStartOptions } from './workflow-start';
 
 export const DEBT_LIFECYCLE_CONSUMER = 'debt-lifecycles';
 
-const START_CONCURRENCY = 50;
-/** How long one group of starts may wait for Temporal before it is given up and kept for the next sweep. */
+/** How long one start may wait for Temporal before it is given up and left for a later claim. */
 export const START_DEADLINE_MS = 10_000;
-/** Recorded starts taken by one sweep, oldest first. */
-const SWEEP_BATCH = 500;
+
+/** How the lifecycle starter runs; the bench and docs/operators/scaling.md explain the numbers. */
+export const LIFECYCLE_START_LOOP: Omit<FairStarterOptions, 'logger'> = {
+  concurrency: 16,
+  perOrganization: 50,
+  leaseMs: 30_000,
+};
 
 export interface DebtLifecycleConsumerOptions {
   mode: Mode;
-  /** The mode's database: where the starts still to do are recorded. */
+  /** The database where the starts still to do are recorded. */
   db: Db;
   /** A client in the mode's namespace. */
   client: Client;
+  logger: Logger;
   taskQueue?: string;
   /** Defaults to START_DEADLINE_MS (tests shorten it). */
   startDeadlineMs?: number;
+  /** Tests shorten the lease. */
+  startLoop?: Partial<Omit<FairStarterOptions, 'logger'>>;
 }
 
-interface DebtStart {
+export interface DebtStart {
   debtId: string;
   organizationId: string;
   requestId: string | null;
+}
+
+/** Every row is owed: it goes once its workflow has started. */
+const PENDING_STARTS: OwedStartTable = {
+  table: 'lifecycle_pending_starts',
+  key: 'debt_id',
+  owed: () => 'true',
+  leaseColumn: 'claimed_until',
+  columns: ['debt_id', 'organization_id', 'request_id', 'created_at'],
+};
+
+/** Claims, for the lease, up to `perOrganization` of each organisation's oldest recorded starts (owed-start-claims.ts). */
+export async function claimLifecycleStarts(
+  db: Db,
+  mode: Mode,
+  perOrganization: number,
+  skip: string[],
+  leaseMs: number,
+): Promise<DebtStart[]> {
+  const rows = await claimOwedStarts<{
+    debt_id: string;
+    organization_id: string;
+    request_id: string | null;
+    created_at: Date;
+  }>(db, PENDING_STARTS, mode, perOrganization, skip, leaseMs);
+  return rows.map((r) => ({ debtId: r.debt_id, organizationId: r.organization_id, requestId: r.request_id }));
 }
 
 export function createDebtLifecycleConsumer(options: DebtLifecycleConsumerOptions): OutboxConsumer {
@@ -48,34 +85,41 @@ export function createDebtLifecycleConsumer(options: DebtLifecycleConsumerOption
 
   async function start(debt: DebtStart): Promise<void> {
     try {
-      await client.workflow.start(WORKFLOW_TYPES.debtLifecycle, debtWorkflowStartOptions(debt, mode, taskQueue));
+      await client.withDeadline(Date.now() + deadlineMs, () =>
+        client.workflow.start(WORKFLOW_TYPES.debtLifecycle, debtWorkflowStartOptions(debt, mode, taskQueue)),
+      );
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // started before: that is the point
     }
   }
 
-  /**
-   * Starts every debt, a group at a time in rounds across organisations, each group under the deadline, and forgets
-   * the recorded starts that succeeded; what fails stays recorded for the next sweep, and the first error is thrown.
-   */
-  async function startAll(batch: DebtStart[]): Promise<void> {
-    const debts = roundRobinByOrganization(batch);
-    let firstError: Error | undefined;
-    for (let i = 0; i < debts.length; i += START_CONCURRENCY) {
-      const group = debts.slice(i, i + START_CONCURRENCY);
-      const outcomes = await Promise.allSettled(
-        group.map((debt) => client.withDeadline(Date.now() + deadlineMs, () => start(debt))),
-      );
-      const started = group.filter((_, j) => outcomes[j]!.status === 'fulfilled').map((debt) => debt.debtId);
-      if (started.length > 0) await db('lifecycle_pending_starts').whereIn('debt_id', started).delete();
-      for (const outcome of outcomes) {
-        if (outcome.status === 'rejected') {
-          firstError ??= outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason));
-        }
-      }
-    }
-    if (firstError !== undefined) throw firstError;
-  }
+  const loop = createFairStarter<DebtStart>(
+    {
+      claim: (perOrganization, skip, leaseMs) => claimLifecycleStarts(db, mode, perOrganization, skip, leaseMs),
+      start,
+      async recordStarted(debts) {
+        await db('lifecycle_pending_starts')
+          .whereIn(
+            'debt_id',
+            debts.map((d) => d.debtId),
+          )
+          .delete();
+      },
+      async release(debts) {
+        await db('lifecycle_pending_starts')
+          .whereIn(
+            'debt_id',
+            debts.map((d) => d.debtId),
+          )
+          .update({ claimed_until: null });
+      },
+    },
+    {
+      ...LIFECYCLE_START_LOOP,
+      ...options.startLoop,
+      logger: options.logger.child({ component: 'lifecycle-starter', mode }),
+    },
+  );
 
   return {
     name: DEBT_LIFECYCLE_CONSUMER,
@@ -98,14 +142,10 @@ export function createDebtLifecycleConsumer(options: DebtLifecycleConsumerOption
         .insert(debts.map((d) => ({ debt_id: d.debtId, organization_id: d.organizationId, request_id: d.requestId })))
         .onConflict('debt_id')
         .ignore();
-      return () => startAll(debts);
+      return async () => loop.kick();
     },
-    async sweep() {
-      const recorded = await db('lifecycle_pending_starts')
-        .orderBy('created_at')
-        .limit(SWEEP_BATCH)
-        .select<DebtStart[]>('debt_id as debtId', 'organization_id as organizationId', 'request_id as requestId');
-      if (recorded.length > 0) await startAll(recorded);
-    },
+    // After every pass of the relay: starts owed by another process that died, or whose lease ran out.
+    sweep: async () => loop.kick(),
+    stop: () => loop.stop(),
   };
 }

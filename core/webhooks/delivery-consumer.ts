@@ -1,44 +1,64 @@
 /**
  * Webhook delivery as an outbox consumer (DECISIONS.md §4): an event's delivery row was enqueued with the event
- * (`recordEvent`); the consumer starts its `webhook-delivery-<deliveryId>` workflow after the batch commits. Starting is idempotent per run
- * (delivery-starter.ts). A delivery whose start was lost (a crash between commit and start), a test ping, or a
- * manual retry has no `workflow_started_at` and is started by the sweep after every pass.
+ * (`recordEvent`), owed its `webhook-delivery-<deliveryId>` workflow until `workflow_started_at` is set. The consumer
+ * only wakes this process's fair starter (core/temporal/fair-starter.ts) once a batch commits; the starter claims the
+ * owed deliveries organisation by organisation and starts them in turns, so one tenant's burst neither holds the
+ * outbox nor queues another tenant's delivery behind its own. A delivery whose start was lost (a crash between claim
+ * and start), a test ping or a manual retry is owed like any other and started the same way.
  */
 import type { Client } from '@temporalio/client';
 import type { OutboxConsumer } from '../events/consumer';
 import type { Db } from '../platform/db';
+import type { Logger } from '../platform/logger';
 import type { Mode } from '../platform/mode';
+import { createFairStarter, type FairStarterOptions } from '../temporal/fair-starter';
 import { createDeliveryStarter } from './delivery-starter';
-import { listUnstartedDeliveries, unstartedDeliveriesOf } from './dispatch';
+import { claimOwedDeliveries, markWorkflowsStarted, releaseDeliveryClaims } from './dispatch';
 
 export const WEBHOOK_DELIVERY_CONSUMER = 'webhook-deliveries';
 
-const SWEEP_BATCH = 500;
+/** How the delivery starter runs; the bench and docs/operators/scaling.md explain the numbers. */
+export const DELIVERY_START_LOOP: Omit<FairStarterOptions, 'logger'> = {
+  concurrency: 16,
+  perOrganization: 50,
+  leaseMs: 30_000,
+};
 
 export interface WebhookDeliveryConsumerOptions {
   mode: Mode;
   db: Db;
   /** A client in the mode's namespace. */
   client: Client;
+  logger: Logger;
   taskQueue?: string;
+  /** Tests shorten the lease. */
+  startLoop?: Partial<Omit<FairStarterOptions, 'logger'>>;
 }
 
 export function createWebhookDeliveryConsumer(options: WebhookDeliveryConsumerOptions): OutboxConsumer {
   const { db, mode } = options;
   const starter = createDeliveryStarter(options);
+  const loop = createFairStarter(
+    {
+      claim: (perOrganization, skip, leaseMs) => claimOwedDeliveries(db, mode, perOrganization, skip, leaseMs),
+      start: (ref) => starter.start(ref),
+      recordStarted: (refs) => markWorkflowsStarted(db, refs),
+      release: (refs) => releaseDeliveryClaims(db, refs),
+    },
+    {
+      ...DELIVERY_START_LOOP,
+      ...options.startLoop,
+      logger: options.logger.child({ component: 'delivery-starter', mode }),
+    },
+  );
 
   return {
     name: WEBHOOK_DELIVERY_CONSUMER,
-    async consume(trx, events) {
-      const deliveries = await unstartedDeliveriesOf(trx, events);
-      return deliveries.length > 0 ? () => starter.startAll(deliveries) : undefined;
+    async consume() {
+      return async () => loop.kick(); // the batch's deliveries are owed since their events committed
     },
-    async sweep() {
-      for (;;) {
-        const unstarted = await listUnstartedDeliveries(db, mode, SWEEP_BATCH);
-        await starter.startAll(unstarted);
-        if (unstarted.length < SWEEP_BATCH) return;
-      }
-    },
+    // After every pass of the relay: starts owed by another process that died, or whose lease ran out.
+    sweep: async () => loop.kick(),
+    stop: () => loop.stop(),
   };
 }

@@ -16,6 +16,8 @@ import { roundRobinByOrganization, tenantPriority } from '../temporal/fairness';
 import { markWorkflowsStarted, type DeliveryRef } from './dispatch';
 
 const START_CONCURRENCY = 100;
+/** How long one start may wait for Temporal; the delivery stays owed and is started again later. */
+const START_DEADLINE_MS = 10_000;
 
 /**
  * How a delivery run starts: its id, its queue, its tenant's fairness key, and the search attributes an operator finds
@@ -39,6 +41,8 @@ export function deliveryStartOptions(ref: DeliveryRef, taskQueue: string) {
 }
 
 export interface DeliveryStarter {
+  /** Starts one run under a deadline (a hung server cannot hold the caller); a run that exists counts as started. */
+  start(ref: DeliveryRef): Promise<void>;
   /**
    * Starts each run, in rounds across organisations, marks the ones that started, and throws if any did not (the
    * caller's next pass retries them).
@@ -52,13 +56,16 @@ export function createDeliveryStarter(options: { db: Db; client: Client; taskQue
 
   async function start(ref: DeliveryRef): Promise<void> {
     try {
-      await client.workflow.start(WORKFLOW_TYPES.webhookDelivery, deliveryStartOptions(ref, taskQueue));
+      await client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+        client.workflow.start(WORKFLOW_TYPES.webhookDelivery, deliveryStartOptions(ref, taskQueue)),
+      );
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // this run exists: that is the point
     }
   }
 
   return {
+    start,
     async startAll(batch) {
       const refs = roundRobinByOrganization(batch); // one tenant's many do not go before everyone else's few
       const failures: unknown[] = [];

@@ -1,14 +1,15 @@
 /**
  * The database side of webhook dispatch (DECISIONS §4). A delivery is enqueued by `recordEvent` in the event's own
- * transaction, with a snapshot of the receiver's URL and sealed secret; the outbox consumer (delivery-consumer.ts)
- * starts its workflow after the consumer's batch commits, and `workflow_started_at` records it, so deliveries whose
- * start was lost are found again.
+ * transaction, with a snapshot of the receiver's URL and sealed secret, and is owed its workflow until
+ * `workflow_started_at` records the start: the webhooks worker's fair starter (delivery-consumer.ts) claims owed
+ * deliveries organisation by organisation and starts them, so a start lost with a process is made again.
  */
 import type { Mode } from '../platform/config';
 import type { OutboxEvent } from '../events/consumer';
 import type { Db, Trx } from '../platform/db';
 import { ApiError } from '../platform/errors';
 import { recordEvent } from '../events/outbox';
+import { claimOwedStarts, type OwedStartTable } from '../temporal/owed-start-claims';
 
 /** What the relay needs to start a delivery's workflow: ids only, never the URL, the secret or the payload. */
 export interface DeliveryRef {
@@ -55,23 +56,46 @@ export async function unstartedDeliveriesOf(db: Db, events: Pick<OutboxEvent, 'i
   return rows.map(toRef);
 }
 
-/** Pending deliveries of this mode whose workflow the relay has not (yet) started, oldest first. */
-export async function listUnstartedDeliveries(db: Db, mode: Mode, limit = 500): Promise<DeliveryRef[]> {
-  const rows = await db('webhook_deliveries as d')
-    .join('organizations as o', 'o.id', 'd.organization_id')
-    .where({ 'd.status': 'Pending', 'o.mode': mode })
-    .whereNull('d.workflow_started_at')
-    .orderBy('d.created_at')
-    .limit(limit)
-    .select<DeliveryRow[]>(DELIVERY_REF_COLUMNS.map((column) => `d.${column}`));
+/** A delivery is owed its workflow while it is Pending and no run of its generation has been started. */
+const OWED_DELIVERIES: OwedStartTable = {
+  table: 'webhook_deliveries',
+  key: 'id',
+  owed: (t) => `${t}.status = 'Pending' and ${t}.workflow_started_at is null`,
+  leaseColumn: 'start_claimed_until',
+  columns: [...DELIVERY_REF_COLUMNS, 'created_at'],
+};
+
+/** Claims, for the lease, up to `perOrganization` of each organisation's oldest owed deliveries (owed-start-claims.ts). */
+export async function claimOwedDeliveries(
+  db: Db,
+  mode: Mode,
+  perOrganization: number,
+  skip: string[],
+  leaseMs: number,
+): Promise<DeliveryRef[]> {
+  const rows = await claimOwedStarts<DeliveryRow & { created_at: Date }>(
+    db,
+    OWED_DELIVERIES,
+    mode,
+    perOrganization,
+    skip,
+    leaseMs,
+  );
   return rows.map(toRef);
+}
+
+/** Gives back claims not acted on, so another worker need not wait for their lease. */
+export async function releaseDeliveryClaims(db: Db, refs: DeliveryRef[]): Promise<void> {
+  await db.raw(`update webhook_deliveries set start_claimed_until = null where id = any(?::uuid[])`, [
+    refs.map((r) => r.deliveryId),
+  ]);
 }
 
 /** Marks runs as started; a delivery retried meanwhile (a newer generation) stays unstarted. */
 export async function markWorkflowsStarted(db: Db, refs: DeliveryRef[]): Promise<void> {
   if (refs.length === 0) return;
   await db.raw(
-    `update webhook_deliveries d set workflow_started_at = now()
+    `update webhook_deliveries d set workflow_started_at = now(), start_claimed_until = null
        from unnest(?::uuid[], ?::int[]) as s(id, generation)
       where d.id = s.id and d.generation = s.generation and d.workflow_started_at is null`,
     [refs.map((r) => r.deliveryId), refs.map((r) => r.generation)],

@@ -32,6 +32,7 @@ import { inParallel, noopWorkflowFloor } from './workflow-floor';
 import { bundleWorkflows, startDevServer, uniqueTaskQueue } from '../support/temporal';
 import { seedDebts } from './seed-debts';
 import { peakMemoryMiB, ROOT } from './support';
+import { silentLogger } from '../support/logger';
 
 export interface LifecycleBenchResult {
   debts: number;
@@ -110,7 +111,9 @@ async function raisedPerSecond(temporal: TestWorkflowEnvironment, db: Db, organi
     mode: 'production',
     db,
     databaseUrl: testEnv.databaseUrl,
-    consumers: [createDebtLifecycleConsumer({ mode: 'production', db, client, taskQueue })],
+    consumers: [
+      createDebtLifecycleConsumer({ logger: silentLogger('test'), mode: 'production', db, client, taskQueue }),
+    ],
     logger: createLogger({ level: 'warn', name: 'bench-lifecycle-relay' }),
   });
   const raise = async (n: number) => {

@@ -26,6 +26,7 @@ import { testEnv } from '../support/env';
 import { startDevServer, uniqueTaskQueue } from '../support/temporal';
 import { seedDebts } from './seed-debts';
 import { seedEventsAndDeliveries } from './seed-lists';
+import { silentLogger } from '../support/logger';
 
 const WRITE_EVERY_MS = 20;
 type Phase = 'before' | 'during' | 'after';
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
   const committedAt = new Map<string, { at: number; phase: Phase }>();
   const lags: Record<Phase, number[]> = { before: [], during: [], after: [] };
   const lifecycle = createDebtLifecycleConsumer({
+    logger: silentLogger('test'),
     mode: 'production',
     db,
     client: new Client({ connection: temporal.connection, namespace: NAMESPACES.production }),

@@ -19,6 +19,7 @@ import { expectProblem, raiseDebt, type Debt } from '../support/debt-api';
 import { testLifecycle } from '../support/lifecycle-stack';
 import { testDb } from '../support/resources';
 import { waitFor } from '../support/wait';
+import { silentLogger } from '../support/logger';
 
 describe('the debt lifecycle behind the API', function () {
   this.timeout(60_000);
@@ -108,6 +109,7 @@ describe('the debt lifecycle behind the API', function () {
   it('the outbox consumer starts debt-<id> for each debt.created, once, even when its batch is taken twice', async () => {
     const stack = await testLifecycle();
     const consumer = createDebtLifecycleConsumer({
+      logger: silentLogger('test'),
       mode: 'production',
       db: testDb(),
       client: stack.client('production'),
@@ -132,12 +134,14 @@ describe('the debt lifecycle behind the API', function () {
     // As after a crash before the cursor moved: the same batch is taken again.
     await cursorBefore(debt.createdEventId);
     while ((await takeBatch(testDb(), 'production', consumer, 500)) > 0);
+    await consumer.stop!(); // its starts made and recorded
     expect((await handle.describe()).runId).to.equal(firstRun);
   });
 
   it('a start lost with its process (killed after the batch committed) is made by the next sweep, of any worker', async () => {
     const stack = await testLifecycle();
     const options = {
+      logger: silentLogger('test'),
       mode: 'production' as const,
       db: testDb(),
       client: stack.client('production'),
@@ -156,7 +160,10 @@ describe('the debt lifecycle behind the API', function () {
 
     const survivor = createDebtLifecycleConsumer(options); // another process, or the same one restarted
     await survivor.sweep!();
-    expect((await handle.describe()).status.name).to.equal('RUNNING');
+    await waitFor(async () => (await handle.describe().catch(() => undefined))?.status.name === 'RUNNING', {
+      what: 'the survivor to start the lost start’s workflow',
+    });
+    await survivor.stop!();
     expect(await testDb()('lifecycle_pending_starts').where({ debt_id: raised.id }).first()).to.equal(undefined);
   });
 

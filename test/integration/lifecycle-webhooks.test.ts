@@ -24,6 +24,7 @@ import { createTestTenant } from '../support/tenants';
 import { waitFor } from '../support/wait';
 import { startWebhookReceiver, verifySignature, type WebhookReceiver } from '../support/webhook-receiver';
 import { configureReceiver } from '../support/webhooks';
+import { silentLogger } from '../support/logger';
 
 const MODE: Mode = 'sandbox';
 /** Every event a debt's lifecycle raises: not the ping, nor a refund (the payments path's, payment-refunds.test.ts). */
@@ -54,7 +55,13 @@ describe('every lifecycle event reaches a real receiver through the real deliver
     await skipBacklog(DEBT_LIFECYCLE_CONSUMER);
     await skipBacklog(WEBHOOK_DELIVERY_CONSUMER);
     const client = lifecycle.client(MODE);
-    const starter = createDebtLifecycleConsumer({ mode: MODE, db: testDb(), client, taskQueue: lifecycle.taskQueue });
+    const starter = createDebtLifecycleConsumer({
+      logger: silentLogger('test'),
+      mode: MODE,
+      db: testDb(),
+      client,
+      taskQueue: lifecycle.taskQueue,
+    });
     delivery = await startDeliveryStack(lifecycle.env, { mode: MODE, extraConsumers: [starter] });
     triggers = createDebtTriggers({ db: testDb(), client, mode: MODE, taskQueue: lifecycle.taskQueue });
   });

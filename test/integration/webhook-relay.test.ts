@@ -27,6 +27,7 @@ import {
   localWebhookEnv,
   raiseEvent,
 } from '../support/webhooks';
+import { silentLogger } from '../support/logger';
 
 type WebhookDeliveryWorkflow = typeof webhookDeliveryWorkflow;
 
@@ -48,7 +49,9 @@ describe('webhook relay and delivery on a Temporal dev server', function () {
       mode,
       db: testDb(),
       databaseUrl: testEnv.databaseUrl,
-      consumers: [createWebhookDeliveryConsumer({ mode, db: testDb(), client, taskQueue })],
+      consumers: [
+        createWebhookDeliveryConsumer({ logger: silentLogger('test'), mode, db: testDb(), client, taskQueue }),
+      ],
       logger,
     });
     relays.set(mode, relay);

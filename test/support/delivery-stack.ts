@@ -18,6 +18,7 @@ import { testEnv } from './env';
 import { testDb } from './resources';
 import { bundleWorkflows, uniqueTaskQueue } from './temporal';
 import { localWebhookConfig } from './webhooks';
+import { silentLogger } from './logger';
 
 export interface DeliveryStack {
   taskQueue: string;
@@ -74,7 +75,7 @@ export async function startDeliveryStack(
       db: testDb(),
       databaseUrl: testEnv.databaseUrl,
       consumers: [
-        createWebhookDeliveryConsumer({ mode, db: testDb(), client, taskQueue }),
+        createWebhookDeliveryConsumer({ logger: silentLogger('test'), mode, db: testDb(), client, taskQueue }),
         ...(options.extraConsumers ?? []),
       ],
       logger: createLogger({ level: 'silent', name: 'delivery-stack' }),
