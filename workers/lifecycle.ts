@@ -20,7 +20,7 @@ import { mailSendsInFlight } from '../core/notifications/mail-dispatcher';
 import { createNotificationsConsumer } from '../core/notifications/notifications-consumer';
 import type { WorkerDeps } from '../core/temporal/worker-process';
 import { TASK_QUEUES } from '../core/temporal/names';
-import { LIFECYCLE_CACHED_WORKFLOWS, runWorker } from '../core/temporal/worker-process';
+import { LIFECYCLE_CACHED_WORKFLOWS, LIFECYCLE_LOCAL_ACTIVITY_SLOTS, runWorker } from '../core/temporal/worker-process';
 
 /**
  * What debtor notifications need in a mode: its public URL, the collector's Reply-To, and a mailer with the
@@ -45,6 +45,7 @@ void runWorker({
   workflowsPath: require.resolve('../workflows/bundles/lifecycle'),
   defaultModes: 'production,sandbox',
   cachedWorkflows: LIFECYCLE_CACHED_WORKFLOWS,
+  localActivitySlots: LIFECYCLE_LOCAL_ACTIVITY_SLOTS,
   sidecarConnections: (config) => mailSendsInFlight(config.notifications.pool.maxConnections),
   createActivities: (deps) => ({
     ...createDiagnosticsActivities({ db: deps.db }),
@@ -62,7 +63,7 @@ void runWorker({
     const { mode, db, databaseUrl, client, logger } = deps;
     const mailDeps = notificationDeps(deps, true);
     const consumers = [
-      createDebtLifecycleConsumer({ mode, db, client, logger }),
+      createDebtLifecycleConsumer({ mode, db, client, logger, eagerStart: true }),
       createNotificationsConsumer({
         ...mailDeps,
         client,

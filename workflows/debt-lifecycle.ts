@@ -20,6 +20,7 @@ import {
   metricMeter,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -60,6 +61,18 @@ const { loadDebtLifecycle, applyDebtLifecycleChange } = proxyActivities<DebtLife
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 
+/**
+ * The first load, as a local activity: it runs inside the run's first workflow task, so starting a debt's run costs the
+ * server one workflow task instead of a workflow task, an activity task and a second workflow task (a burst of new
+ * debts, a placement's thousands, are mostly first loads). Same retries; a worker killed mid-load is noticed by the
+ * workflow task's timeout and the next worker loads again. Runs from before the patch replay their activity task.
+ */
+const loadDebtLifecycleFirst = proxyLocalActivities<DebtLifecycleActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  localRetryThreshold: '2 seconds',
+}).loadDebtLifecycle;
+
 function refuse(code: string, detail: string): never {
   throw ApplicationFailure.create({ type: code, message: detail, nonRetryable: true });
 }
@@ -72,10 +85,12 @@ export async function debtLifecycleWorkflow(input: DebtLifecycleInput): Promise<
   let revision = 0;
   const loading = loaded
     ? Promise.resolve()
-    : loadDebtLifecycle(input.debtId).then((found) => {
-        loaded = found.state;
-        publishStatus();
-      });
+    : (patched(PATCH_IDS.lifecycleLoadLocal) ? loadDebtLifecycleFirst : loadDebtLifecycle)(input.debtId).then(
+        (found) => {
+          loaded = found.state;
+          publishStatus();
+        },
+      );
   /** Handlers queue behind the load, then behind each other. */
   let queue: Promise<unknown> = loading;
 

@@ -63,6 +63,8 @@ export const PATCH_IDS = {
   deliveryRetryNow: 'delivery-retry-now',
   /** A placement's run whose placement is gone (a sandbox reset) ends `Gone` instead of failing. */
   placementGoneEndsRun: 'placement-gone-ends-run',
+  /** A debt's run loads its state first as a local activity (in its first workflow task), no longer an activity task. */
+  lifecycleLoadLocal: 'lifecycle-load-local',
 } as const;
 
 /**

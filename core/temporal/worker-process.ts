@@ -80,6 +80,13 @@ export interface RunWorkerOptions {
  */
 export const LIFECYCLE_CACHED_WORKFLOWS = 500;
 
+/**
+ * Local activities the lifecycle worker runs at once per mode: a new debt's first load (workflows/debt-lifecycle.ts)
+ * is one, and each holds a database connection, so the mode's pool is sized from this (the SDK's default, 100, would
+ * have them queue on a pool of 25).
+ */
+export const LIFECYCLE_LOCAL_ACTIVITY_SLOTS = 10;
+
 /** Drain time for in-flight activities after a stop signal; at least the webhook attempt timeout (10 s). */
 const SHUTDOWN_GRACE_TIME = '15s';
 /**

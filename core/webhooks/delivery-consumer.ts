@@ -6,13 +6,11 @@
  * outbox nor queues another tenant's delivery behind its own. A delivery whose start was lost (a crash between claim
  * and start), a test ping or a manual retry is owed like any other and started the same way.
  */
-import type { Client } from '@temporalio/client';
 import type { OutboxConsumer } from '../events/consumer';
-import type { Db } from '../platform/db';
 import type { Logger } from '../platform/logger';
 import type { Mode } from '../platform/mode';
 import { createFairStarter, type FairStarterOptions } from '../temporal/fair-starter';
-import { createDeliveryStarter } from './delivery-starter';
+import { createDeliveryStarter, type DeliveryStarterOptions } from './delivery-starter';
 import { claimOwedDeliveries, markWorkflowsStarted, releaseDeliveryClaims } from './dispatch';
 
 export const WEBHOOK_DELIVERY_CONSUMER = 'webhook-deliveries';
@@ -24,13 +22,9 @@ export const DELIVERY_START_LOOP: Omit<FairStarterOptions, 'logger'> = {
   leaseMs: 30_000,
 };
 
-export interface WebhookDeliveryConsumerOptions {
+export interface WebhookDeliveryConsumerOptions extends DeliveryStarterOptions {
   mode: Mode;
-  db: Db;
-  /** A client in the mode's namespace. */
-  client: Client;
   logger: Logger;
-  taskQueue?: string;
   /** Tests shorten the lease. */
   startLoop?: Partial<Omit<FairStarterOptions, 'logger'>>;
 }

@@ -12,7 +12,8 @@ function firstJson(payloads: Payloads): unknown {
 
 /**
  * Each state the workflow held, from its input (a continued run's carried state) and every lifecycle activity's
- * result (both carry `state`): debt statuses as they are, plan statuses as `plan:<status>`.
+ * result, an activity task's or a local activity's (the first load; both carry `state`): debt statuses as they are,
+ * plan statuses as `plan:<status>`.
  */
 export function statesReachedIn(history: History): Set<string> {
   const reached = new Set<string>();
@@ -26,6 +27,10 @@ export function statesReachedIn(history: History): Set<string> {
     if (started) note((firstJson(started.input) as { carried?: { state: LifecycleState } })?.carried?.state);
     const completed = event.activityTaskCompletedEventAttributes;
     if (completed) note((firstJson(completed.result) as { state?: LifecycleState })?.state);
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName === 'core_local_activity') {
+      note((firstJson(marker.details?.['result']) as { state?: LifecycleState })?.state);
+    }
   }
   return reached;
 }

@@ -54,9 +54,47 @@ describe(`the lifecycle workflow's patch ${PATCH}`, function () {
       await run.statusBecomes('InArrears');
       return run.handle.fetchHistory();
     });
-    expect(patchMarkersIn(history)).to.deep.equal([PATCH]);
+    expect(patchMarkersIn(history)).to.include(PATCH);
     expect(timersCancelledIn(history), 'timers cancelled').to.equal(0);
     const fired = (history.events ?? []).filter((event) => event.timerFiredEventAttributes);
     expect(fired, 'the due date, then the end of the grace period').to.have.length(2);
+  });
+});
+
+describe(`the lifecycle workflow's patch ${PATCH_IDS.lifecycleLoadLocal}`, function () {
+  this.timeout(120_000);
+  const LOAD_PATCH = PATCH_IDS.lifecycleLoadLocal;
+  let env: TestWorkflowEnvironment;
+  before(async () => {
+    env = await startTimeSkipping();
+  });
+  after(async () => await env?.teardown());
+
+  const activityTasksIn = (history: History) =>
+    (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes).length;
+  const workflowTasksIn = (events: History['events']) =>
+    (events ?? []).filter((event) => event.workflowTaskCompletedEventAttributes).length;
+
+  it('replays a history recorded before the patch, whose first load was an activity task', async () => {
+    const history = historyFromJson(readFileSync(join(PRE_PATCH_HISTORIES_DIR, `${LOAD_PATCH}.json`), 'utf8'));
+    expect(patchMarkersIn(history)).to.not.include(LOAD_PATCH);
+    expect(activityTasksIn(history)).to.be.at.least(1);
+    await Worker.runReplayHistory({ workflowBundle: await lifecycleBundle() }, history, `pre-${LOAD_PATCH}`);
+  });
+
+  it('a new run records the patch and loads its debt inside its first workflow task, with no activity task', async () => {
+    const history = await withLifecycleWorker(env, async (taskQueue) => {
+      const run = await startScenario(env, taskQueue);
+      await run.statusBecomes('PendingAssignment');
+      return run.handle.fetchHistory();
+    });
+    expect(patchMarkersIn(history)).to.include(LOAD_PATCH);
+    expect(activityTasksIn(history), 'activity tasks').to.equal(0);
+    const loadMarker = (history.events ?? []).findIndex(
+      (event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+    );
+    const firstTaskDone = (history.events ?? []).findIndex((event) => event.workflowTaskCompletedEventAttributes);
+    expect(loadMarker, 'the load recorded with the first workflow task’s commands').to.be.greaterThan(firstTaskDone);
+    expect(workflowTasksIn(history.events?.slice(0, loadMarker)), 'workflow tasks before the load').to.equal(1);
   });
 });
