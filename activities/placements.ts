@@ -3,8 +3,9 @@
  * safe to retry: validation records nothing twice, a chunk commits whole or not at all and resumes at the last
  * committed one. A placement whose row is gone once its run has begun (a sandbox reset wiped it) is a non-retryable
  * `PlacementGone` failure, which ends the workflow instead of retrying for ever. The pace is the organisation's
- * (core/placements/placement-pace.ts), shared by its running imports, and slower while the starts of the debts it
- * already raised are still to be made (core/placements/placement-backlog.ts).
+ * (core/placements/placement-pace.ts), shared by its running imports. The starts of the debts it raises are owed
+ * rows, made by the workers' fair starters in turns with every other organisation's (core/temporal/fair-starter.ts),
+ * so an import running ahead of them holds nobody else back.
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -12,7 +13,6 @@ import type { DocumentStore } from '../core/documents/store';
 import type { Db } from '../core/platform/db';
 import { importChunk, type ChunkResult } from '../core/placements/chunk-import';
 import { finish, type ValidationResult } from '../core/placements/placement-end';
-import { BACKLOG_LIMIT, backlogPauseMs, organizationBacklog } from '../core/placements/placement-backlog';
 import { chunkPauseMs, organizationPace } from '../core/placements/placement-pace';
 import { validatePlacement } from '../core/placements/placement-validation';
 import {
@@ -79,9 +79,7 @@ export function createPlacementActivities(deps: PlacementActivityDeps): Placemen
         const chunkRows = deps.chunkRows ?? DEFAULT_CHUNK_ROWS;
         const chunk = await importChunk(work(), ref, chunkRows);
         const pace = await organizationPace(deps.db, ref.organizationId, deps.defaultRowsPerSecond);
-        const backlog = await organizationBacklog(deps.db, ref.organizationId, BACKLOG_LIMIT);
-        const pauseMs = Math.max(chunkPauseMs(chunk.rows, pace, Date.now() - started), backlogPauseMs(backlog));
-        return { ...chunk, pauseMs };
+        return { ...chunk, pauseMs: chunkPauseMs(chunk.rows, pace, Date.now() - started) };
       }),
     finishPlacement: (ref) => placementStep(() => finish(deps.db, ref)),
   };

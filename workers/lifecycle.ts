@@ -63,7 +63,7 @@ void runWorker({
     const { mode, db, databaseUrl, client, logger } = deps;
     const mailDeps = notificationDeps(deps, true);
     const consumers = [
-      createDebtLifecycleConsumer({ mode, db, client, logger, eagerStart: true }),
+      createDebtLifecycleConsumer({ mode, db, client, logger }),
       createNotificationsConsumer({
         ...mailDeps,
         client,

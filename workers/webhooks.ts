@@ -36,7 +36,7 @@ void runWorker({
   startSidecar: async ({ mode, db, databaseUrl, namespace, client, logger }) => {
     if (await ensureReconcileSchedule(client)) logger.info({ mode, namespace }, 'delivery reconciler scheduled');
     if (await ensureRetentionSchedule(client)) logger.info({ mode, namespace }, 'retention purge scheduled');
-    const consumers = [createWebhookDeliveryConsumer({ mode, db, client, logger, eagerStart: true })];
+    const consumers = [createWebhookDeliveryConsumer({ mode, db, client, logger })];
     const relay = startOutboxRelay({ mode, db, databaseUrl, logger, consumers });
     const stopLag = reportOutboxLag({ db, mode, consumers: consumers.map((c) => c.name) });
     return () => {

@@ -43,11 +43,7 @@ export interface DebtLifecycleConsumerOptions {
   taskQueue?: string;
   /** Defaults to START_DEADLINE_MS (tests shorten it). */
   startDeadlineMs?: number;
-  /**
-   * Eager workflow start (the first workflow task handed straight to this process's worker), where the client shares
-   * its NativeConnection with a worker on the lifecycle task queue: see delivery-starter.ts.
-   */
-  eagerStart?: boolean;
+
   /** Tests shorten the lease. */
   startLoop?: Partial<Omit<FairStarterOptions, 'logger'>>;
 }
@@ -91,10 +87,7 @@ export function createDebtLifecycleConsumer(options: DebtLifecycleConsumerOption
   async function start(debt: DebtStart): Promise<void> {
     try {
       await client.withDeadline(Date.now() + deadlineMs, () =>
-        client.workflow.start(WORKFLOW_TYPES.debtLifecycle, {
-          ...debtWorkflowStartOptions(debt, mode, taskQueue),
-          requestEagerStart: options.eagerStart === true,
-        }),
+        client.workflow.start(WORKFLOW_TYPES.debtLifecycle, debtWorkflowStartOptions(debt, mode, taskQueue)),
       );
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // started before: that is the point

@@ -5,7 +5,7 @@
  * retried request (same Idempotency-Key, same placement id) never starts a second import.
  */
 import type { Client } from '@temporalio/client';
-import { tenantPriority } from '../temporal/fairness';
+import { PLACEMENT_PRIORITY_KEY, tenantPriority } from '../temporal/fairness';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, WORKFLOW_TYPES, workflowIds } from '../temporal/names';
 
 export interface PlacementRuns {
@@ -31,7 +31,9 @@ export function createPlacementRuns(deps: { client: Client; taskQueue?: string }
           { key: SEARCH_ATTRIBUTE_KEYS.organizationId, value: organizationId },
           { key: SEARCH_ATTRIBUTE_KEYS.placementStatus, value: 'Validating' },
         ],
-        priority: tenantPriority(organizationId),
+        // Ahead of its own debts' lifecycles on the shared queue: behind them (same fairness key, FIFO within it) each
+        // chunk's workflow task waited for every lifecycle the import had already started.
+        priority: { ...tenantPriority(organizationId), priorityKey: PLACEMENT_PRIORITY_KEY },
       });
     },
   };

@@ -16,6 +16,12 @@ export function tenantPriority(organizationId: string): Priority {
 }
 
 /**
+ * A placement's workflow (and its activities, which inherit it) above the default (3): within its organisation's
+ * fairness key it goes before the lifecycles of the debts it imports, which share its task queue.
+ */
+export const PLACEMENT_PRIORITY_KEY = 2;
+
+/**
  * The items in rounds across organisations: every organisation's first, then every organisation's second, and so on,
  * each organisation's own order kept. The outbox consumers start a batch's workflows a group at a time; in outbox
  * order, one tenant's chunk of 500 new debts would put every other tenant's start in the same batch behind them.

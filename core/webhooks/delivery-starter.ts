@@ -54,27 +54,16 @@ export interface DeliveryStarterOptions {
   db: Db;
   client: Client;
   taskQueue?: string;
-  /**
-   * Ask the server to hand each run's first workflow task straight back to this process's worker (eager workflow
-   * start): no trip through the task queue's matching, one write fewer on the server per delivery. Only where the
-   * client shares its NativeConnection with a worker on the same task queue (the webhooks worker); the server falls
-   * back to the task queue when that worker has no free slot.
-   */
-  eagerStart?: boolean;
 }
 
 export function createDeliveryStarter(options: DeliveryStarterOptions): DeliveryStarter {
   const { db, client } = options;
-  const eager = options.eagerStart === true;
   const taskQueue = options.taskQueue ?? TASK_QUEUES.webhooks;
 
   async function start(ref: DeliveryRef): Promise<void> {
     try {
       await client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-        client.workflow.start(WORKFLOW_TYPES.webhookDelivery, {
-          ...deliveryStartOptions(ref, taskQueue),
-          requestEagerStart: eager,
-        }),
+        client.workflow.start(WORKFLOW_TYPES.webhookDelivery, deliveryStartOptions(ref, taskQueue)),
       );
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // this run exists: that is the point

@@ -7,6 +7,7 @@
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
+import { PLACEMENT_PRIORITY_KEY } from '../../core/temporal/fairness';
 import { SEARCH_ATTRIBUTE_KEYS, workflowIds } from '../../core/temporal/names';
 import { useApiSuite } from '../support/api-suite';
 import { expectProblem } from '../support/debt-api';
@@ -62,6 +63,11 @@ describe('placements API', function () {
       suite.tenant.organization.id,
     );
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.placementStatus)).to.equal('Validating');
+    // Fair between tenants, and ahead of the lifecycles of the debts it imports within its own organisation.
+    expect(description.raw.workflowExecutionInfo?.priority).to.deep.include({
+      fairnessKey: suite.tenant.organization.id,
+      priorityKey: PLACEMENT_PRIORITY_KEY,
+    });
     const read = await suite.api('GET', `/v1/placements/${String(answer.body.id)}`);
     expect(read.status).to.equal(200);
     expect(read.body).to.deep.equal(answer.body);
