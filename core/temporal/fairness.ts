@@ -23,8 +23,9 @@ export const PLACEMENT_PRIORITY_KEY = 2;
 
 /**
  * The items in rounds across organisations: every organisation's first, then every organisation's second, and so on,
- * each organisation's own order kept. The outbox consumers start a batch's workflows a group at a time; in outbox
- * order, one tenant's chunk of 500 new debts would put every other tenant's start in the same batch behind them.
+ * each organisation's own order kept. The reconciler starts a page of stranded deliveries a group at a time; in the
+ * page's order, one tenant's hundreds would put every other tenant's start behind them. (The outbox consumers' starts
+ * take turns the same way in core/temporal/fair-starter.ts, across batches.)
  */
 export function roundRobinByOrganization<T extends { organizationId: string }>(items: readonly T[]): T[] {
   const queues = new Map<string, T[]>();
