@@ -35,6 +35,7 @@ export interface BurstResult {
   deliveriesPerSecond: number;
   lifecycleStartedSeconds: number;
   mailedSeconds: number;
+  otherTenantP50Ms: number;
   otherTenantP99Ms: number;
   otherTenantPings: number;
 }
@@ -115,6 +116,7 @@ export async function runBurst(target: BurstTarget, debts: number, webhooksWorke
     deliveriesPerSecond: debts / deliveredSeconds,
     lifecycleStartedSeconds,
     mailedSeconds,
+    otherTenantP50Ms: percentile(latencies, 50),
     otherTenantP99Ms: percentile(latencies, 99),
     otherTenantPings: latencies.length,
   };
@@ -158,7 +160,7 @@ export function printBurst(r: BurstResult, floor: number, where = 'the dev serve
   const mail = Number.isNaN(r.mailedSeconds) ? '' : `; every portal mail after ${f(r.mailedSeconds)} s`;
   console.log(`  every lifecycle started after ${f(r.lifecycleStartedSeconds)} s${mail}`);
   console.log(
-    `  another tenant's deliveries meanwhile: p99 ${r.otherTenantP99Ms.toFixed(0)} ms over ${r.otherTenantPings}`,
+    `  another tenant's deliveries meanwhile: p50 ${r.otherTenantP50Ms.toFixed(0)} / p99 ${r.otherTenantP99Ms.toFixed(0)} ms over ${r.otherTenantPings}`,
   );
   console.log(`  the same server's no-op floor afterwards: ${f(floor)} workflows/s`);
 }
