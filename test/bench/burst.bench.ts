@@ -17,7 +17,7 @@ import { closeSharedResources } from '../support/resources';
 import { waitFor } from '../support/wait';
 import type { WebhookReceiver } from '../support/webhook-receiver';
 import { configureReceiver, localWebhookConfig } from '../support/webhooks';
-import { check, observe, recordMemory, type BenchReport } from './report';
+import { check, observe, recordMemory, type BenchReport, type Check } from './report';
 import { consumersCaughtUp, countOf, startBenchStack, stopBenchStack, type BenchStack } from './stack';
 import { benchTenant, buildCompiled, childPids, peakMemoryMiB, percentile, type BenchTenant } from './support';
 import { inParallel, noopWorkflowFloor } from './workflow-floor';
@@ -186,6 +186,7 @@ export async function benchBurst(options: { debts?: number; report?: BenchReport
           unit: '/s',
           bound: { atLeast: 33 },
         });
+        check(report, workflowsAgainstFloor('burst', result, floor, `the dev server, ${label}`));
         check(report, {
           scenario: 'burst',
           name: `another tenant's delivery p99 during the burst, ${label}`,
@@ -221,6 +222,28 @@ export async function benchBurst(options: { debts?: number; report?: BenchReport
     }
   }
   return results;
+}
+
+/**
+ * Every debt of a burst is two workflows, its delivery and its lifecycle, each a start and its tasks; the floor is one
+ * no-op workflow (a start, two workflow tasks and an activity task) at a time. So the burst's workflows a second — both
+ * kinds, from the first raise until the later of the two finished — against the floor says how much of the server the
+ * burst uses; deliveries alone can reach at most half of it.
+ */
+export function workflowsAgainstFloor(
+  scenario: string,
+  r: BurstResult,
+  floor: number,
+  where: string,
+): Omit<Check, 'verdict'> {
+  const workflowsPerSecond = (2 * r.debts) / Math.max(r.deliveredSeconds, r.lifecycleStartedSeconds);
+  return {
+    scenario,
+    name: `deliveries and lifecycles started, ${where} (${f1(workflowsPerSecond)} workflows/s) / its no-op floor (${f1(floor)}/s)`,
+    value: workflowsPerSecond / floor,
+    unit: '×',
+    bound: { atLeast: 0.9 },
+  };
 }
 
 function f1(n: number): string {

@@ -15,7 +15,7 @@ import { NAMESPACES, WORKFLOW_TYPES } from '../../core/temporal/names';
 import { startProductionProfile, stopProductionProfile, type ProductionProfile } from '../support/production-profile';
 import { closeSharedResources } from '../support/resources';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
-import { printBurst, runBurst, type BurstTarget } from './burst.bench';
+import { printBurst, workflowsAgainstFloor, runBurst, type BurstTarget } from './burst.bench';
 import { check, compare, figure, newReport, recordMemory, type BenchReport } from './report';
 import { interleaved, load, peakMemoryMiB } from './support';
 import { noopWorkflowFloor, type FloorServer } from './workflow-floor';
@@ -131,6 +131,7 @@ export async function benchStage(options: { report: BenchReport; debts?: number;
       unit: '×',
       bound: { atLeast: 0.9 },
     });
+    check(report, workflowsAgainstFloor(SCENARIO, result, floor, 'Temporal on PostgreSQL'));
     check(report, {
       scenario: SCENARIO,
       name: `lifecycle starts on Temporal on PostgreSQL (${f1(lifecycleStartsPerSecond)}/s) / its no-op floor (${f1(floor)}/s)`,
