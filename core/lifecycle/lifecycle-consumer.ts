@@ -8,8 +8,8 @@
  * this process's fair starter (core/temporal/fair-starter.ts), which claims the recorded starts organisation by
  * organisation and makes them in turns under a short deadline each (START_DEADLINE_MS): one tenant's bulk raise
  * neither holds the outbox nor queues another tenant's new debt behind its own, and a hung Temporal holds nothing. A
- * start that fails, times out, or died with its process stays recorded and is claimed again once its lease runs out,
- * by this worker or another. A second start of the same id is refused by Temporal: every debt gets exactly one.
+ * start that fails or times out stays recorded and is claimed again two seconds later; one that died with its process
+ * once its lease runs out, by this worker or another. A second start of the same id is refused by Temporal: every debt gets exactly one.
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { OutboxConsumer } from '../events/consumer';
@@ -106,13 +106,12 @@ export function createDebtLifecycleConsumer(options: DebtLifecycleConsumerOption
           )
           .delete();
       },
-      async release(debts) {
-        await db('lifecycle_pending_starts')
-          .whereIn(
-            'debt_id',
-            debts.map((d) => d.debtId),
-          )
-          .update({ claimed_until: null });
+      async release(debts, afterMs) {
+        await db.raw(
+          `update lifecycle_pending_starts set claimed_until = now() + ? * interval '1 millisecond'
+            where debt_id = any(?::uuid[])`,
+          [afterMs, debts.map((d) => d.debtId)],
+        );
       },
     },
     {

@@ -9,8 +9,9 @@
  * new debt is served within one start of the queue, however many the tenant before it has queued.
  *
  * The rows stay the truth. A loop claims an organisation's oldest owed rows for a lease (so another worker process
- * does not start the same ones meanwhile), starts them, and records each start; a start that fails, or a process that
- * dies, leaves its rows owed, and once their lease runs out any loop claims them again. Starting is idempotent (each
+ * does not start the same ones meanwhile), starts them, and records each start; a start that fails leaves its row owed
+ * and claimable again two seconds later, and the rows of a process that dies are claimed again once their lease runs
+ * out. Starting is idempotent (each
  * workflow id is started once), so a lease that runs out while its start is in flight costs a refused start, no more.
  */
 import type { Logger } from '../platform/logger';
@@ -30,8 +31,11 @@ export interface StartSource<T extends OwedStart> {
   start(item: T): Promise<void>;
   /** Records that these were started, so they are no longer owed. */
   recordStarted(items: T[]): Promise<void>;
-  /** Gives back the claims of these, not started (on stop), so another loop need not wait for their lease. */
-  release(items: T[]): Promise<void>;
+  /**
+   * Shortens the claims of these, not started, to `afterMs` from now: 0 on stop, so another loop need not wait for
+   * their lease; a short pause after a failed start, so a server that is down is not asked again at once.
+   */
+  release(items: T[], afterMs: number): Promise<void>;
 }
 
 export interface FairStarterOptions {
@@ -56,6 +60,8 @@ export interface FairStarter {
 }
 
 const RECORD_EVERY_MS = 50;
+/** A failed start is claimable again this long after it failed (not after the whole lease). */
+export const RETRY_FAILED_START_MS = 2_000;
 
 export function createFairStarter<T extends OwedStart>(
   source: StartSource<T>,
@@ -145,8 +151,9 @@ export function createFairStarter<T extends OwedStart>(
         await source.start(item);
         record(item);
       } catch (err) {
-        // Left owed: claimed again when its lease runs out.
-        log.warn({ err, organizationId: item.organizationId }, 'workflow start failed; retried after its lease');
+        // Left owed, and claimable again shortly (by this loop or another).
+        log.warn({ err, organizationId: item.organizationId }, 'workflow start failed; it is tried again shortly');
+        await source.release([item], RETRY_FAILED_START_MS).catch(() => undefined); // else its lease runs out
       }
     }
   }
@@ -162,7 +169,7 @@ export function createFairStarter<T extends OwedStart>(
       await flushRecords();
       const unstarted = [...queues.values()].flat();
       queues.clear();
-      if (unstarted.length > 0) await source.release(unstarted).catch(() => undefined); // their leases run out anyway
+      if (unstarted.length > 0) await source.release(unstarted, 0).catch(() => undefined); // else their leases run out
     },
   };
 }

@@ -37,7 +37,7 @@ export function createWebhookDeliveryConsumer(options: WebhookDeliveryConsumerOp
       claim: (perOrganization, skip, leaseMs) => claimOwedDeliveries(db, mode, perOrganization, skip, leaseMs),
       start: (ref) => starter.start(ref),
       recordStarted: (refs) => markWorkflowsStarted(db, refs),
-      release: (refs) => releaseDeliveryClaims(db, refs),
+      release: (refs, afterMs) => releaseDeliveryClaims(db, refs, afterMs),
     },
     {
       ...DELIVERY_START_LOOP,

@@ -84,11 +84,13 @@ export async function claimOwedDeliveries(
   return rows.map(toRef);
 }
 
-/** Gives back claims not acted on, so another worker need not wait for their lease. */
-export async function releaseDeliveryClaims(db: Db, refs: DeliveryRef[]): Promise<void> {
-  await db.raw(`update webhook_deliveries set start_claimed_until = null where id = any(?::uuid[])`, [
-    refs.map((r) => r.deliveryId),
-  ]);
+/** Shortens claims not acted on to `afterMs` from now (fair-starter.ts). */
+export async function releaseDeliveryClaims(db: Db, refs: DeliveryRef[], afterMs: number): Promise<void> {
+  await db.raw(
+    `update webhook_deliveries set start_claimed_until = now() + ? * interval '1 millisecond'
+      where id = any(?::uuid[])`,
+    [afterMs, refs.map((r) => r.deliveryId)],
+  );
 }
 
 /** Marks runs as started; a delivery retried meanwhile (a newer generation) stays unstarted. */

@@ -33,7 +33,7 @@ describe('the fair starter: owed workflow starts in turns across organisations',
       async claim(perOrganization, skip, leaseMs) {
         const claimed = await claimLifecycleStarts(testDb(), 'production', perOrganization, skip, leaseMs);
         const others = claimed.filter((d) => !organizations.includes(d.organizationId));
-        if (others.length > 0) await source.release(others);
+        if (others.length > 0) await source.release(others, 0);
         return claimed.filter((d) => organizations.includes(d.organizationId));
       },
       async start(debt) {

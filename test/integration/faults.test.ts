@@ -117,8 +117,8 @@ describe('faults against the real processes', function () {
       }
       const eventIds = await Promise.all(debts.map((debt) => eventOfDebt(debt.id)));
       // Down long enough for the client's own gRPC retries to give up, so the relay's recovery is what is tested.
-      await waitFor(() => worker.output().includes('outbox consumer failed'), {
-        what: 'the delivery consumer to fail on the missing Temporal',
+      await waitFor(() => worker.output().includes('workflow start failed'), {
+        what: 'the delivery starter to fail on the missing Temporal',
         timeoutMs: 60_000,
         intervalMs: 100,
       });
