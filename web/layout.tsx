@@ -119,17 +119,19 @@ export function Layout({ title, stylesheetHref, user, mode, flash, refreshSecond
                 <input id="console-search" type="search" name="q" placeholder="Find an id, reference or email" />
                 <button type="submit">Find</button>
               </form>
-              <span class="who">
-                {user.email} ({user.role})
-              </span>
-              <form method="post" action="/console/sign-out">
-                <CsrfField token={user.csrfToken} />
-                <button type="submit">Sign out</button>
-              </form>
-              <form method="post" action="/console/sign-out-everywhere">
-                <CsrfField token={user.csrfToken} />
-                <button type="submit">Sign out everywhere</button>
-              </form>
+              <div class="account">
+                <span class="who" title={`${user.email} (${user.role})`}>
+                  <span class="email">{user.email}</span> <span class="role">({user.role})</span>
+                </span>
+                <form method="post" action="/console/sign-out">
+                  <CsrfField token={user.csrfToken} />
+                  <button type="submit">Sign out</button>
+                </form>
+                <form method="post" action="/console/sign-out-everywhere">
+                  <CsrfField token={user.csrfToken} />
+                  <button type="submit">Sign out everywhere</button>
+                </form>
+              </div>
             </>
           )}
         </header>

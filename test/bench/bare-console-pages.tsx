@@ -146,17 +146,19 @@ function Layout(props: { title: string; stylesheetHref: string; user: BareUser; 
             <input id="console-search" type="search" name="q" placeholder="Find an id, reference or email" />
             <button type="submit">Find</button>
           </form>
-          <span class="who">
-            {user.email} ({user.role})
-          </span>
-          <form method="post" action="/console/sign-out">
-            <Csrf token={user.csrfToken} />
-            <button type="submit">Sign out</button>
-          </form>
-          <form method="post" action="/console/sign-out-everywhere">
-            <Csrf token={user.csrfToken} />
-            <button type="submit">Sign out everywhere</button>
-          </form>
+          <div class="account">
+            <span class="who" title={`${user.email} (${user.role})`}>
+              <span class="email">{user.email}</span> <span class="role">({user.role})</span>
+            </span>
+            <form method="post" action="/console/sign-out">
+              <Csrf token={user.csrfToken} />
+              <button type="submit">Sign out</button>
+            </form>
+            <form method="post" action="/console/sign-out-everywhere">
+              <Csrf token={user.csrfToken} />
+              <button type="submit">Sign out everywhere</button>
+            </form>
+          </div>
         </header>
         <main id="main">
           <h1>{props.title}</h1>
