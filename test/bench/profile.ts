@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
+import { sharedMailSink, stopSharedMailSink } from '../support/mail-sink';
 import { creating } from './debts.bench';
 import { documentUploader, uploadFor } from './documents.bench';
 import { consoleTenant } from './seed-console';
@@ -193,6 +194,8 @@ const LISTS = ['debts-list', 'events-list', 'deliveries-list'];
 
 async function main(): Promise<void> {
   buildCompiled();
+  // The processes' mail goes to the tests' sink, never the development relay (test/support/isolation.ts refuses it).
+  process.env.SMTP_URL ??= (await sharedMailSink()).smtpUrl;
   const db = createDb(databaseUrl, { pool: { min: 0, max: 2 }, unboundedStatements: true }); // the seeders
   try {
     const org = await benchTenant(db, 'Bench profile');
@@ -224,6 +227,7 @@ async function main(): Promise<void> {
     await db('organizations').where({ id: org.organizationId }).delete();
   } finally {
     await db.destroy();
+    await stopSharedMailSink(); // its SMTP server would keep the process from ending
   }
 }
 
