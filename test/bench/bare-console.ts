@@ -1,7 +1,8 @@
 /**
  * The console pages' bare ceilings (mounted by bare-server.ts, its own process), written from the libraries alone.
- * The Overview, the Deliveries page and a delivery's page do what the page must do and nothing else (issue 38: "the same SQL and
- * rendering done bare"), between the request id and the one log line every request of ours has (bare-api-routes.ts):
+ * The Overview, the Deliveries page and a delivery's page do what the page must do and nothing else (issue 38: "the
+ * same SQL and rendering done bare"), between the request id and the one log line every request of ours has
+ * (bare-api-routes.ts):
  *   1. the session read as the console's store reads it: the cookie's SHA-256, `GET` of the session, its JSON parsed,
  *      `PEXPIRE` (core/platform/redis-sessions.ts); no cookie or no session is a 401 here (ours redirects);
  *   2. the organisation's name for the header, read once and kept (ours keeps the membership for 5 s);
