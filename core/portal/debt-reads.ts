@@ -63,7 +63,8 @@ export const PORTAL_TRANSACTIONS_SQL = `select type, status, amount, currency,
 
 export const CREDITOR_NAME_SQL = `select name from organizations where id = $1`;
 
-interface PortalDebtRow {
+/** The debt statement's row, as `pg` gives it. */
+export interface PortalDebtRow {
   status: DebtStatus;
   currency: string;
   original_principal: string;
@@ -83,7 +84,11 @@ interface PortalDebtRow {
 export async function readPortalDebt(db: Db, organizationId: string, debtId: string): Promise<PortalDebt | undefined> {
   if (!isUuid(debtId)) return undefined;
   const [row] = await queryNamed<PortalDebtRow>(db, PORTAL_DEBT_SQL, [debtId, organizationId]);
-  if (!row) return undefined;
+  return row && toPortalDebt(row);
+}
+
+/** The statement's row as the debt the pages show. */
+export function toPortalDebt(row: PortalDebtRow): PortalDebt {
   const plan: PortalPlan | null =
     // As the API's `Debt.plan` (core/debts/debts.ts): no plan without a status, a frequency and an amount.
     row.plan_status === null || row.plan_frequency === null || !row.plan_has_amount

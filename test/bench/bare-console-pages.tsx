@@ -457,7 +457,8 @@ function DeliveryBody({ d, csrfToken }: { d: BareDeliveryDetail; csrfToken: stri
   );
 }
 
-const page = (title: string, stylesheetHref: string, user: BareUser, body: VNode) =>
+/** A signed-in page of the production host: `<!doctype html>` and the layout around `body`, in one pass. */
+export const bareConsolePage = (title: string, stylesheetHref: string, user: BareUser, body: VNode) =>
   `<!doctype html>${renderToString(
     <Layout title={title} stylesheetHref={stylesheetHref} user={user}>
       {body}
@@ -470,7 +471,7 @@ export function bareDeliveriesPage(
   items: BareDelivery[],
   nextCursor: string | null,
 ): string {
-  return page(
+  return bareConsolePage(
     'Deliveries',
     stylesheetHref,
     user,
@@ -479,5 +480,5 @@ export function bareDeliveriesPage(
 }
 
 export function bareDeliveryPage(stylesheetHref: string, user: BareUser, delivery: BareDeliveryDetail): string {
-  return page('Delivery', stylesheetHref, user, <DeliveryBody d={delivery} csrfToken={user.csrfToken} />);
+  return bareConsolePage('Delivery', stylesheetHref, user, <DeliveryBody d={delivery} csrfToken={user.csrfToken} />);
 }

@@ -1,18 +1,20 @@
 /**
  * The console pages' bare ceilings (mounted by bare-server.ts, its own process), written from the libraries alone.
- * The Deliveries page and a delivery's page do what the page must do and nothing else (issue 38: "the same SQL and
- * rendering done bare"), between the request id and the one log line every request of ours has (bare-api-routes.ts):
+ * The Overview, the Deliveries page and a delivery's page do what the page must do and nothing else (issue 38: "the
+ * same SQL and rendering done bare"), between the request id and the one log line every request of ours has
+ * (bare-api-routes.ts):
  *   1. the session read as the console's store reads it: the cookie's SHA-256, `GET` of the session, its JSON parsed,
  *      `PEXPIRE` (core/platform/redis-sessions.ts); no cookie or no session is a 401 here (ours redirects);
  *   2. the organisation's name for the header, read once and kept (ours keeps the membership for 5 s);
  *   3. the page's SQL, the same statement ours sends, on the plain `pg` driver as a named statement;
  *   4. the page's JSON parsed, and the page rendered by preact-render-to-string from components of its own
- *      (bare-console-pages.tsx), the same HTML as ours (harness.test.ts compares the two);
+ *      (bare-console-pages.tsx, bare-console-overview.tsx), the same HTML as ours (harness.test.ts compares them);
  *   5. the pages' five security headers (web/page.ts).
  * No middleware stack, no role check, no flash, no error page. The JSON expressions' helpers, the Overview's and a
  * delivery's statements are copies of ours (core/platform/json-page.ts, core/rollups/overview-rollups.ts,
  * core/staff/console-deliveries.ts), which harness.test.ts asserts equal.
- *   GET /console/overview?org=<id>    the Overview's one statement over the rollups (issue 40), its row as JSON
+ *   GET /console/overview             the Overview: its one statement over the rollups (issue 40), its figures and
+ *                                     charts rendered
  *   GET /console/deliveries           the Deliveries page: the keyset page of 50 (JSON built by PostgreSQL), rendered
  *   GET /console/delivery?id=<uuid>   a delivery's page: the delivery, its attempts and its event in one statement
  */
@@ -28,6 +30,7 @@ import {
   type BareDeliveryDetail,
   type BareUser,
 } from './bare-console-pages';
+import { bareOverviewPage, type BareOverviewRow } from './bare-console-overview';
 
 /** Copies of core/platform/json-page.ts's JSON text expressions: a value, a time as `toISOString` writes it, an object. */
 export const bareJsonValue = (sql: string): string => `coalesce(to_json(${sql})::text, 'null')`;
@@ -150,6 +153,7 @@ const ORGANIZATION_NAME = 'select name from organizations where id = $1';
 const PAGE_CSP =
   "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 const STYLESHEET = '/console/assets/site.css';
+const CHARTS_STYLESHEET = '/console/assets/charts/site.css';
 
 interface BareSession {
   organizationId: string;
@@ -158,15 +162,11 @@ interface BareSession {
   csrfToken: string;
 }
 
-/**
- * The same statement and the same body as ours: the issue asks the ceiling to render the page's charts too, so the
- * ratio to it says what the session, the middleware and the layout cost.
- */
-async function overview(pool: pg.Pool, named: Named, org: string): Promise<string> {
-  const { rows } = await pool.query<Record<string, unknown>>(
-    named(BARE_OVERVIEW_SQL, bareOverviewBindings(org, new Date())),
-  );
-  return JSON.stringify(rows[0]);
+/** The same statement as ours, and the same page rendered from its row. */
+async function overviewPage(pool: pg.Pool, named: Named, user: BareUser, org: string): Promise<string> {
+  const now = new Date();
+  const { rows } = await pool.query<BareOverviewRow>(named(BARE_OVERVIEW_SQL, bareOverviewBindings(org, now)));
+  return bareOverviewPage(STYLESHEET, CHARTS_STYLESHEET, user, rows[0]!, now);
 }
 
 async function deliveriesPage(pool: pg.Pool, named: Named, user: BareUser, org: string): Promise<string> {
@@ -241,6 +241,7 @@ export function consoleCeiling(
       ctx.type = 'text/html; charset=utf-8';
       ctx.body = html ?? '';
     });
+  const overview = page('/console', (user, org) => overviewPage(pool, named, user, org));
   const deliveries = page('/console/deliveries', (user, org) => deliveriesPage(pool, named, user, org));
   const delivery = page('/console/deliveries/:id', (user, org, ctx) =>
     deliveryPage(pool, named, user, org, String(ctx.query.id)),
@@ -248,10 +249,8 @@ export function consoleCeiling(
 
   return async (ctx) => {
     if (ctx.method !== 'GET' || !ctx.path.startsWith('/console/')) return false;
-    if (ctx.path === '/console/overview') {
-      ctx.type = 'text/html';
-      ctx.body = await overview(pool, named, String(ctx.query.org));
-    } else if (ctx.path === '/console/deliveries') await deliveries(ctx);
+    if (ctx.path === '/console/overview') await overview(ctx);
+    else if (ctx.path === '/console/deliveries') await deliveries(ctx);
     else if (ctx.path === '/console/delivery') await delivery(ctx);
     else return false;
     return true;

@@ -1,20 +1,31 @@
 /**
- * The debtor portal debt page's bare ceiling (mounted by bare-server.ts, its own process): the page's reads, the same
- * statements ours sends (the same texts), on the plain `pg` driver as named statements, and the rows written out
- * as JSON, between the request id and the one log line every request of ours has (bare-api-routes.ts) — no Koa
- * middleware stack, no page rendered. A soft ceiling flatters every ratio, so nothing else is done.
- *   GET /portal/debt?session=<id>&org=<id>&debt=<id>&link=<id>
- *     the session read as the portal's store reads it (GET, then PEXPIRE: core/platform/redis-sessions.ts), the link
- *     still live, then the debt's row and its page of transactions beside the organisation and the branding from the
- *     portal cache (MGET of the generation and the entry: core/branding/portal-cache.ts; a miss reads the database)
- *   … &cache=off
- *     the same database reads with Redis failed open: no session read, the branding from the database
- * The visit's ids come in the query: the session's JSON carries them too, but parsing it is the same cost either way.
+ * The debtor portal debt page's bare ceiling (mounted by bare-server.ts, its own process): what the page must do and
+ * nothing else (issue 38: "the same SQL and rendering done bare"), between the request id and the one log line every
+ * request of ours has (bare-api-routes.ts) — no Koa middleware stack, no router, no error page:
+ *   1. the session read as the portal's store reads it: the `portal_session` cookie's SHA-256, `GET` of the session,
+ *      its JSON parsed, `PEXPIRE` (core/platform/redis-sessions.ts); no session is a 401 here;
+ *   2. the link still live, then the debt's row and its page of transactions beside the creditor's name and the
+ *      branding from the portal cache (MGET of the generation and the entry: core/branding/portal-cache.ts; a miss
+ *      reads the database) — the same statements ours sends (the same texts), on plain `pg` as named statements;
+ *   3. the page rendered by preact-render-to-string in one pass (bare-portal-page.tsx: the layout with the branding,
+ *      the balance, the actions, the plan's schedule, the payments, the footer), the same HTML as ours
+ *      (harness.test.ts compares the two);
+ *   4. the pages' five security headers, with the portal's policy (web/page.ts, web/portal/portal-context.tsx).
+ *   GET /portal/debt                       the verified visit's page (the session's cookie)
+ *   GET /portal/debt?cache=off&org=&debt=&link=
+ *     the same database reads and page with Redis failed open: no session read, the branding from the database
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import type { BareUnkeyedWork, Named } from './bare-api-routes';
+import {
+  barePortalDebtPage,
+  type BareBranding,
+  type BareCollector,
+  type BarePortalDebtRow,
+  type BarePortalTransaction,
+} from './bare-portal-page';
 
 /**
  * Ours' statements, copied by the same texts (core/portal/debt-reads.ts, core/portal/portal-sessions.ts: the ceiling
@@ -44,53 +55,108 @@ const [PORTAL_DEBT_SQL, PORTAL_TRANSACTIONS_SQL, CREDITOR_NAME_SQL, LINK_LIVE_SQ
 const BRANDING = `select "primary_color", "secondary_color", "logo_url", "favicon_url", "brand_tagline", "support_email",
   "support_phone", "statement_footer", "updated_at" from "branding" where "organization_id" = $1 limit $2`;
 
+/** Our portal's stylesheet stand-in and the collector named by every page (core/platform/portal-config.ts's defaults). */
+const STYLESHEET = '/portal/assets/site.css';
+export const BARE_COLLECTOR: BareCollector = {
+  name: 'Debt Recovery Services',
+  email: 'help@collector.example',
+  phone: '1800 000 000',
+  hours: 'Monday to Friday, 9am to 5pm',
+};
+const SESSION_COOKIE = 'portal_session';
+/** web/portal/portal-context.tsx's PORTAL_CSP. */
+const PORTAL_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' https:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
 interface Visit {
-  session: string;
-  org: string;
-  debt: string;
-  link: string;
+  organizationId: string;
+  debtId: string;
+  linkId: string;
+  csrfToken: string;
 }
 
-async function brandingOf(pool: pg.Pool, named: Named, redis: Redis | null, org: string): Promise<unknown> {
+interface BrandingRow {
+  primary_color: string | null;
+  secondary_color: string | null;
+  logo_url: string | null;
+  favicon_url: string | null;
+  brand_tagline: string | null;
+  support_email: string | null;
+  support_phone: string | null;
+  statement_footer: string | null;
+}
+
+async function brandingOf(pool: pg.Pool, named: Named, redis: Redis | null, org: string): Promise<BareBranding> {
   if (redis) {
     const [generation, raw] = await redis.mget(`portal:branding-generation:${org}`, `portal:branding:${org}`);
-    const entry = raw ? (JSON.parse(raw) as { generation: string; branding: unknown }) : undefined;
+    const entry = raw ? (JSON.parse(raw) as { generation: string; branding: BareBranding }) : undefined;
     if (entry && entry.generation === (generation ?? '0')) return entry.branding;
   }
-  return (await pool.query(named(BRANDING, [org, 1]))).rows[0];
+  const row = (await pool.query<BrandingRow>(named(BRANDING, [org, 1]))).rows[0];
+  return {
+    primaryColor: row?.primary_color ?? null,
+    secondaryColor: row?.secondary_color ?? null,
+    logoUrl: row?.logo_url ?? null,
+    faviconUrl: row?.favicon_url ?? null,
+    brandTagline: row?.brand_tagline ?? null,
+    supportEmail: row?.support_email ?? null,
+    supportPhone: row?.support_phone ?? null,
+    statementFooter: row?.statement_footer ?? null,
+  };
+}
+
+/** The session as the portal's store reads it (GET, its JSON parsed, PEXPIRE: core/platform/redis-sessions.ts). */
+async function sessionOf(redis: Redis, id: string | undefined): Promise<Visit | null> {
+  if (!id) return null;
+  // The production host's session key (core/portal/portal-sessions.ts).
+  const key = `production:portal:session:${createHash('sha256').update(id).digest('hex')}`;
+  const stored = await redis.get(key);
+  if (!stored) return null;
+  const session = JSON.parse(stored) as Visit;
+  await redis.pexpire(key, 15 * 60_000);
+  return session;
 }
 
 async function debtPage(pool: pg.Pool, named: Named, redis: Redis | null, visit: Visit): Promise<string | null> {
-  if (redis) {
-    // The production host's session key (core/portal/portal-sessions.ts).
-    const key = `production:portal:session:${createHash('sha256').update(visit.session).digest('hex')}`;
-    const stored = await redis.get(key);
-    if (!stored) return null;
-    JSON.parse(stored);
-    await redis.pexpire(key, 15 * 60_000);
-  }
-  const live = await pool.query(named(LINK_LIVE_SQL, [visit.link, visit.org]));
+  const { organizationId: org, debtId: debt, linkId: link } = visit;
+  const live = await pool.query(named(LINK_LIVE_SQL, [link, org]));
   if (live.rows.length === 0) return null;
-  const [debtAndMoney, organization, branding] = await Promise.all([
+  const [debtAndMoney, creditorName, branding] = await Promise.all([
     (async () => {
-      const debt = (await pool.query(named(PORTAL_DEBT_SQL, [visit.debt, visit.org]))).rows[0] as unknown;
-      const transactions = await pool.query(named(PORTAL_TRANSACTIONS_SQL, [visit.org, visit.debt]));
-      return { debt, transactions: transactions.rows };
+      const row = (await pool.query<BarePortalDebtRow>(named(PORTAL_DEBT_SQL, [debt, org]))).rows[0];
+      const transactions = await pool.query<BarePortalTransaction>(named(PORTAL_TRANSACTIONS_SQL, [org, debt]));
+      return row && { debt: row, transactions: transactions.rows };
     })(),
-    pool.query(named(CREDITOR_NAME_SQL, [visit.org])).then((r) => r.rows[0] as unknown),
-    brandingOf(pool, named, redis, visit.org),
+    pool.query<{ name: string }>(named(CREDITOR_NAME_SQL, [org])).then((r) => r.rows[0]?.name ?? ''),
+    brandingOf(pool, named, redis, org),
   ]);
-  return JSON.stringify({ ...debtAndMoney, organization, branding });
+  if (!debtAndMoney) return null;
+  return barePortalDebtPage({
+    stylesheetHref: STYLESHEET,
+    collector: BARE_COLLECTOR,
+    csrfToken: visit.csrfToken,
+    creditorName,
+    branding,
+    ...debtAndMoney,
+  });
 }
 
 /** The portal ceiling's page (GET /portal/debt), run by bare-api-routes.ts between the request id and the log line. */
 export function portalCeiling(pool: pg.Pool, named: Named, redis: Redis): BareUnkeyedWork {
   return async (ctx) => {
+    ctx.set('Content-Security-Policy', PORTAL_CSP);
+    ctx.set('Referrer-Policy', 'same-origin');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('X-Frame-Options', 'DENY');
+    ctx.set('Cache-Control', 'no-store');
     const q = ctx.query as Record<string, string>;
-    const visit = { session: String(q.session), org: String(q.org), debt: String(q.debt), link: String(q.link) };
-    const body = await debtPage(pool, named, q.cache === 'off' ? null : redis, visit);
-    ctx.type = 'application/json';
-    ctx.status = body === null ? 401 : 200;
-    ctx.body = body ?? '{}';
+    const visit =
+      q.cache === 'off'
+        ? { organizationId: q.org!, debtId: q.debt!, linkId: q.link!, csrfToken: q.csrf ?? '' }
+        : await sessionOf(redis, ctx.cookies.get(SESSION_COOKIE));
+    const html = visit && (await debtPage(pool, named, q.cache === 'off' ? null : redis, visit));
+    ctx.status = html ? 200 : 401;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = html ?? '';
   };
 }

@@ -16,10 +16,10 @@
  *   GET  /<list>/page-only?org=<id>   the PostgreSQL-built page alone (no key, no rate limit, no log line): the lists'
  *                                     ceiling without the same-work rule, reported for information
  *   POST /debts (Bearer key, idempotency-key)  POST /v1/debts's work under a key (bare-debts.ts, line by line)
- *   GET  /portal/debt?session=…       the debtor portal's debt page's reads (bare-portal.ts), with the request id and
- *                                     the log line
- *   GET  /console/…                   the console pages (bare-console.ts): the Overview's SQL; the Deliveries page's and
- *                                     a delivery's session, SQL and rendering, with the request id and the log line
+ *   GET  /portal/debt (its cookie)    the debtor portal's debt page (bare-portal.ts): the session, the reads and the
+ *                                     page rendered, with the request id and the log line
+ *   GET  /console/…                   the console pages (bare-console.ts): the Overview's, the Deliveries page's and a
+ *                                     delivery's session, SQL and rendering, with the request id and the log line
  *   POST /documents?org=<id>          an upload's raw body streamed into the document store (bare-documents.ts)
  * <list> is debts, events or deliveries. Env: PORT, DATABASE_URL, REDIS_URL, DOCUMENT_DIR (the uploads' store).
  */

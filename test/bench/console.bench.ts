@@ -1,14 +1,11 @@
 /**
  * The client console's hot pages (measured, not asserted), signed in as a tenant's admin, each against a bare route
- * (bare-console.ts, in the bare process): for the Deliveries page and a delivery's page the same session read, SQL and
- * rendering done bare (plain `pg`, `ioredis` and preact, no middleware stack), with a target of 0.8 (issue 38); for
- * the Overview its statement alone (no target): the Overview, the Deliveries page and a delivery's page at the
- * large tenant (100,000 deliveries); the Overview's throughput at the huge tenant (1,000,000) over the small one's
- * (1,000): at least 0.9 (issue 40); and
- * the Deliveries page's p99 at the huge tenant (1,000,000) over the small one's (1,000): at most 1.10, as the API's
- * lists. The same check runs for the page's two filters a client follows: `status=Failed` (the Overview's banner
- * links to it) and a rare event type. The Overview's ratio says what the session, the middleware and the rendering
- * of its charts cost.
+ * (bare-console.ts, in the bare process) doing the same session read, SQL and rendering bare (plain `pg`, `ioredis`
+ * and preact, no middleware stack), with a target of 0.8 (issue 38): the Overview, the Deliveries page and a
+ * delivery's page at the large tenant (100,000 deliveries); the Overview's throughput at the huge tenant (1,000,000)
+ * over the small one's (1,000): within 10 % either way, 0.9–1.1 (issue 40); and the Deliveries page's p99 at the
+ * huge tenant over the small one's: at most 1.10, as the API's lists. The same check runs for the page's two filters
+ * a client follows: `status=Failed` (the Overview's banner links to it) and a rare event type.
  */
 import { sharedProcesses } from './cpu';
 import type { BenchContext } from './context';
@@ -118,17 +115,19 @@ async function benchOverview(
     ctx,
     scenario,
     await ours(ctx, large, '/console', `ours (session, page) at ${n(large.deliveries)}`),
-    await bare(ctx, `/console/overview?org=${large.organizationId}`, `bare, same SQL, at ${n(large.deliveries)}`),
+    await bare(ctx, '/console/overview', `bare, same session, SQL and page, at ${n(large.deliveries)}`, large),
+    PAGE_TARGET,
   );
   // Issue 40: the Overview reads rollups, not the tenant's rows, so its throughput at the huge tenant must be within
-  // 10 % of the small one's (it was 257/s against 1,685/s while it counted rows).
-  const { atSmall, atHuge } = await interleaved(
-    {
-      atSmall: await ours(ctx, small, '/console', `ours at ${n(small.deliveries)}`),
-      atHuge: await ours(ctx, huge, '/console', `ours at ${n(huge.deliveries)}`),
-    },
-    ctx.duration,
-  );
+  // 10 % of the small one's, either way (it was 257/s against 1,685/s while it counted rows). Each warmed up first,
+  // then four slices in alternating order: the small tenant's load always ran first, unwarmed, straight after the API
+  // had sat idle through the ceiling's load; it read 12 % costlier once (2026-11-28), where the two pages measured in
+  // alternating slices cost the same (docs/operators/performance.md).
+  const atSmallLoad = await ours(ctx, small, '/console', `ours at ${n(small.deliveries)}`);
+  const atHugeLoad = await ours(ctx, huge, '/console', `ours at ${n(huge.deliveries)}`);
+  await atSmallLoad(ctx.warmUp);
+  await atHugeLoad(ctx.warmUp);
+  const { atSmall, atHuge } = await interleaved({ atSmall: atSmallLoad, atHuge: atHugeLoad }, ctx.duration, 4, true);
   compare(
     ctx.report,
     `GET /console (Overview) at ${n(huge.deliveries)} vs ${n(small.deliveries)}`,
@@ -140,7 +139,7 @@ async function benchOverview(
     name: `req/s at ${n(huge.deliveries)} / req/s at ${n(small.deliveries)}`,
     value: atHuge.requestsPerSecond / atSmall.requestsPerSecond,
     unit: '×',
-    bound: { atLeast: 0.9 },
+    bound: { atLeast: 0.9, atMost: 1.1 },
   });
 }
 

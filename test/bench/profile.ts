@@ -4,14 +4,17 @@
  * as the top frames by self time and the share of time per package. Start-up (module loading) is in the profile too
  * but small next to the load. `APP_ENV=test npx tsx test/bench/profile.ts` after `npm run bench` has seeded the bench
  * database; the raw .cpuprofile files stay in bench-results/profiles/ (Chrome DevTools or speedscope open them).
- * `console-deliveries` and `console-delivery` profile the console's pages at the console bench's 100,000-delivery tenant.
- * `bare-organization` and `bare-debts-create` profile the bare ceilings' process (bare-server.ts) on the same work.
+ * `console-deliveries`, `console-delivery` and `console-overview` profile the console's pages at the console bench's
+ * 100,000-delivery tenant; `portal-debt` the portal's debt page.
+ * `bare-organization`, `bare-debts-create`, `bare-console-…` and `bare-portal-debt` profile the bare ceilings'
+ * process (bare-server.ts) on the same work.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../../core/platform/db';
 import { testEnv } from '../support/env';
+import { sharedMailSink, stopSharedMailSink } from '../support/mail-sink';
 import { creating } from './debts.bench';
 import { documentUploader, uploadFor } from './documents.bench';
 import { consoleTenant } from './seed-console';
@@ -121,20 +124,28 @@ function get(path_: string, tenant: BenchTenant) {
 
 /** The debtor portal's debt page under a verified session (portal.bench.ts). */
 async function profilePortalDebt(db: ReturnType<typeof createDb>): Promise<void> {
-  if (only && !only.has('portal-debt')) return;
+  if (only && !only.has('portal-debt') && !only.has('bare-portal-debt')) return;
   const visit = await seedPortalDebt(db);
   try {
     const redisUrl = process.env.BENCH_REDIS_URL ?? testEnv.redisUrl;
     const { cookie } = await signInToPortal(visit, { databaseUrl, redisUrl });
-    await profileOne('portal-debt', (baseUrl) =>
-      load('GET /portal/debt', { url: `${baseUrl}/portal/debt`, headers: { cookie }, duration }),
-    );
+    const page = (baseUrl: string) =>
+      load('GET /portal/debt', { url: `${baseUrl}/portal/debt`, headers: { cookie }, duration });
+    await profileOne('portal-debt', page);
+    await profileOne('bare-portal-debt', page);
   } finally {
     await db('organizations').where({ id: visit.organizationId }).delete();
   }
 }
 
-const CONSOLE_PAGES = ['console-deliveries', 'console-delivery', 'bare-console-deliveries', 'bare-console-delivery'];
+const CONSOLE_PAGES = [
+  'console-deliveries',
+  'console-delivery',
+  'console-overview',
+  'bare-console-deliveries',
+  'bare-console-delivery',
+  'bare-console-overview',
+];
 
 /**
  * The console's Deliveries page and a delivery's page (console.bench.ts) at the 100,000-delivery console tenant (seeded
@@ -146,10 +157,15 @@ async function profileConsole(db: ReturnType<typeof createDb>): Promise<void> {
   const tenant = await consoleTenant(db, 100_000, { databaseUrl, redisUrl });
   const page = (path_: string) => (baseUrl: string) =>
     load(path_, { url: `${baseUrl}${path_}`, headers: { cookie: tenant.cookie }, duration });
-  await profileOne('console-deliveries', page('/console/deliveries'));
-  await profileOne('console-delivery', page(`/console/deliveries/${tenant.failedDeliveryId}`));
-  await profileOne('bare-console-deliveries', page('/console/deliveries'));
-  await profileOne('bare-console-delivery', page(`/console/delivery?id=${tenant.failedDeliveryId}`));
+  const pages: [string, string][] = [
+    ['console-deliveries', '/console/deliveries'],
+    ['console-delivery', `/console/deliveries/${tenant.failedDeliveryId}`],
+    ['console-overview', '/console'],
+    ['bare-console-deliveries', '/console/deliveries'],
+    ['bare-console-delivery', `/console/delivery?id=${tenant.failedDeliveryId}`],
+    ['bare-console-overview', '/console/overview'],
+  ];
+  for (const [name, path_] of pages) await profileOne(name, page(path_));
 }
 
 /** 1 MiB PDF uploads, 4 in flight, to the local store in a scratch directory (documents.bench.ts). */
@@ -178,6 +194,8 @@ const LISTS = ['debts-list', 'events-list', 'deliveries-list'];
 
 async function main(): Promise<void> {
   buildCompiled();
+  // The processes' mail goes to the tests' sink, never the development relay (test/support/isolation.ts refuses it).
+  process.env.SMTP_URL ??= (await sharedMailSink()).smtpUrl;
   const db = createDb(databaseUrl, { pool: { min: 0, max: 2 }, unboundedStatements: true }); // the seeders
   try {
     const org = await benchTenant(db, 'Bench profile');
@@ -209,6 +227,7 @@ async function main(): Promise<void> {
     await db('organizations').where({ id: org.organizationId }).delete();
   } finally {
     await db.destroy();
+    await stopSharedMailSink(); // its SMTP server would keep the process from ending
   }
 }
 

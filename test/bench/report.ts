@@ -121,13 +121,18 @@ export function compare(report: BenchReport, scenario: string, ours: Figure, cei
   console.log(`    vs ${ceiling.label}: ${fmt(ceiling)}  ratio ${ratio.toFixed(2)}×${goal}`);
 }
 
+/** `≤ 1.1`, `≥ 0.9`, or both (`0.9–1.1`: within 10 % either way). */
+function boundText({ atMost, atLeast }: Check['bound']): string {
+  if (atMost !== undefined && atLeast !== undefined) return `${atLeast}–${atMost}`;
+  return atMost !== undefined ? `≤ ${atMost}` : `≥ ${atLeast}`;
+}
+
 export function check(report: BenchReport, c: Omit<Check, 'verdict'>): void {
   const { atMost, atLeast } = c.bound;
   const ok = (atMost === undefined || c.value <= atMost) && (atLeast === undefined || c.value >= atLeast);
   report.checks.push({ ...c, verdict: ok ? 'PASS' : 'BELOW' });
   nameScenario(report, c.scenario);
-  const bound = atMost !== undefined ? `≤ ${atMost}` : `≥ ${atLeast}`;
-  console.log(`  ${c.name}: ${c.value.toFixed(2)} ${c.unit}  target ${bound} ${ok ? 'PASS' : 'BELOW'}`);
+  console.log(`  ${c.name}: ${c.value.toFixed(2)} ${c.unit}  target ${boundText(c.bound)} ${ok ? 'PASS' : 'BELOW'}`);
 }
 
 export function observe(report: BenchReport, o: Observation): void {
@@ -173,8 +178,9 @@ export function finish(report: BenchReport, root: string): string {
     );
   }
   for (const c of report.checks) {
-    const bound = c.bound.atMost !== undefined ? `≤ ${c.bound.atMost}` : `≥ ${c.bound.atLeast}`;
-    console.log(`| ${c.scenario} | ${c.name}: ${c.value.toFixed(2)} ${c.unit} | | | ${bound} ${c.verdict} | |`);
+    console.log(
+      `| ${c.scenario} | ${c.name}: ${c.value.toFixed(2)} ${c.unit} | | | ${boundText(c.bound)} ${c.verdict} | |`,
+    );
   }
   for (const o of report.observations) {
     console.log(`| ${o.scenario} | ${o.name}: ${o.value.toFixed(2)} ${o.unit} | | | (reported) | |`);

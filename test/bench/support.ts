@@ -162,11 +162,14 @@ export async function interleaved<Name extends string>(
   loads: Record<Name, (seconds: number) => Promise<LoadResult>>,
   duration: number,
   slices = 3,
+  /** Each slice in the other order from the last (A B, B A, …): neither load always follows the other. */
+  alternate = false,
 ): Promise<Record<Name, LoadResult>> {
   const names = Object.keys(loads) as Name[];
   const results = new Map<Name, LoadResult[]>(names.map((name) => [name, []]));
   for (let i = 0; i < slices; i++) {
-    for (const name of names) results.get(name)!.push(await loads[name](duration / slices));
+    const order = alternate && i % 2 === 1 ? [...names].reverse() : names;
+    for (const name of order) results.get(name)!.push(await loads[name](duration / slices));
   }
   return Object.fromEntries(names.map((name) => [name, combine(results.get(name)!)])) as Record<Name, LoadResult>;
 }
