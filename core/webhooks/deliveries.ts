@@ -192,6 +192,7 @@ function retriedColumns(trx: Trx) {
     attempt_base: trx.raw('attempt_count'),
     next_attempt_at: null,
     workflow_started_at: null,
+    start_claimed_until: null, // owed at once: a claim left from the last run's start does not hold it back
     updated_at: trx.fn.now(3),
   };
 }
