@@ -86,13 +86,19 @@ export async function runBurst(target: BurstTarget, debts: number, webhooksWorke
     }
   })();
   const started = Date.now();
-  await inParallel(debts, RAISE_CONCURRENCY, async () => {
+  const raising = inParallel(debts, RAISE_CONCURRENCY, async () => {
     const res = await target.fetch(`${target.baseUrl}/v1/debts`, {
       method: 'POST',
       headers: { authorization: target.big, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
       body: JSON.stringify(inlineDebtBody()),
     });
     if (res.status !== 201) throw new Error(`POST /v1/debts answered ${res.status}: ${await res.text()}`);
+  });
+  // A raise that fails ends the burst with its own error, not with the pinger's once the stack is gone.
+  await raising.catch(async (err: unknown) => {
+    pinging = false;
+    await pinger.catch(() => undefined);
+    throw err;
   });
   const raiseSeconds = (Date.now() - started) / 1000;
   const received = () => target.receiver.requests.filter((r) => r.body.type === 'debt.created').length;
