@@ -27,13 +27,14 @@ pg_main_version() { pg_lsclusters -h 2>/dev/null | awk '$2 == "main" { print $1 
 pg_newest_installed() { find /usr/lib/postgresql -mindepth 1 -maxdepth 1 -printf '%f\n' | sort -V | tail -n1; }
 
 # Our settings go in a conf.d drop-in (Debian's postgresql.conf includes conf.d), written only when it differs.
-# Usage: pg_ensure_conf VERSION [CLUSTER PORT] (default: main on PG_PORT).
+# Usage: pg_ensure_conf VERSION [CLUSTER PORT [EXTRA_SETTINGS]] (default: main on PG_PORT).
 pg_ensure_conf() {
-  local ver=$1 cluster=${2:-main} port=${3:-$PG_PORT}
+  local ver=$1 cluster=${2:-main} port=${3:-$PG_PORT} extra=${4:-}
   local file="/etc/postgresql/$ver/$cluster/conf.d/client-public-api.conf"
   local want="# Written by client-public-api scripts/bootstrap.sh: loopback only, fixed port.
 listen_addresses = '$PG_HOST'
 port = $port"
+  [[ -n $extra ]] && want+=$'\n'"$extra"
   [[ -f $file && $(<"$file") == "$want" ]] && return
   info "writing $file (listen_addresses = '$PG_HOST', port = $port)"
   as_root mkdir -p "$(dirname "$file")"
@@ -94,9 +95,10 @@ ensure_postgres_tests() {
 }
 
 # Creates (with the server version of `main`, or the newest installed) and starts a cluster of its own: loopback, its
-# port, password logins. Usage: pg_start_cluster NAME PORT DESCRIPTION
+# port, password logins, and any extra settings (a running cluster whose settings need a restart is restarted by the
+# caller). Usage: pg_start_cluster NAME PORT DESCRIPTION [EXTRA_SETTINGS]
 pg_start_cluster() {
-  local cluster=$1 port=$2 what=$3 ver
+  local cluster=$1 port=$2 what=$3 extra=${4:-} ver
   ver=$(pg_cluster_version "$cluster")
   if [[ -z $ver ]]; then
     ver=$(pg_main_version)
@@ -105,7 +107,7 @@ pg_start_cluster() {
     info "creating cluster $ver/$cluster on port $port"
     as_root pg_createcluster "$ver" "$cluster" --port "$port" >/dev/null
   fi
-  pg_ensure_conf "$ver" "$cluster" "$port"
+  pg_ensure_conf "$ver" "$cluster" "$port" "$extra"
   pg_ensure_hba "$ver" "$cluster" "$port"
   pg_answering "$port" && return
   info "starting cluster $ver/$cluster"

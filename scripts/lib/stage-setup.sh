@@ -131,6 +131,12 @@ ensure_stage_pki() {
   rm -f "$dir/server.csr"
 }
 
+# Connections the profile's PostgreSQL takes, as docker-compose.yml's `postgres` does: the Temporal server's pools
+# (four services, each up to 24) and every app process's (two API processes per mode, three workers whose pools grow
+# with their activity slots) outgrow the default 100 under a burst.
+STAGE_MAX_CONNECTIONS=300
+STAGE_POSTGRES_SETTINGS="max_connections = $STAGE_MAX_CONNECTIONS"
+
 # The profile's own PostgreSQL cluster (named after the profile), with the application's and Temporal's roles, their
 # passwords from the secrets, and their databases.
 ensure_stage_postgres() {
@@ -138,7 +144,15 @@ ensure_stage_postgres() {
   step "PostgreSQL cluster $cluster on $PG_HOST:$port"
   have_root || die "the profile's PostgreSQL cluster needs the postgres superuser (root or sudo)"
   if pg_answering "$port"; then info "already answering"; fi
-  pg_start_cluster "$cluster" "$port" "PostgreSQL ($cluster)"
+  pg_start_cluster "$cluster" "$port" "PostgreSQL ($cluster)" "$STAGE_POSTGRES_SETTINGS"
+  # max_connections takes a restart: a cluster started before it was set is restarted once.
+  local have
+  have=$(as_postgres psql -p "$port" -tAXc 'show max_connections')
+  if [[ $have != "$STAGE_MAX_CONNECTIONS" ]]; then
+    info "restarting cluster $cluster for max_connections = $STAGE_MAX_CONNECTIONS (was $have)"
+    as_root pg_ctlcluster "$(pg_cluster_version "$cluster")" "$cluster" restart 8>&- 9>&-
+    wait_for 60 "PostgreSQL ($cluster)" pg_answering "$port"
+  fi
   # The passwords go in on standard input, never on a command line.
   as_postgres psql -p "$port" -v ON_ERROR_STOP=1 -qX <<SQL
 \set app_pw '$(<"$STAGE_SECRETS_DIR/app-db-password")'

@@ -134,6 +134,12 @@ describe('docker-compose.yml', function () {
     expect(environment(compose.services.temporal ?? {}).DB).to.equal('postgres12');
   });
 
+  it("gives PostgreSQL the production profile's max_connections, which Temporal's pools and the apps' need", function () {
+    const profile = /^STAGE_MAX_CONNECTIONS=(\d+)$/m.exec(read('scripts/lib/stage-setup.sh'))?.[1];
+    expect(profile, 'the profile sets it').to.be.a('string');
+    expect(compose.services.postgres?.command).to.deep.equal(['postgres', '-c', `max_connections=${profile}`]);
+  });
+
   it('runs the Temporal server (not the retired auto-setup image) with the schema tool of the same version', function () {
     const [, version] = /^temporalio\/server:(\d+\.\d+\.\d+)$/.exec(compose.services.temporal?.image ?? '') ?? [];
     expect(version, 'temporalio/server:<version>').to.be.a('string');
