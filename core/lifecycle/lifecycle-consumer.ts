@@ -18,7 +18,7 @@ import type { Logger } from '../platform/logger';
 import type { Mode } from '../platform/mode';
 import { createFairStarter, type FairStarterOptions } from '../temporal/fair-starter';
 import { WORKFLOW_TYPES } from '../temporal/names';
-import { claimOwedStarts, type OwedStartTable } from '../temporal/owed-start-claims';
+import { claimOwedStarts, shortenOwedClaims, type OwedStartTable } from '../temporal/owed-start-claims';
 import { debtWorkflowStartOptions } from './workflow-start';
 
 export const DEBT_LIFECYCLE_CONSUMER = 'debt-lifecycles';
@@ -106,13 +106,13 @@ export function createDebtLifecycleConsumer(options: DebtLifecycleConsumerOption
           )
           .delete();
       },
-      async release(debts, afterMs) {
-        await db.raw(
-          `update lifecycle_pending_starts set claimed_until = now() + ? * interval '1 millisecond'
-            where debt_id = any(?::uuid[])`,
-          [afterMs, debts.map((d) => d.debtId)],
-        );
-      },
+      release: (debts, afterMs) =>
+        shortenOwedClaims(
+          db,
+          PENDING_STARTS,
+          debts.map((d) => d.debtId),
+          afterMs,
+        ),
     },
     {
       ...LIFECYCLE_START_LOOP,

@@ -11,8 +11,8 @@
  * The rows stay the truth. A loop claims an organisation's oldest owed rows for a lease (so another worker process
  * does not start the same ones meanwhile), starts them, and records each start; a start that fails leaves its row owed
  * and claimable again two seconds later, and the rows of a process that dies are claimed again once their lease runs
- * out. Starting is idempotent (each
- * workflow id is started once), so a lease that runs out while its start is in flight costs a refused start, no more.
+ * out. Starting is idempotent (each workflow id is started once), so a lease that runs out while its start is in
+ * flight costs a refused start, no more.
  */
 import type { Logger } from '../platform/logger';
 
@@ -72,26 +72,27 @@ export function createFairStarter<T extends OwedStart>(
   const toRecord: T[] = [];
   let recordTimer: NodeJS.Timeout | undefined;
   let recording = Promise.resolve();
+  let lanes: Promise<void>[] | undefined; // started by the first kick
   let stopped = false;
   let claiming = false;
   let claimAgain = false;
   const wakeLanes: (() => void)[] = [];
 
-  /** The next owed start, in turns across organisations. */
+  /** The next owed start, in turns across organisations: the first organisation's, which then goes to the back. */
   function next(): T | undefined {
-    for (const [organizationId, queue] of queues) {
-      queues.delete(organizationId);
-      const item = queue.shift();
-      if (queue.length > 0) queues.set(organizationId, queue);
-      if (queue.length === Math.floor(options.perOrganization / 2)) kick(); // half gone: claim its next ones
-      if (item) return item;
-    }
-    return undefined;
+    const first = queues.entries().next();
+    if (first.done) return undefined;
+    const [organizationId, queue] = first.value; // never empty: an emptied queue is not put back
+    queues.delete(organizationId);
+    const item = queue.shift();
+    if (queue.length > 0) queues.set(organizationId, queue);
+    if (queue.length === Math.floor(options.perOrganization / 2)) kick(); // half gone: claim its next ones
+    return item;
   }
 
   function kick(): void {
     if (stopped) return;
-    lanes ??= Array.from({ length: options.concurrency }, lane); // the lanes start with the first kick
+    lanes ??= Array.from({ length: options.concurrency }, lane);
     if (claiming) {
       claimAgain = true;
       return;
@@ -112,7 +113,7 @@ export function createFairStarter<T extends OwedStart>(
     try {
       claimed = await source.claim(options.perOrganization, full, options.leaseMs);
     } catch (err) {
-      log.warn({ err }, 'could not claim owed workflow starts; the next poll tries again');
+      log.warn({ err }, 'could not claim owed workflow starts; the next kick tries again');
       return;
     }
     for (const item of claimed) {
@@ -157,8 +158,6 @@ export function createFairStarter<T extends OwedStart>(
       }
     }
   }
-
-  let lanes: Promise<void>[] | undefined;
 
   return {
     kick,

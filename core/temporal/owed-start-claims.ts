@@ -58,3 +58,14 @@ export async function claimOwedStarts<Row extends { organization_id: string; cre
   );
   return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
 }
+
+/**
+ * Shortens the claims on these rows (by their keys) to `afterMs` from now: 0 gives them back at once, a short pause
+ * keeps a failed start from being tried again at once.
+ */
+export async function shortenOwedClaims(db: Db, spec: OwedStartTable, keys: string[], afterMs: number): Promise<void> {
+  await db.raw(
+    `update ${spec.table} set ${spec.leaseColumn} = now() + ? * interval '1 millisecond' where ${spec.key} = any(?::uuid[])`,
+    [afterMs, keys],
+  );
+}

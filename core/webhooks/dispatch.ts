@@ -9,7 +9,7 @@ import type { OutboxEvent } from '../events/consumer';
 import type { Db, Trx } from '../platform/db';
 import { ApiError } from '../platform/errors';
 import { recordEvent } from '../events/outbox';
-import { claimOwedStarts, type OwedStartTable } from '../temporal/owed-start-claims';
+import { claimOwedStarts, shortenOwedClaims, type OwedStartTable } from '../temporal/owed-start-claims';
 
 /** What the relay needs to start a delivery's workflow: ids only, never the URL, the secret or the payload. */
 export interface DeliveryRef {
@@ -86,10 +86,11 @@ export async function claimOwedDeliveries(
 
 /** Shortens claims not acted on to `afterMs` from now (fair-starter.ts). */
 export async function releaseDeliveryClaims(db: Db, refs: DeliveryRef[], afterMs: number): Promise<void> {
-  await db.raw(
-    `update webhook_deliveries set start_claimed_until = now() + ? * interval '1 millisecond'
-      where id = any(?::uuid[])`,
-    [afterMs, refs.map((r) => r.deliveryId)],
+  await shortenOwedClaims(
+    db,
+    OWED_DELIVERIES,
+    refs.map((r) => r.deliveryId),
+    afterMs,
   );
 }
 

@@ -11,7 +11,6 @@ import type { Mode, WebhookConfig } from '../../core/platform/config';
 import type { OutboxConsumer } from '../../core/events/consumer';
 import { NAMESPACES } from '../../core/temporal/names';
 import { startOutboxRelay } from '../../core/events/relay';
-import { createLogger } from '../../core/platform/logger';
 import { createSecretBox } from '../../core/platform/secret-box';
 import { createWebhookDeliveryConsumer } from '../../core/webhooks/delivery-consumer';
 import { testEnv } from './env';
@@ -78,7 +77,7 @@ export async function startDeliveryStack(
         createWebhookDeliveryConsumer({ logger: silentLogger('test'), mode, db: testDb(), client, taskQueue }),
         ...(options.extraConsumers ?? []),
       ],
-      logger: createLogger({ level: 'silent', name: 'delivery-stack' }),
+      logger: silentLogger('delivery-stack'),
     });
   return {
     taskQueue,
