@@ -1,10 +1,10 @@
 /**
  * Worker process for the `lifecycle` task queue (one `debt-<id>` workflow per debt, each plan's instalment
  * reminders, the test-mode payment processor's `test-payment-<attemptId>` timers, and each placement's
- * `placement-<id>` import), serving production and sandbox by default. Each mode also runs an outbox relay here with
- * the debt lifecycle consumer, which starts a debt's workflow when its `debt.created` event commits (a placement's
- * rows too), and the debtor notifications consumer, which mails (production) or records (sandbox) what debtors are
- * told.
+ * `placement-<id>` import, on the `placements` queue it also polls with slots of its own), serving production and
+ * sandbox by default. Each mode also runs an outbox relay here with the debt lifecycle consumer, which starts a
+ * debt's workflow when its `debt.created` event commits (a placement's rows too), and the debtor notifications
+ * consumer, which mails (production) or records (sandbox) what debtors are told.
  */
 import { createDebtLifecycleActivities } from '../activities/debt-lifecycle';
 import { createDebtorNotificationActivities } from '../activities/debtor-notifications';
@@ -40,6 +40,20 @@ function notificationDeps({ db, mode, logger, notifications, secretBox }: Worker
   };
 }
 
+/**
+ * A placement's activities, on both queues: the placements queue's worker runs new imports; the lifecycle queue's
+ * still serves runs started on it before the placements queue existed.
+ */
+function placementActivities(deps: WorkerDeps) {
+  return createPlacementActivities({ db: deps.db, store: deps.documents, checkRow: createDebtRowChecker() });
+}
+
+/**
+ * Imports at once per mode: each runs one chunk (one transaction, one connection) at a time; more than a few would
+ * only share the same two cores and the same lifecycle worker downstream.
+ */
+const PLACEMENT_ACTIVITY_SLOTS = 4;
+
 void runWorker({
   taskQueue: TASK_QUEUES.lifecycle,
   workflowsPath: require.resolve('../workflows/bundles/lifecycle'),
@@ -57,8 +71,16 @@ void runWorker({
       mode: deps.mode,
       logger: deps.logger.child({ mode: deps.mode }),
     }),
-    ...createPlacementActivities({ db: deps.db, store: deps.documents, checkRow: createDebtRowChecker() }),
+    ...placementActivities(deps),
   }),
+  companionQueues: [
+    {
+      taskQueue: TASK_QUEUES.placements,
+      createActivities: placementActivities,
+      activitySlots: PLACEMENT_ACTIVITY_SLOTS,
+      workflowTaskSlots: PLACEMENT_ACTIVITY_SLOTS,
+    },
+  ],
   startSidecar: async (deps) => {
     const { mode, db, databaseUrl, client, logger } = deps;
     const mailDeps = notificationDeps(deps, true);

@@ -1,5 +1,5 @@
 /**
- * The API's side of a placement's workflow: `placement-<id>` on the lifecycle task queue, found by its organisation
+ * The API's side of a placement's workflow: `placement-<id>` on the placements task queue, found by its organisation
  * and status, fair to other tenants by its fairness key (core/temporal/fairness.ts). Started before the placement's
  * row commits (its first activity waits for the row), with the existing run kept when the id is started again: a
  * retried request (same Idempotency-Key, same placement id) never starts a second import.
@@ -19,7 +19,7 @@ interface PlacementWorkflowInput {
 }
 
 export function createPlacementRuns(deps: { client: Client; taskQueue?: string }): PlacementRuns {
-  const taskQueue = deps.taskQueue ?? TASK_QUEUES.lifecycle;
+  const taskQueue = deps.taskQueue ?? TASK_QUEUES.placements;
   return {
     async start(organizationId, placementId) {
       await deps.client.workflow.start(WORKFLOW_TYPES.placement, {
@@ -31,8 +31,9 @@ export function createPlacementRuns(deps: { client: Client; taskQueue?: string }
           { key: SEARCH_ATTRIBUTE_KEYS.organizationId, value: organizationId },
           { key: SEARCH_ATTRIBUTE_KEYS.placementStatus, value: 'Validating' },
         ],
-        // Ahead of its own debts' lifecycles on the shared queue: behind them (same fairness key, FIFO within it) each
-        // chunk's workflow task waited for every lifecycle the import had already started.
+        // Ahead of its own debts' lifecycles where both share a queue (runs started before the placements queue, and
+        // the tests' single queue): behind them (same fairness key, FIFO within it) each chunk's workflow task waited
+        // for every lifecycle the import had already started.
         priority: { ...tenantPriority(organizationId), priorityKey: PLACEMENT_PRIORITY_KEY },
       });
     },

@@ -16,6 +16,11 @@ export const NAMESPACES: Readonly<Record<Mode, string>> = {
 export const TASK_QUEUES = {
   webhooks: 'webhooks',
   lifecycle: 'lifecycle',
+  /**
+   * Placements' own workflows and activities, polled by the lifecycle worker process beside its own queue: with
+   * worker slots of their own, an import's next chunk never waits behind the lifecycles it has just started.
+   */
+  placements: 'placements',
   sandbox: 'sandbox',
 } as const;
 

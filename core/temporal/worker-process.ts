@@ -5,7 +5,7 @@
  */
 import { Client } from '@temporalio/client';
 import type { Server } from 'node:http';
-import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
 import { collectDefaultMetrics, register } from 'prom-client';
 import { configOrExit, processEnv, type Mode, type WebhookConfig } from '../platform/config';
 import { loadWorkerConfig, type WorkerConfig } from '../platform/worker-config';
@@ -72,6 +72,19 @@ export interface RunWorkerOptions {
   cachedWorkflows?: number;
   /** Started once per mode after its worker is created, stopped after the workers have drained. */
   startSidecar?: WorkerSidecar;
+  /**
+   * Further task queues this process polls per mode with the same workflow bundle, each with worker slots of its own
+   * (a queue's workflow and activity tasks never wait for another queue's slots; the CPU is shared).
+   */
+  companionQueues?: readonly CompanionQueue[];
+}
+
+export interface CompanionQueue {
+  taskQueue: TaskQueueName;
+  createActivities: (deps: WorkerDeps) => object;
+  /** Its activities run at once per mode; the mode's database pool grows by as many connections. */
+  activitySlots: number;
+  workflowTaskSlots: number;
 }
 
 /**
@@ -139,7 +152,13 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   const secretBox = createSecretBox(config.webhooks.secretKeys);
   const shared = { webhooks: config.webhooks, secretBox, logger, notifications: config.notifications };
   const activitySlots = options.activitySlots ?? DEFAULT_ACTIVITY_SLOTS;
-  const pool = workerPool(activitySlots, options.localActivitySlots, options.sidecarConnections?.(config) ?? 0);
+  const companions = options.companionQueues ?? [];
+  const companionSlots = companions.reduce((sum, queue) => sum + queue.activitySlots, 0);
+  const pool = workerPool(
+    activitySlots + companionSlots,
+    options.localActivitySlots,
+    options.sidecarConnections?.(config) ?? 0,
+  );
   const modes = config.modes.map((modeConfig) => ({
     ...modeConfig,
     ...shared,
@@ -149,13 +168,22 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   }));
   try {
     const workflowBundle = await bundleOnce(options.workflowsPath, taskQueue, logger);
+    const workerOptions: Pick<
+      WorkerOptions,
+      'connection' | 'workflowBundle' | 'shutdownGraceTime' | 'shutdownForceTime' | 'stickyQueueScheduleToStartTimeout'
+    > = {
+      connection,
+      workflowBundle,
+      shutdownGraceTime: SHUTDOWN_GRACE_TIME,
+      shutdownForceTime: SHUTDOWN_FORCE_TIME,
+      stickyQueueScheduleToStartTimeout: STICKY_FAILOVER_TIME,
+    };
     const workers = await Promise.all(
-      modes.map(({ namespace, ...deps }) =>
+      modes.flatMap(({ namespace, ...deps }) => [
         Worker.create({
-          connection,
+          ...workerOptions,
           namespace,
           taskQueue,
-          workflowBundle,
           activities: options.createActivities(deps),
           maxConcurrentActivityTaskExecutions: activitySlots,
           ...(options.cachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.cachedWorkflows }),
@@ -165,17 +193,26 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
           ...(options.workflowTaskSlots === undefined
             ? {}
             : { maxConcurrentWorkflowTaskExecutions: options.workflowTaskSlots }),
-          shutdownGraceTime: SHUTDOWN_GRACE_TIME,
-          shutdownForceTime: SHUTDOWN_FORCE_TIME,
-          stickyQueueScheduleToStartTimeout: STICKY_FAILOVER_TIME,
         }),
-      ),
+        ...companions.map((companion) =>
+          Worker.create({
+            ...workerOptions,
+            namespace,
+            taskQueue: companion.taskQueue,
+            activities: companion.createActivities(deps),
+            maxConcurrentActivityTaskExecutions: companion.activitySlots,
+            maxConcurrentWorkflowTaskExecutions: companion.workflowTaskSlots,
+          }),
+        ),
+      ]),
     );
     const { startSidecar } = options;
     const sidecars = startSidecar ? await Promise.all(modes.map((m) => startSidecar({ ...m, connection }))) : [];
     const running = workers.map((worker) => worker.runUntil(stop));
     for (const { mode, namespace } of modes) {
-      logger.info({ taskQueue, namespace, mode }, `polling task queue ${taskQueue} in namespace ${namespace}`);
+      for (const queue of [taskQueue, ...companions.map((companion) => companion.taskQueue)]) {
+        logger.info({ taskQueue: queue, namespace, mode }, `polling task queue ${queue} in namespace ${namespace}`);
+      }
     }
     await Promise.all(running);
     await Promise.allSettled(sidecars.map((stopSidecar) => stopSidecar()));

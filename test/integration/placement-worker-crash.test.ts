@@ -9,7 +9,7 @@ import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createPlacementRuns } from '../../core/placements/placement-runs';
 import { getPlacementRow } from '../../core/placements/placements';
-import { workflowIds } from '../../core/temporal/names';
+import { TASK_QUEUES, workflowIds } from '../../core/temporal/names';
 import type { placementWorkflow } from '../../workflows/placement';
 import { TEST_DOCUMENT_DIR, testDocumentStore } from '../support/app';
 import { testEnv } from '../support/env';
@@ -83,6 +83,8 @@ describe('a placement whose lifecycle worker is SIGKILLed mid-import', function 
     await startWorker();
     const handle = client.workflow.getHandle<typeof placementWorkflow>(workflowIds.placement(ref.placementId));
     expect(await handle.result()).to.equal('Completed');
+    // On the placements queue the lifecycle worker process polls beside its own, with slots of its own.
+    expect((await handle.describe()).taskQueue).to.equal(TASK_QUEUES.placements);
     expect(await row()).to.include({ status: 'Completed', rows: ROWS, imported: ROWS, skipped: 0, failed: 0 });
     const debts = await testDb()('debts').where({ organization_id: organization.id }).select('external_account_id');
     expect(debts).to.have.length(ROWS);

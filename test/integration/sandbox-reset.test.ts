@@ -300,7 +300,7 @@ describe('Sandbox reset against PostgreSQL and Temporal', function () {
     const org = tenant.organizationId;
     const store = testDocumentStore('sandbox');
     // A slow import (a row a chunk, two rows a second), so the reset comes while it runs.
-    const placementQueue = uniqueTaskQueue('placements');
+    const placementQueue = uniqueTaskQueue(TASK_QUEUES.placements);
     const placementWorker = await Worker.create({
       connection: stack.env.nativeConnection,
       namespace: NAMESPACES.sandbox,

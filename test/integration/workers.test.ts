@@ -90,13 +90,18 @@ describe('worker processes', function () {
     ]);
   }
 
-  const cases: { queue: TaskQueueName; modes: Mode[]; signal: NodeJS.Signals }[] = [
+  const cases: { queue: TaskQueueName; modes: Mode[]; signal: NodeJS.Signals; alsoPolls?: TaskQueueName[] }[] = [
     { queue: TASK_QUEUES.webhooks, modes: ['production', 'sandbox'], signal: 'SIGTERM' },
-    { queue: TASK_QUEUES.lifecycle, modes: ['production', 'sandbox'], signal: 'SIGTERM' },
+    {
+      queue: TASK_QUEUES.lifecycle,
+      modes: ['production', 'sandbox'],
+      signal: 'SIGTERM',
+      alsoPolls: [TASK_QUEUES.placements],
+    },
     { queue: TASK_QUEUES.sandbox, modes: ['sandbox'], signal: 'SIGINT' },
   ];
 
-  for (const { queue, modes, signal } of cases) {
+  for (const { queue, modes, signal, alsoPolls = [] } of cases) {
     it(`${queue}: polls its queue in the ${modes.join(' and ')} namespace(s) by default, serves the probe, and exits 0 after ${signal}`, async () => {
       const proc = startWorker(queue);
       for (const mode of modes) {
@@ -108,8 +113,13 @@ describe('worker processes', function () {
       expect(await proc.exited, proc.stderr()).to.equal(0);
 
       const logs = proc.stdoutLines().map((line) => JSON.parse(line) as { msg: string; namespace?: string });
-      const polled = logs.filter((l) => l.msg === `polling task queue ${queue} in namespace ${l.namespace}`);
-      expect(polled.map((l) => l.namespace)).to.have.members(modes.map((mode) => namespaceOf[mode]));
+      for (const polledQueue of [queue, ...alsoPolls]) {
+        const polled = logs.filter((l) => l.msg === `polling task queue ${polledQueue} in namespace ${l.namespace}`);
+        expect(
+          polled.map((l) => l.namespace),
+          polledQueue,
+        ).to.have.members(modes.map((mode) => namespaceOf[mode]));
+      }
       const messages = logs.map((l) => l.msg);
       const requested = messages.indexOf('shutdown requested: draining in-flight tasks');
       expect(requested, messages.join(' | ')).to.be.greaterThan(-1);

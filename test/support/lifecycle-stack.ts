@@ -145,7 +145,7 @@ export function testSandboxResets(): SandboxResets {
  * the import itself run a worker of their own (test/workflows/placement*.test.ts).
  */
 export function testPlacementRuns(mode: Mode): PlacementRuns {
-  const taskQueue = uniqueTaskQueue('placements');
+  const taskQueue = uniqueTaskQueue(TASK_QUEUES.placements);
   return {
     start: (organizationId, placementId) =>
       onStack((stack) =>
