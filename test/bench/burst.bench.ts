@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEBT_LIFECYCLE_CONSUMER } from '../../core/lifecycle/lifecycle-consumer';
+import type { Db } from '../../core/platform/db';
 import { inlineDebtBody } from '../support/debt-api';
 import { stopSharedMailSink } from '../support/mail-sink';
 import { closeSharedResources } from '../support/resources';
@@ -38,6 +39,12 @@ export interface BurstResult {
   otherTenantP50Ms: number;
   otherTenantP99Ms: number;
   otherTenantPings: number;
+  /**
+   * The bystander's wait split where the bench can read the database: from its 202 to its delivery's workflow started
+   * (the outbox, the fair starter, the start itself) and from there to the receipt (the workflow's tasks, the attempt).
+   */
+  otherTenantToStart?: { p50Ms: number; p99Ms: number };
+  otherTenantStartToReceipt?: { p50Ms: number; p99Ms: number };
 }
 
 /** Seconds from `since` until `done` holds (polled once a second). */
@@ -59,6 +66,8 @@ export interface BurstTarget {
   lifecycleStarted: (debts: number) => Promise<boolean>;
   /** Whether every portal mail of the burst was sent; absent where the bench cannot see the mail queue. */
   mailed?: (debts: number) => Promise<boolean>;
+  /** When each event's delivery workflow was started (ms since the epoch), by event id, from the database. */
+  workflowStartedAt?: (eventIds: string[]) => Promise<Map<string, number>>;
 }
 
 interface Answer {
@@ -114,6 +123,14 @@ export async function runBurst(target: BurstTarget, debts: number, webhooksWorke
   await pinger;
   const receipts = new Map(target.receiver.requests.map((r) => [r.body.id, r.receivedAt]));
   const latencies = pings.map((p) => (receipts.get(p.eventId) ?? Date.now()) - p.answeredAt);
+  const startedAt = await target.workflowStartedAt?.(pings.map((p) => p.eventId));
+  const split = (span: (p: (typeof pings)[number], started: number) => number) => {
+    const spans = pings.flatMap((p) => {
+      const started = startedAt?.get(p.eventId);
+      return started === undefined ? [] : [span(p, started)];
+    });
+    return spans.length === 0 ? undefined : { p50Ms: percentile(spans, 50), p99Ms: percentile(spans, 99) };
+  };
   return {
     webhooksWorkers,
     debts,
@@ -125,7 +142,18 @@ export async function runBurst(target: BurstTarget, debts: number, webhooksWorke
     otherTenantP50Ms: percentile(latencies, 50),
     otherTenantP99Ms: percentile(latencies, 99),
     otherTenantPings: latencies.length,
+    otherTenantToStart: split((p, started) => started - p.answeredAt),
+    otherTenantStartToReceipt: split((p, started) => (receipts.get(p.eventId) ?? Date.now()) - started),
   };
+}
+
+/** When each event's delivery workflow was started, read from a mode's database. */
+export async function deliveryWorkflowsStartedAt(db: Db, eventIds: string[]): Promise<Map<string, number>> {
+  const rows = await db('webhook_deliveries')
+    .whereIn('event_id', eventIds)
+    .whereNotNull('workflow_started_at')
+    .select<{ event_id: string; workflow_started_at: Date }[]>('event_id', 'workflow_started_at');
+  return new Map(rows.map((r) => [r.event_id, r.workflow_started_at.getTime()]));
 }
 
 /** The development rig as a burst target: its tenants made in its database, its queues read there. */
@@ -153,6 +181,7 @@ async function devTarget(rig: BenchStack): Promise<BurstTarget> {
       );
       return sent >= debts;
     },
+    workflowStartedAt: (eventIds) => deliveryWorkflowsStartedAt(rig.db, eventIds),
   };
 }
 
@@ -168,6 +197,12 @@ export function printBurst(r: BurstResult, floor: number, where = 'the dev serve
   console.log(
     `  another tenant's deliveries meanwhile: p50 ${r.otherTenantP50Ms.toFixed(0)} / p99 ${r.otherTenantP99Ms.toFixed(0)} ms over ${r.otherTenantPings}`,
   );
+  const { otherTenantToStart: toStart, otherTenantStartToReceipt: toReceipt } = r;
+  if (toStart && toReceipt)
+    console.log(
+      `    of which 202 → workflow started p50 ${toStart.p50Ms.toFixed(0)} / p99 ${toStart.p99Ms.toFixed(0)} ms, ` +
+        `started → received p50 ${toReceipt.p50Ms.toFixed(0)} / p99 ${toReceipt.p99Ms.toFixed(0)} ms`,
+    );
   console.log(`  the same server's no-op floor afterwards: ${f(floor)} workflows/s`);
 }
 

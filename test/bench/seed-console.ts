@@ -144,7 +144,8 @@ async function benchAdmin(db: Db, organizationId: string): Promise<StaffUser> {
 export async function consoleTenant(
   db: Db,
   count: number,
-  env: { databaseUrl: string; redisUrl: string },
+  /** `secureCookies` as in seed-portal.ts's signInToPortal. */
+  env: { databaseUrl: string; redisUrl: string; secureCookies?: boolean },
 ): Promise<ConsoleTenant> {
   const organizationId = await consoleOrganization(db, count);
   const user = await benchAdmin(db, organizationId);
@@ -169,7 +170,7 @@ export async function consoleTenant(
       ])
       .first<{ id: string }>('id');
     if (!failed) throw new Error(`the console tenant of ${count} deliveries has no failed delivery`);
-    const cookie = `${cookieNames(config.console.secureCookies).session}=${id}`;
+    const cookie = `${cookieNames(env.secureCookies ?? config.console.secureCookies).session}=${id}`;
     return { organizationId, deliveries: count, cookie, failedDeliveryId: failed.id };
   } finally {
     await redis.quit();

@@ -93,7 +93,8 @@ export async function seedPortalDebt(db: Db): Promise<PortalVisit> {
 /** A verified visit of the debt, made by the portal's session store in the Redis at `redisUrl`. */
 export async function signInToPortal(
   visit: PortalVisit,
-  env: { databaseUrl: string; redisUrl: string },
+  /** `secureCookies`: the cookie's `__Host-` name an https host uses (the production profile's), whatever APP_ENV is. */
+  env: { databaseUrl: string; redisUrl: string; secureCookies?: boolean },
 ): Promise<PortalDebt> {
   const config = loadConfig({ ...process.env, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl });
   const redis = createRedis(env.redisUrl);
@@ -108,7 +109,7 @@ export async function signInToPortal(
       },
     });
     const sessionId = await sessions.create(visit);
-    const cookie = `${portalCookieNames(config.console.secureCookies).session}=${sessionId}`;
+    const cookie = `${portalCookieNames(env.secureCookies ?? config.console.secureCookies).session}=${sessionId}`;
     return { visit, sessionId, cookie };
   } finally {
     await redis.quit();

@@ -12,12 +12,26 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { NAMESPACES, WORKFLOW_TYPES } from '../../core/temporal/names';
-import { startProductionProfile, stopProductionProfile, type ProductionProfile } from '../support/production-profile';
+import { createDb } from '../../core/platform/db';
+import {
+  profileDatabaseUrl,
+  setProfileWebhookUrl,
+  startProductionProfile,
+  stopProductionProfile,
+  type ProductionProfile,
+} from '../support/production-profile';
 import { closeSharedResources } from '../support/resources';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
-import { printBurst, workflowsAgainstFloor, runBurst, type BurstTarget } from './burst.bench';
+import {
+  deliveryWorkflowsStartedAt,
+  printBurst,
+  workflowsAgainstFloor,
+  runBurst,
+  type BurstTarget,
+} from './burst.bench';
 import { check, compare, figure, newReport, recordMemory, type BenchReport } from './report';
-import { interleaved, load, peakMemoryMiB } from './support';
+import { pidsNamed } from './cpu';
+import { interleaved, load, peakMemoryMiB, pidsWhere } from './support';
 import { noopWorkflowFloor, type FloorServer } from './workflow-floor';
 
 /** The bench's instance: its own name, state and ports (the suite's is `stagetest` from 18400), no card processor. */
@@ -48,15 +62,6 @@ async function stageTenant(profile: ProductionProfile, name: string): Promise<St
   return { organizationId: org.id, authorization: `Bearer ${secret}` };
 }
 
-async function pointWebhooksAt(profile: ProductionProfile, tenant: StageTenant, url: string): Promise<void> {
-  const res = await profile.fetch(`${profile.env.PRODUCTION_BASE_URL}/v1/webhooks`, {
-    method: 'PUT',
-    headers: { authorization: tenant.authorization, 'content-type': 'application/json' },
-    body: JSON.stringify({ url }),
-  });
-  if (res.status !== 200) throw new Error(`PUT /v1/webhooks answered ${res.status}: ${await res.text()}`);
-}
-
 /** The proxy's cost: the same request through Caddy (https) and straight to the API processes' loopback port. */
 async function proxyOverhead(
   profile: ProductionProfile,
@@ -66,6 +71,14 @@ async function proxyOverhead(
 ): Promise<void> {
   const headers = { authorization: tenant.authorization };
   const direct = `http://127.0.0.1:${BENCH_PROFILE.STAGE_PORT_BASE}/v1/organization`; // STAGE_API_PRODUCTION_PORT
+  // Where each request's CPU goes: on two shared cores the proxy's TLS and proxying, and the load generator's own
+  // TLS, come out of the same budget the API processes answer from.
+  const apiPrimary = await profile.pidOf('apps:api-production');
+  const cpu = {
+    'API processes': () => [apiPrimary, ...pidsWhere((_, stat) => stat.parent === apiPrimary)],
+    'TLS proxy (Caddy)': () => pidsNamed('caddy'),
+    'load generator': () => [process.pid],
+  };
   const results = await interleaved(
     {
       proxied: (duration) =>
@@ -73,14 +86,19 @@ async function proxyOverhead(
           url: `${profile.env.PRODUCTION_BASE_URL}/v1/organization`,
           headers,
           duration,
+          cpu,
         }),
-      direct: (duration) => load('the same, straight to the API processes', { url: direct, headers, duration }),
+      direct: (duration) => load('the same, straight to the API processes', { url: direct, headers, duration, cpu }),
     },
     seconds,
   );
   for (const r of Object.values(results))
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`${r.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
   compare(report, SCENARIO, figure(results.proxied), figure(results.direct), 0.85);
+  for (const r of [results.proxied, results.direct]) {
+    const parts = Object.entries(r.cpuUsPerRequest ?? {}).map(([name, us]) => `${name} ${us.toFixed(0)}`);
+    console.log(`    CPU µs per request, ${r.name}: ${parts.join(', ')}`);
+  }
 }
 
 /** The profile as a burst target: its lifecycles counted in Temporal's visibility, where an operator would look. */
@@ -113,12 +131,21 @@ export async function benchStage(options: { report: BenchReport; debts?: number;
     const run = Date.now().toString(36);
     const big = await stageTenant(profile, `Bench stage burst ${run}`);
     const other = await stageTenant(profile, `Bench stage bystander ${run}`);
-    for (const t of [big, other]) await pointWebhooksAt(profile, t, receiver.url);
+    for (const t of [big, other])
+      await setProfileWebhookUrl(profile, profile.env.PRODUCTION_BASE_URL!, t.authorization, receiver.url);
 
     await proxyOverhead(profile, other, report, options.seconds ?? 10);
 
     const client = new Client({ connection, namespace: NAMESPACE });
-    const result = await runBurst(stageTarget(profile, { big, other }, receiver, client), debts, 1);
+    const db = createDb(await profileDatabaseUrl(profile, 'production'), { pool: { min: 0, max: 2 } });
+    const result = await runBurst(
+      {
+        ...stageTarget(profile, { big, other }, receiver, client),
+        workflowStartedAt: (eventIds) => deliveryWorkflowsStartedAt(db, eventIds),
+      },
+      debts,
+      1,
+    ).finally(() => db.destroy());
     const server: FloorServer = { client, nativeConnection, namespace: NAMESPACE };
     const floor = await noopWorkflowFloor(server, 1_000, 32);
     printBurst(result, floor, 'the profile’s Temporal on PostgreSQL');

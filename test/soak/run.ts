@@ -6,6 +6,8 @@
  *   SOAK_MINUTES=30   the run's length; its first and last windows are 5 minutes (a sixth of a shorter run)
  *   SOAK_RATE=…       operations a second instead of half the measured maximum
  *   SOAK_PROBE_SECONDS=30  how long the closed-loop maximum is measured
+ * `npm run soak -- --profile` runs the same on the production profile (soak-profile-stack.ts): through its TLS proxy,
+ * on the real Temporal server on PostgreSQL, APP_ENV=production; figures under bench-results/soak-profile-*.
  */
 import path from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
@@ -14,12 +16,14 @@ import { checkBooks } from './soak-books';
 import { measureMaximum, runOpenLoop } from './soak-load';
 import { report } from './soak-report';
 import { startSampler } from './soak-samples';
+import { startProfileSoakStack } from './soak-profile-stack';
 import { startSoakStack } from './soak-stack';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const minutes = Number(process.env.SOAK_MINUTES ?? 30);
 const windowSeconds = Math.min(300, (minutes * 60) / 6);
 const probeSeconds = Number(process.env.SOAK_PROBE_SECONDS ?? 30);
+const onProfile = process.argv.includes('--profile');
 
 function log(line: string): void {
   console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -27,7 +31,7 @@ function log(line: string): void {
 
 async function main(): Promise<void> {
   refuseDevStackConnections();
-  const stack = await startSoakStack(log);
+  const stack = await (onProfile ? startProfileSoakStack(log) : startSoakStack(log));
   let pass = false;
   try {
     log(`measuring the mix's maximum closed-loop for ${probeSeconds} s`);
@@ -60,6 +64,7 @@ async function main(): Promise<void> {
         books,
       },
       ROOT,
+      stack.name === 'profile' ? 'soak-profile' : 'soak',
     ));
   } finally {
     await stack.stop();

@@ -23,16 +23,21 @@ export interface Books {
   problems: string[];
 }
 
+/** The count over every database of the stack (each mode's; the dev stack's are one, counted once). */
 async function count(stack: SoakStack, sql: string, bindings: (string | string[])[]): Promise<number> {
-  const { rows } = await stack.pg.db.raw<{ rows: { n: string }[] }>(`select count(*) as n from ${sql}`, bindings);
-  return Number(rows[0]?.n ?? 0);
+  let total = 0;
+  for (const db of new Set(Object.values(stack.dbs))) {
+    const { rows } = await db.raw<{ rows: { n: string }[] }>(`select count(*) as n from ${sql}`, bindings);
+    total += Number(rows[0]?.n ?? 0);
+  }
+  return total;
 }
 
 export async function checkBooks(stack: SoakStack): Promise<Books> {
   const started = Date.now();
   const production = stack.tenants.production.map((t) => t.organization.id);
   const tenants = [...production, stack.tenants.sandbox.organization.id];
-  const connection = await Connection.connect({ address: stack.temporal.address });
+  const connection = await Connection.connect({ address: stack.temporalAddress });
   try {
     const running = async (organizationId: string, namespace: string) => {
       const client = new Client({ connection, namespace });

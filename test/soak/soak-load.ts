@@ -27,9 +27,9 @@ interface Operation {
 }
 
 /** An answer's status (0 when the request failed outright); the body is read so the connection is reused. */
-async function call(url: string, init: RequestInit = {}): Promise<number> {
+async function call(stack: SoakStack, url: string, init: RequestInit = {}): Promise<number> {
   try {
-    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
+    const res = await stack.fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
     await res.arrayBuffer();
     return res.status;
   } catch {
@@ -39,7 +39,7 @@ async function call(url: string, init: RequestInit = {}): Promise<number> {
 
 function apiCall(stack: SoakStack, tenant: number, method: string, path: string, body?: unknown): Promise<number> {
   const key = stack.tenants.production[tenant % stack.tenants.production.length]!;
-  return call(`${stack.productionApi.baseUrl}${path}`, {
+  return call(stack, `${stack.productionApi.baseUrl}${path}`, {
     method,
     headers: {
       ...key.headers,
@@ -59,12 +59,14 @@ const MAX_WALKING = 200;
 async function sandboxStep(stack: SoakStack): Promise<number> {
   const { sandbox } = stack.tenants;
   const post = async (path: string, body?: unknown) => {
-    const res = await fetch(`${stack.sandboxApi.baseUrl}${path}`, {
-      method: 'POST',
-      headers: { ...sandbox.headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-      body: JSON.stringify(body ?? {}),
-      signal: AbortSignal.timeout(30_000),
-    }).catch(() => undefined);
+    const res = await stack
+      .fetch(`${stack.sandboxApi.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { ...sandbox.headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify(body ?? {}),
+        signal: AbortSignal.timeout(30_000),
+      })
+      .catch(() => undefined);
     if (!res) return { status: 0, id: undefined };
     const answer = (await res.json().catch(() => ({}))) as { id?: string };
     return { status: res.status, id: answer.id };
@@ -105,18 +107,18 @@ export const OPERATIONS: Operation[] = [
   {
     route: 'GET /portal/debt',
     weight: 11,
-    run: (s) => call(`${s.productionApi.baseUrl}/portal/debt`, { headers: { cookie: s.tenants.portal.cookie } }),
+    run: (s) => call(s, `${s.productionApi.baseUrl}/portal/debt`, { headers: { cookie: s.tenants.portal.cookie } }),
   },
   {
     route: 'GET /console (Overview)',
     weight: 6,
-    run: (s) => call(`${s.productionApi.baseUrl}/console`, { headers: { cookie: s.tenants.console.cookie } }),
+    run: (s) => call(s, `${s.productionApi.baseUrl}/console`, { headers: { cookie: s.tenants.console.cookie } }),
   },
   {
     route: 'GET /console/deliveries',
     weight: 6,
     run: (s) =>
-      call(`${s.productionApi.baseUrl}/console/deliveries`, { headers: { cookie: s.tenants.console.cookie } }),
+      call(s, `${s.productionApi.baseUrl}/console/deliveries`, { headers: { cookie: s.tenants.console.cookie } }),
   },
 ];
 

@@ -11,6 +11,7 @@ import { outboxLag } from '../../core/events/outbox-lag';
 import { DEBT_LIFECYCLE_CONSUMER } from '../../core/lifecycle/lifecycle-consumer';
 import { DEBTOR_NOTIFICATIONS_CONSUMER } from '../../core/notifications/notifications-consumer';
 import type { Db } from '../../core/platform/db';
+import type { Mode } from '../../core/platform/mode';
 import { WEBHOOK_DELIVERY_CONSUMER } from '../../core/webhooks/delivery-consumer';
 import { rssMiB, type SoakStack } from './soak-stack';
 
@@ -32,16 +33,23 @@ async function oldestAge(db: Db, sql: string): Promise<number> {
   return Math.max(0, rows[0]?.age ?? 0);
 }
 
-async function lags(db: Db): Promise<Record<string, number>> {
+async function lags(dbs: Record<Mode, Db>): Promise<Record<string, number>> {
   const consumers = [WEBHOOK_DELIVERY_CONSUMER, DEBT_LIFECYCLE_CONSUMER, DEBTOR_NOTIFICATIONS_CONSUMER];
   const byConsumer = new Map<string, number>();
   for (const mode of ['production', 'sandbox'] as const) {
-    for (const { consumer, lag } of await outboxLag(db, mode, consumers)) {
+    for (const { consumer, lag } of await outboxLag(dbs[mode], mode, consumers)) {
       byConsumer.set(consumer, Math.max(byConsumer.get(consumer) ?? 0, lag));
     }
   }
-  const untried = await oldestAge(db, `webhook_deliveries where status = 'Pending' and attempt_count = 0`);
-  const unsent = await oldestAge(db, `debtor_notifications where status in ('pending', 'sending')`);
+  let untried = 0;
+  let unsent = 0;
+  for (const db of new Set(Object.values(dbs))) {
+    untried = Math.max(
+      untried,
+      await oldestAge(db, `webhook_deliveries where status = 'Pending' and attempt_count = 0`),
+    );
+    unsent = Math.max(unsent, await oldestAge(db, `debtor_notifications where status in ('pending', 'sending')`));
+  }
   return {
     [LAGS[0]!]: byConsumer.get(WEBHOOK_DELIVERY_CONSUMER) ?? 0,
     [LAGS[1]!]: untried,
@@ -62,7 +70,7 @@ export function startSampler(stack: SoakStack, started: number): Sampler {
   let last: Promise<void> = Promise.resolve();
   const take = async () => {
     const rss = Object.fromEntries(Object.entries(stack.processes()).map(([name, pid]) => [name, rssMiB(pid)]));
-    const lagSeconds = await lags(stack.pg.db);
+    const lagSeconds = await lags(stack.dbs);
     samples.push({ at: (Date.now() - started) / 1000, rssMiB: rss, lagSeconds });
   };
   const tick = () => {

@@ -10,27 +10,25 @@ import { setTimeout as pause } from 'node:timers/promises';
 import { consoleTenant, type ConsoleTenant } from '../bench/seed-console';
 import { seedPortalDebt, signInToPortal, type PortalDebt } from '../bench/seed-portal';
 import { buildCompiled } from '../bench/support';
+import type { Db } from '../../core/platform/db';
+import type { Mode } from '../../core/platform/mode';
 import { createTenantIn } from '../support/fault-fixtures';
-import { startMailSink, type MailSink } from '../support/mail-sink';
+import { startMailSink } from '../support/mail-sink';
 import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
-import { createOwnTemporal, type OwnTemporal } from '../support/own-temporal';
+import { createOwnTemporal } from '../support/own-temporal';
 import { killGroup } from '../support/processes';
-import {
-  startApi,
-  startLifecycleWorker,
-  startWebhooksWorker,
-  type ApiProcess,
-  type ServiceProcess,
-} from '../support/service-processes';
+import { startApi, startLifecycleWorker, startWebhooksWorker, type ServiceProcess } from '../support/service-processes';
 import type { TestTenant } from '../support/tenants';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { startWebhookReceiver } from '../support/webhook-receiver';
 import { localWebhookConfig, localWebhookEnv } from '../support/webhooks';
 
 /** One delivery in this many meets a receiver that takes SLOW_REPLY_MS to answer (well inside the 10 s timeout). */
 export const SLOW_EVERY = 10;
-const SLOW_REPLY_MS = 2_000;
+export const SLOW_REPLY_MS = 2_000;
 export const PRODUCTION_TENANTS = 3;
+/** The soak's keys are limited far above its rate: a 429 answers in microseconds and would flatter every figure. */
+export const SOAK_KEY_LIMITS = { hourlyLimit: 100_000_000, dailyLimit: 900_000_000 };
 
 export interface SoakTenants {
   production: TestTenant[];
@@ -40,12 +38,15 @@ export interface SoakTenants {
 }
 
 export interface SoakStack {
-  productionApi: ApiProcess;
-  sandboxApi: ApiProcess;
-  pg: OwnPostgres;
-  temporal: OwnTemporal;
-  receiver: WebhookReceiver;
-  mail: MailSink;
+  /** Which stack: `dev` (this file's) or `profile` (the production profile, soak-profile-stack.ts). */
+  name: 'dev' | 'profile';
+  productionApi: { baseUrl: string };
+  sandboxApi: { baseUrl: string };
+  /** Each mode's database; the dev stack's two are one. */
+  dbs: Record<Mode, Db>;
+  temporalAddress: string;
+  /** fetch as the stack's clients reach it (the profile's trusts its local CA). */
+  fetch: (url: string, init?: RequestInit) => Promise<Response>;
   tenants: SoakTenants;
   /** The processes whose memory the soak follows, by name (read each time: a pid is fixed for the run). */
   processes(): Record<string, number | undefined>;
@@ -88,12 +89,12 @@ export async function startSoakStack(log: (line: string) => void): Promise<SoakS
     started.push(productionApi, sandboxApi, webhooksWorker, lifecycleWorker);
     const tenants = await seedTenants(pg, redis, webhooks, receiver.url);
     return {
+      name: 'dev',
       productionApi,
       sandboxApi,
-      pg,
-      temporal,
-      receiver,
-      mail,
+      dbs: { production: pg.db, sandbox: pg.db },
+      temporalAddress: temporal.address,
+      fetch: (url, init) => fetch(url, init),
       tenants,
       processes: () => ({
         'production API': productionApi.child.pid,
@@ -132,8 +133,9 @@ async function seedTenants(
 ): Promise<SoakTenants> {
   const receiver = { webhooks, url: receiverUrl };
   const production: TestTenant[] = [];
-  for (let i = 0; i < PRODUCTION_TENANTS; i++) production.push(await createTenantIn(pg.db, receiver, 'production'));
-  const sandbox = await createTenantIn(pg.db, receiver, 'sandbox');
+  for (let i = 0; i < PRODUCTION_TENANTS; i++)
+    production.push(await createTenantIn(pg.db, receiver, 'production', SOAK_KEY_LIMITS));
+  const sandbox = await createTenantIn(pg.db, receiver, 'sandbox', SOAK_KEY_LIMITS);
   const env = { databaseUrl: pg.databaseUrl, redisUrl: redis.url };
   const portal = await signInToPortal(await seedPortalDebt(pg.db), env);
   return { production, sandbox, portal, console: await consoleTenant(pg.db, 1_000, env) };

@@ -13,6 +13,8 @@ export async function createTenantIn(
   db: Db,
   receiver?: { webhooks: WebhookConfig; url: string },
   mode: Mode = 'production',
+  /** The key's limits; the mode's defaults (1,000 an hour in production) when null. */
+  limits: { hourlyLimit: number | null; dailyLimit: number | null } = { hourlyLimit: null, dailyLimit: null },
 ): Promise<TestTenant> {
   const organization = await createOrganization(db, { name: 'Fault Test Org', mode });
   const { apiKey, secret } = await mintApiKey(db, {
@@ -21,8 +23,7 @@ export async function createTenantIn(
     name: 'fault test key',
     scopes: [...SCOPES],
     readOnly: false,
-    hourlyLimit: null,
-    dailyLimit: null,
+    ...limits,
   });
   if (receiver) {
     await db.transaction((trx) =>

@@ -105,6 +105,32 @@ export async function startProductionProfile(
   };
 }
 
+/** Sets a tenant's webhook URL through the profile's proxy, as a client does (the API seals its signing secret). */
+export async function setProfileWebhookUrl(
+  profile: ProductionProfile,
+  baseUrl: string,
+  authorization: string,
+  url: string,
+): Promise<void> {
+  const res = await profile.fetch(`${baseUrl}/v1/webhooks`, {
+    method: 'PUT',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ url }),
+  });
+  if (res.status !== 200) throw new Error(`PUT ${baseUrl}/v1/webhooks answered ${res.status}: ${await res.text()}`);
+}
+
+/** A secret of the profile's, as its processes read it (the secrets directory, one file each). */
+export async function profileSecret(profile: ProductionProfile, name: string): Promise<string> {
+  return (await readFile(path.join(profile.env.STAGE_SECRETS_DIR!, name), 'utf8')).trim();
+}
+
+/** Where a bench or soak reads the profile's database of a mode directly (as an operator's psql would). */
+export async function profileDatabaseUrl(profile: ProductionProfile, mode: 'production' | 'sandbox'): Promise<string> {
+  const password = await profileSecret(profile, 'app-db-password');
+  return `postgres://client_api:${password}@127.0.0.1:${profile.env.POSTGRES_PORT}/client_api_${mode}`;
+}
+
 export function stopProductionProfile(settings: Record<string, string> = PROFILE_SETTINGS): Promise<string> {
   return stageWith(settings)('stop');
 }
