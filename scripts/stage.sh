@@ -6,11 +6,12 @@
 # server on PostgreSQL; PostgreSQL and Redis (AOF on) of the profile's own; the compiled apps, API_PROCESSES > 1,
 # under supervisor, which restarts a process that dies.
 #
-# Usage: scripts/stage.sh [start [--detach] | stop | status | ctl ARGS... | cli ARGS... | env]
+# Usage: scripts/stage.sh [start [--detach] | stop | destroy | status | ctl ARGS... | cli ARGS... | env]
 #   start     set up what is missing, start everything, wait until each host answers through the proxy; in the
 #             foreground (Ctrl-C stops it all) unless --detach. Running apps are restarted on this build, as after a
 #             deployment (a supervisor started from another checkout is stopped first)
 #   stop      stop the apps (draining), the platform, Redis and PostgreSQL of the profile
+#   destroy   stop, then delete the instance: its PostgreSQL cluster and its state directory (secrets included)
 #   status    supervisor's view of every process
 #   ctl       supervisorctl on this profile (restart api-production, tail -f worker-lifecycle, …)
 #   cli       the operator CLI (scripts/cli.ts, compiled) against the profile, with its secrets: org create, user
@@ -68,6 +69,7 @@ start)
   fi
   ;;
 stop) stop_stage ;;
+destroy) destroy_stage ;;
 status) supervisorctl -c "$STAGE_SUPERVISOR_CONF" status ;;
 ctl) exec supervisorctl -c "$STAGE_SUPERVISOR_CONF" "$@" ;;
 cli)

@@ -358,3 +358,19 @@ stop_stage() {
     info "PostgreSQL cluster $ver/$STAGE_NAME stopped"
   fi
 }
+
+# Stops the instance and deletes all of it: its PostgreSQL cluster (every database: the apps', Temporal's), its state
+# directory (secrets, certificates, Redis, documents, logs). The next start sets up a new one from nothing. For a bench
+# or a soak that must not meet an earlier run's work (its retries, its timers), and for an operator starting over.
+destroy_stage() {
+  stop_stage
+  step "deleting the production profile '$STAGE_NAME'"
+  local ver
+  ver=$(pg_cluster_version "$STAGE_NAME")
+  if [[ -n $ver ]]; then
+    as_root pg_dropcluster "$ver" "$STAGE_NAME"
+    info "PostgreSQL cluster $ver/$STAGE_NAME deleted"
+  fi
+  rm -rf "$STAGE_STATE_DIR"
+  info "state directory $STAGE_STATE_DIR deleted"
+}

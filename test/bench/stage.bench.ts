@@ -14,6 +14,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { NAMESPACES, WORKFLOW_TYPES } from '../../core/temporal/names';
 import { createDb } from '../../core/platform/db';
 import {
+  destroyProductionProfile,
   profileDatabaseUrl,
   setProfileWebhookUrl,
   startProductionProfile,
@@ -123,6 +124,7 @@ export async function benchStage(options: { report: BenchReport; debts?: number;
   const { report } = options;
   const debts = options.debts ?? Number(process.env.STAGE_BURST_DEBTS ?? 10_000);
   console.log('\nstage: starting the bench’s own production profile (scripts/stage.sh, STAGE_NAME=stagebench)');
+  await destroyProductionProfile(BENCH_PROFILE); // an earlier run's retries would share the server with this one's
   const profile = await startProductionProfile(BENCH_PROFILE);
   const receiver = await startWebhookReceiver('/hooks', { tls: profile.serverTls });
   const connection = await Connection.connect({ address: profile.env.TEMPORAL_ADDRESS });

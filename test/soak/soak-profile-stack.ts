@@ -15,6 +15,7 @@ import { seedPortalDebt, signInToPortal } from '../bench/seed-portal';
 import { pidsWhere } from '../bench/support';
 import { createTenantIn } from '../support/fault-fixtures';
 import {
+  destroyProductionProfile,
   profileDatabaseUrl,
   profileSecret,
   setProfileWebhookUrl,
@@ -43,6 +44,7 @@ async function profileTenant(profile: ProductionProfile, db: Db, mode: Mode, rec
 
 export async function startProfileSoakStack(log: (line: string) => void): Promise<SoakStack> {
   log('starting the soak’s own production profile (scripts/stage.sh, STAGE_NAME=stagesoak)');
+  await destroyProductionProfile(SOAK_PROFILE); // a fresh instance: no earlier run's work beside this one's
   const profile = await startProductionProfile(SOAK_PROFILE);
   const receiver = await startWebhookReceiver('/hooks', { tls: profile.serverTls });
   let slowTurn = 0;

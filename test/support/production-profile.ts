@@ -131,6 +131,14 @@ export async function profileDatabaseUrl(profile: ProductionProfile, mode: 'prod
   return `postgres://client_api:${password}@127.0.0.1:${profile.env.POSTGRES_PORT}/client_api_${mode}`;
 }
 
+/**
+ * Stops the instance and deletes it (its PostgreSQL cluster and state directory): a bench or soak starts from
+ * nothing, never meeting an earlier run's deliveries still retrying to a receiver long closed.
+ */
+export function destroyProductionProfile(settings: Record<string, string>): Promise<string> {
+  return stageWith(settings)('destroy');
+}
+
 export function stopProductionProfile(settings: Record<string, string> = PROFILE_SETTINGS): Promise<string> {
   return stageWith(settings)('stop');
 }
