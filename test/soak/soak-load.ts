@@ -138,8 +138,12 @@ async function timed(stack: SoakStack, turn: number, started: number, samples: S
   samples.push({ at: (Date.now() - started) / 1000, route: op.route, ms: performance.now() - begun, status });
 }
 
-/** The mix closed-loop from `clients` callers for `seconds`: completed operations per second. */
-export async function measureMaximum(stack: SoakStack, seconds: number, clients = 16): Promise<number> {
+/** The mix closed-loop from `clients` callers for `seconds`: the operations answered, and how many a second. */
+export async function measureMaximum(
+  stack: SoakStack,
+  seconds: number,
+  clients = 16,
+): Promise<{ operations: number; perSecond: number }> {
   const samples: Sample[] = [];
   const started = Date.now();
   let turn = 0;
@@ -148,7 +152,7 @@ export async function measureMaximum(stack: SoakStack, seconds: number, clients 
       while (Date.now() - started < seconds * 1000) await timed(stack, turn++, started, samples);
     }),
   );
-  return samples.length / ((Date.now() - started) / 1000);
+  return { operations: samples.length, perSecond: samples.length / ((Date.now() - started) / 1000) };
 }
 
 export interface OpenLoop {
