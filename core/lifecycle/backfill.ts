@@ -6,11 +6,12 @@
  * database whose run completed is reported, not restarted: a completed run is a finished debt, and that disagreement
  * is for an operator to look at.
  */
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { NON_TERMINAL_STATUSES } from '../debts/debt-status';
 import type { Db } from '../platform/db';
 import type { Mode } from '../platform/mode';
 import { WORKFLOW_TYPES } from '../temporal/names';
+import { startOnce } from '../temporal/start-once';
 import { debtWorkflowStartOptions } from './workflow-start';
 
 export interface BackfillReport {
@@ -43,15 +44,14 @@ export async function backfillDebtWorkflows(options: BackfillOptions, batchSize 
       .limit(batchSize)
       .select<{ debtId: string; organizationId: string }[]>('d.id as debtId', 'd.organization_id as organizationId');
     for (const debt of debts) {
-      try {
-        await client.workflow.start(WORKFLOW_TYPES.debtLifecycle, debtWorkflowStartOptions(debt, mode, taskQueue));
+      const options = debtWorkflowStartOptions(debt, mode, taskQueue);
+      if (await startOnce(client, WORKFLOW_TYPES.debtLifecycle, options)) {
         report.started++;
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-        const { status } = await client.workflow.getHandle(err.workflowId).describe();
-        if (status.name === 'RUNNING') report.alreadyRunning++;
-        else report.completedButOpen.push(debt.debtId);
+        continue;
       }
+      const { status } = await client.workflow.getHandle(options.workflowId).describe();
+      if (status.name === 'RUNNING') report.alreadyRunning++;
+      else report.completedButOpen.push(debt.debtId);
     }
     const last = debts.at(-1);
     if (!last || debts.length < batchSize) return report;

@@ -11,13 +11,14 @@
  * start that fails or times out stays recorded and is claimed again two seconds later; one that died with its process
  * once its lease runs out, by this worker or another. A second start of the same id is refused by Temporal: every debt gets exactly one.
  */
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { OutboxConsumer } from '../events/consumer';
 import type { Db } from '../platform/db';
 import type { Logger } from '../platform/logger';
 import type { Mode } from '../platform/mode';
 import { createFairStarter, type FairStarterOptions } from '../temporal/fair-starter';
 import { WORKFLOW_TYPES } from '../temporal/names';
+import { startOnce } from '../temporal/start-once';
 import { claimOwedStarts, shortenOwedClaims, type OwedStartTable } from '../temporal/owed-start-claims';
 import { debtWorkflowStartOptions } from './workflow-start';
 
@@ -85,13 +86,7 @@ export function createDebtLifecycleConsumer(options: DebtLifecycleConsumerOption
   const deadlineMs = options.startDeadlineMs ?? START_DEADLINE_MS;
 
   async function start(debt: DebtStart): Promise<void> {
-    try {
-      await client.withDeadline(Date.now() + deadlineMs, () =>
-        client.workflow.start(WORKFLOW_TYPES.debtLifecycle, debtWorkflowStartOptions(debt, mode, taskQueue)),
-      );
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // started before: that is the point
-    }
+    await startOnce(client, WORKFLOW_TYPES.debtLifecycle, debtWorkflowStartOptions(debt, mode, taskQueue), deadlineMs);
   }
 
   const loop = createFairStarter<DebtStart>(

@@ -11,11 +11,12 @@
  * workflows' starts are recorded the same way (`notification_reminder_starts`, as the lifecycle consumer records its
  * starts).
  */
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { OutboxConsumer } from '../events/consumer';
 import type { Trx } from '../platform/db';
 import type { Logger } from '../platform/logger';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES, WORKFLOW_TYPES, workflowIds } from '../temporal/names';
+import { startOnce } from '../temporal/start-once';
 import type { NotificationKind } from './debtor-messages';
 import { recordNotifications } from './debtor-notifications';
 import { createMailDispatcher, type MailDispatcher } from './mail-dispatcher';
@@ -94,22 +95,19 @@ export function createNotificationsConsumer(options: NotificationsConsumerOption
   async function startReminders(starts: InstalmentRemindersInput[]): Promise<void> {
     for (const start of starts) {
       try {
-        await client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-          client.workflow.start(WORKFLOW_TYPES.instalmentReminders, {
-            taskQueue: options.taskQueue ?? TASK_QUEUES.lifecycle,
-            workflowId: workflowIds.instalmentReminders(start.planEventId),
-            args: [start],
-            typedSearchAttributes: [
-              { key: SEARCH_ATTRIBUTE_KEYS.organizationId, value: start.organizationId },
-              { key: SEARCH_ATTRIBUTE_KEYS.debtId, value: start.debtId },
-            ],
-          }),
-        );
+        const reminders = {
+          taskQueue: options.taskQueue ?? TASK_QUEUES.lifecycle,
+          workflowId: workflowIds.instalmentReminders(start.planEventId),
+          args: [start],
+          typedSearchAttributes: [
+            { key: SEARCH_ATTRIBUTE_KEYS.organizationId, value: start.organizationId },
+            { key: SEARCH_ATTRIBUTE_KEYS.debtId, value: start.debtId },
+          ],
+        };
+        await startOnce(client, WORKFLOW_TYPES.instalmentReminders, reminders, START_DEADLINE_MS);
       } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
-          log.warn({ err, debtId: start.debtId }, 'reminder workflow not started; the sweep tries again');
-          continue;
-        }
+        log.warn({ err, debtId: start.debtId }, 'reminder workflow not started; the sweep tries again');
+        continue;
       }
       await db('notification_reminder_starts').where({ plan_event_id: start.planEventId }).delete();
     }

@@ -3,7 +3,7 @@
  * generation, see `workflowIds.webhookDelivery`), so starting a run again is a no-op while starting a newer
  * generation always makes a new run, even while the previous run is still closing.
  */
-import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import type { Client, WorkflowStartOptions } from '@temporalio/client';
 import type { Db } from '../platform/db';
 import {
   SEARCH_ATTRIBUTE_KEYS,
@@ -13,6 +13,7 @@ import {
   workflowIds,
 } from '../temporal/names';
 import { roundRobinByOrganization, tenantPriority } from '../temporal/fairness';
+import { startOnce } from '../temporal/start-once';
 import { markWorkflowsStarted, type DeliveryRef } from './dispatch';
 
 const START_CONCURRENCY = 100;
@@ -61,13 +62,7 @@ export function createDeliveryStarter(options: DeliveryStarterOptions): Delivery
   const taskQueue = options.taskQueue ?? TASK_QUEUES.webhooks;
 
   async function start(ref: DeliveryRef): Promise<void> {
-    try {
-      await client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-        client.workflow.start(WORKFLOW_TYPES.webhookDelivery, deliveryStartOptions(ref, taskQueue)),
-      );
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // this run exists: that is the point
-    }
+    await startOnce(client, WORKFLOW_TYPES.webhookDelivery, deliveryStartOptions(ref, taskQueue), START_DEADLINE_MS);
   }
 
   return {
