@@ -18,7 +18,7 @@ import { loadWorkerConfig, type WorkerConfig } from '../core/platform/worker-con
 import { createDb, pingDb } from '../core/platform/db';
 import { PROJECT_ROOT } from '../core/platform/project-root';
 import { fairnessDevServerArgs } from '../core/temporal/fairness';
-import { SEARCH_ATTRIBUTES, TASK_QUEUES } from '../core/temporal/names';
+import { SEARCH_ATTRIBUTES, TASK_QUEUES, WORKER_PROCESS_QUEUES } from '../core/temporal/names';
 import { stopWhenOrphaned } from './stop-when-orphaned';
 
 const ROOT = PROJECT_ROOT;
@@ -257,7 +257,7 @@ async function main(): Promise<void> {
   const compiled = (entry: string) => [path.join(ROOT, 'dist', `${entry}.js`)];
   const mailInbox = startMailSink(base);
   for (const api of apis) apps.push(startProcess(`api-${api.mode}`, process.execPath, compiled('api/server'), api.env));
-  for (const queue of Object.values(TASK_QUEUES)) {
+  for (const queue of WORKER_PROCESS_QUEUES) {
     const env = queue === TASK_QUEUES.webhooks ? { ...DEV_WEBHOOK_ENV, ...base } : base;
     apps.push(startProcess(`worker-${queue}`, process.execPath, compiled(`workers/${queue}`), env));
   }
@@ -269,7 +269,7 @@ async function main(): Promise<void> {
     ),
     `Temporal Web UI  ${uiUrl}`,
     mailInbox ? `Mail inbox (maildev) ${mailInbox}  (console sign-in links arrive here)` : 'Mail goes to SMTP_URL',
-    `Workers: ${Object.values(TASK_QUEUES).join(', ')} (each logs when it polls its task queue). Ctrl-C stops everything.`,
+    `Workers: ${WORKER_PROCESS_QUEUES.join(', ')} (each logs when it polls its task queue). Ctrl-C stops everything.`,
   ];
   for (const line of lines) print('dev', line);
 }

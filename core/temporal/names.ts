@@ -26,6 +26,12 @@ export const TASK_QUEUES = {
 
 export type TaskQueueName = (typeof TASK_QUEUES)[keyof typeof TASK_QUEUES];
 
+/**
+ * The queues with a worker process of their own (`workers/<queue>.ts`, a compose service and a supervisor program
+ * each); the placements queue is polled by the lifecycle worker process beside its own.
+ */
+export const WORKER_PROCESS_QUEUES = [TASK_QUEUES.webhooks, TASK_QUEUES.lifecycle, TASK_QUEUES.sandbox] as const;
+
 /** Workflow type names: the exported function names of workflows/, registered through workflows/bundles/. */
 export const WORKFLOW_TYPES = {
   webhookDelivery: 'webhookDeliveryWorkflow',

@@ -11,7 +11,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { parse } from 'yaml';
 import { FAIRNESS_DYNAMIC_CONFIG } from '../../core/temporal/fairness';
-import { NAMESPACES, SEARCH_ATTRIBUTES, TASK_QUEUES } from '../../core/temporal/names';
+import { NAMESPACES, SEARCH_ATTRIBUTES, TASK_QUEUES, WORKER_PROCESS_QUEUES } from '../../core/temporal/names';
 import { loadConfig } from '../../core/platform/config';
 import { loadWorkerConfig } from '../../core/platform/worker-config';
 
@@ -109,7 +109,7 @@ function temporalSetupScript(): string {
 const API_SERVICES = { 'api-production': 'production', 'api-sandbox': 'sandbox' } as const;
 const MIGRATE_SERVICES = { 'migrate-production': 'production', 'migrate-sandbox': 'sandbox' } as const;
 /** One worker service per task queue, named after it. */
-const WORKER_SERVICES = Object.fromEntries(Object.values(TASK_QUEUES).map((queue) => [`worker-${queue}`, queue]));
+const WORKER_SERVICES = Object.fromEntries(WORKER_PROCESS_QUEUES.map((queue) => [`worker-${queue}`, queue]));
 const APP_SERVICES = [...Object.keys(API_SERVICES), ...Object.keys(MIGRATE_SERVICES), ...Object.keys(WORKER_SERVICES)];
 
 // API_PROCESSES is read by the API's entry point before its configuration (api/cluster.ts).
@@ -187,7 +187,7 @@ describe('docker-compose.yml', function () {
     expect(environment(compose.services[`worker-${TASK_QUEUES.sandbox}`] ?? {}).WORKER_MODES).to.equal('sandbox');
   });
 
-  it('runs one worker service per task queue of the names module, each on dist/workers/<queue>.js', function () {
+  it('runs one worker service per worker process queue of the names module, each on dist/workers/<queue>.js', function () {
     const workerServices = Object.keys(compose.services).filter((name) => name.startsWith('worker-'));
     expect(workerServices).to.have.members(Object.keys(WORKER_SERVICES));
     for (const [name, queue] of Object.entries(WORKER_SERVICES)) {
