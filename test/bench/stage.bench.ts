@@ -32,7 +32,7 @@ import {
 } from './burst.bench';
 import { check, compare, figure, newReport, recordMemory, type BenchReport } from './report';
 import { pidsNamed } from './cpu';
-import { interleaved, load, peakMemoryMiB, pidsWhere } from './support';
+import { interleaved, load, peakMemoryMiB, processAndChildren } from './support';
 import { noopWorkflowFloor, type FloorServer } from './workflow-floor';
 
 /** The bench's instance: its own name, state and ports (the suite's is `stagetest` from 18400), no card processor. */
@@ -76,7 +76,7 @@ async function proxyOverhead(
   // TLS, come out of the same budget the API processes answer from.
   const apiPrimary = await profile.pidOf('apps:api-production');
   const cpu = {
-    'API processes': () => [apiPrimary, ...pidsWhere((_, stat) => stat.parent === apiPrimary)],
+    'API processes': () => processAndChildren(apiPrimary),
     'TLS proxy (Caddy)': () => pidsNamed('caddy'),
     'load generator': () => [process.pid],
   };

@@ -223,6 +223,11 @@ export function pidsWhere(test: (pid: number, stat: { parent: number; group: num
     });
 }
 
+/** A process and its direct children: a node:cluster primary and its workers (an API host of the profile). */
+export function processAndChildren(pid: number): number[] {
+  return [pid, ...pidsWhere((_, stat) => stat.parent === pid)];
+}
+
 /** Ids of this process's direct children whose command line contains `fragment` (e.g. the Temporal dev server). */
 export function childPids(fragment: string, parent = process.pid): number[] {
   return pidsWhere(

@@ -12,7 +12,7 @@ import { createDb, type Db } from '../../core/platform/db';
 import type { Mode } from '../../core/platform/mode';
 import { consoleTenant } from '../bench/seed-console';
 import { seedPortalDebt, signInToPortal } from '../bench/seed-portal';
-import { pidsWhere } from '../bench/support';
+import { processAndChildren } from '../bench/support';
 import { createTenantIn } from '../support/fault-fixtures';
 import {
   destroyProductionProfile,
@@ -99,9 +99,9 @@ async function profilePids(profile: ProductionProfile): Promise<Record<string, n
     ['production API', 'apps:api-production'],
     ['sandbox API', 'apps:api-sandbox'],
   ] as const) {
-    const primary = await profile.pidOf(program);
+    const [primary, ...workers] = processAndChildren(await profile.pidOf(program));
     pids[`${name} (primary)`] = primary;
-    pidsWhere((_, stat) => stat.parent === primary).forEach((pid, i) => (pids[`${name} process ${i + 1}`] = pid));
+    workers.forEach((pid, i) => (pids[`${name} process ${i + 1}`] = pid));
   }
   pids['webhooks worker'] = await profile.pidOf('apps:worker-webhooks');
   pids['lifecycle worker'] = await profile.pidOf('apps:worker-lifecycle');
