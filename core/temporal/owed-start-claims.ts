@@ -6,6 +6,12 @@
  * owed rows — one index probe per organisation, however many rows one of them owes — and each one's oldest rows by
  * the same index. Two loops claiming at once cannot take the same row: the UPDATE re-checks the lease on each row it
  * locks, and the second finds it taken.
+ *
+ * Admission by progress (a table with `inFlight`): an organisation's rows that were claimed or started and have not
+ * made their first step yet are counted (at most the bound, by a partial index), and the claim takes only what keeps
+ * the organisation under the bound. A burst then queues in PostgreSQL rather than in Temporal's per-shard and per-queue
+ * backlogs, where every other tenant's new work would wait behind it: the server holds no more of one tenant's
+ * unstarted work than it clears in a moment.
  */
 import type { Db } from '../platform/db';
 import type { Mode } from '../platform/mode';
@@ -20,6 +26,11 @@ export interface OwedStartTable {
   leaseColumn: string;
   /** The columns the claim returns (unqualified; `organization_id` and `created_at` among them). */
   columns: readonly string[];
+  /**
+   * SQL that holds, over the table under the alias given, for a row claimed or started that has not made its first
+   * step yet (covered by a partial index led by `organization_id`): what `inFlightLimit` bounds per organisation.
+   */
+  inFlight?: (alias: string) => string;
 }
 
 export async function claimOwedStarts<Row extends { organization_id: string; created_at: Date }>(
@@ -29,9 +40,18 @@ export async function claimOwedStarts<Row extends { organization_id: string; cre
   perOrganization: number,
   skip: string[],
   leaseMs: number,
+  /** With `spec.inFlight`: how many of an organisation's rows may be in flight at once, these claims included. */
+  inFlightLimit?: number,
 ): Promise<Row[]> {
-  const { table, key, owed, leaseColumn } = spec;
+  const { table, key, owed, leaseColumn, inFlight } = spec;
   const free = `(t.${leaseColumn} is null or t.${leaseColumn} < now())`;
+  const bounded = inFlight !== undefined && inFlightLimit !== undefined;
+  // The room left under the bound: the bound less the organisation's rows in flight, counted no further than the bound.
+  const limit = bounded
+    ? `greatest(0, least(?::int, ?::int - (select count(*) from (select 1 from ${table} f
+         where f.organization_id = orgs.id and ${inFlight('f')} limit ?::int) busy)))`
+    : '?::int';
+  const limitBindings = bounded ? [perOrganization, inFlightLimit, inFlightLimit] : [perOrganization];
   const { rows } = await db.raw<{ rows: Row[] }>(
     `with recursive orgs(id) as (
        (select s.organization_id from ${table} s where ${owed('s')} order by s.organization_id limit 1)
@@ -46,7 +66,7 @@ export async function claimOwedStarts<Row extends { organization_id: string; cre
        cross join lateral (
          select t.${key} from ${table} t
           where t.organization_id = orgs.id and ${owed('t')} and ${free}
-          order by t.created_at limit ?
+          order by t.created_at limit ${limit}
        ) c
        where orgs.id <> all(?::uuid[])
      )
@@ -54,7 +74,7 @@ export async function claimOwedStarts<Row extends { organization_id: string; cre
        from picked
       where t.${key} = picked.picked_key and ${owed('t')} and ${free}
      returning ${spec.columns.map((c) => `t.${c}`).join(', ')}`,
-    [mode, perOrganization, skip, leaseMs],
+    [mode, ...limitBindings, skip, leaseMs],
   );
   return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
 }

@@ -22,19 +22,31 @@ export const DELIVERY_START_LOOP: Omit<FairStarterOptions, 'logger'> = {
   leaseMs: 30_000,
 };
 
+/**
+ * Admission by progress: an organisation's deliveries between their claim and their first attempt. Its next ones are
+ * claimed as these are tried, so a burst waits here, in PostgreSQL, instead of in the Temporal server's queues ahead
+ * of every other tenant's delivery; the bound is above what the server clears in the time a start takes to be tried,
+ * so the burst's own rate does not fall (docs/operators/scaling.md).
+ */
+export const DELIVERIES_IN_FLIGHT_PER_ORGANIZATION = 32;
+
 export interface WebhookDeliveryConsumerOptions extends DeliveryStarterOptions {
   mode: Mode;
   logger: Logger;
   /** Tests shorten the lease. */
   startLoop?: Partial<Omit<FairStarterOptions, 'logger'>>;
+  /** Tests lower the bound (default DELIVERIES_IN_FLIGHT_PER_ORGANIZATION). */
+  inFlightPerOrganization?: number;
 }
 
 export function createWebhookDeliveryConsumer(options: WebhookDeliveryConsumerOptions): OutboxConsumer {
   const { db, mode } = options;
+  const inFlightPerOrganization = options.inFlightPerOrganization ?? DELIVERIES_IN_FLIGHT_PER_ORGANIZATION;
   const starter = createDeliveryStarter(options);
   const loop = createFairStarter(
     {
-      claim: (perOrganization, skip, leaseMs) => claimOwedDeliveries(db, mode, perOrganization, skip, leaseMs),
+      claim: (perOrganization, skip, leaseMs) =>
+        claimOwedDeliveries(db, mode, perOrganization, skip, leaseMs, inFlightPerOrganization),
       start: (ref) => starter.start(ref),
       recordStarted: (refs) => markWorkflowsStarted(db, refs),
       release: (refs, afterMs) => releaseDeliveryClaims(db, refs, afterMs),

@@ -56,22 +56,37 @@ export async function unstartedDeliveriesOf(db: Db, events: Pick<OutboxEvent, 'i
   return rows.map(toRef);
 }
 
-/** A delivery is owed its workflow while it is Pending and no run of its generation has been started. */
+/**
+ * A delivery is owed its workflow while it is Pending and no run of its generation has been started. It is in flight
+ * from its claim until its first attempt: claimed (a live lease) or started in the last minute, Pending and not yet
+ * tried (the partial index `webhook_deliveries_first_attempts_in_flight`). After a minute untried (a run lost, a
+ * receiver that hangs with every slot of its taken) it stops counting, so it cannot hold its organisation's others.
+ */
+export function deliveriesInFlight(alias: string): string {
+  return `${alias}.status = 'Pending' and ${alias}.attempt_count = 0
+     and (${alias}.workflow_started_at > now() - interval '1 minute' or ${alias}.start_claimed_until > now())`;
+}
+
 const OWED_DELIVERIES: OwedStartTable = {
   table: 'webhook_deliveries',
   key: 'id',
   owed: (t) => `${t}.status = 'Pending' and ${t}.workflow_started_at is null`,
   leaseColumn: 'start_claimed_until',
   columns: [...DELIVERY_REF_COLUMNS, 'created_at'],
+  inFlight: deliveriesInFlight,
 };
 
-/** Claims, for the lease, up to `perOrganization` of each organisation's oldest owed deliveries (owed-start-claims.ts). */
+/**
+ * Claims, for the lease, up to `perOrganization` of each organisation's oldest owed deliveries, and no more than keeps
+ * its deliveries between claim and first attempt within `inFlightPerOrganization` (owed-start-claims.ts).
+ */
 export async function claimOwedDeliveries(
   db: Db,
   mode: Mode,
   perOrganization: number,
   skip: string[],
   leaseMs: number,
+  inFlightPerOrganization: number,
 ): Promise<DeliveryRef[]> {
   const rows = await claimOwedStarts<DeliveryRow & { created_at: Date }>(
     db,
@@ -80,6 +95,7 @@ export async function claimOwedDeliveries(
     perOrganization,
     skip,
     leaseMs,
+    inFlightPerOrganization,
   );
   return rows.map(toRef);
 }

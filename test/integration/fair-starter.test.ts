@@ -2,14 +2,23 @@
  * The fair starter (core/temporal/fair-starter.ts) over real owed rows in PostgreSQL (`lifecycle_pending_starts`,
  * claimed as the lifecycle consumer claims them): the rule that one organisation's backlog does not queue another's
  * start behind it, and that a lease keeps two loops off the same row. The starts are recorded, not sent to Temporal:
- * what is checked is the order the loop makes them in, never how fast.
+ * what is checked is the order the loop makes them in, never how fast. The deliveries' claim adds admission by progress:
+ * no more of an organisation's deliveries between claim and first attempt than its bound.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { claimLifecycleStarts, type DebtStart } from '../../core/lifecycle/lifecycle-consumer';
+import {
+  claimOwedDeliveries,
+  deliveriesInFlight,
+  markWorkflowsStarted,
+  releaseDeliveryClaims,
+  type DeliveryRef,
+} from '../../core/webhooks/dispatch';
 import { createFairStarter, type StartSource } from '../../core/temporal/fair-starter';
 import { silentLogger } from '../support/logger';
 import { testDb } from '../support/resources';
+import { insertDeliveries } from '../support/rollup-fixtures';
 import { createTestTenant } from '../support/tenants';
 import { waitFor } from '../support/wait';
 
@@ -143,5 +152,61 @@ describe('the fair starter: owed workflow starts in turns across organisations',
       .where({ organization_id: b })
       .update({ claimed_until: testDb().raw(`now() - interval '1 second'`) });
     expect(count(mine(await claimLifecycleStarts(testDb(), 'production', 10, [], 30_000)), b)).to.equal(5);
+  });
+
+  it('claims an organisation’s deliveries only while fewer than its bound are between claim and first attempt', async () => {
+    const a = (await createTestTenant()).organization.id;
+    const b = (await createTestTenant()).organization.id;
+    const owed = (org: string, n: number) =>
+      insertDeliveries(
+        testDb(),
+        org,
+        Array.from({ length: n }, () => ({ status: 'Pending' as const })),
+      );
+    const startedAgo = (ids: string[], seconds: number, attempts = 0) =>
+      testDb()('webhook_deliveries')
+        .whereIn('id', ids)
+        .update({
+          workflow_started_at: testDb().raw(`now() - ? * interval '1 second'`, [seconds]),
+          attempt_count: attempts,
+        });
+    await owed(a, 10);
+    const running = await owed(a, 3);
+    await startedAgo(running, 5); // started, not tried yet: in flight
+    await startedAgo(await owed(a, 2), 5, 1); // tried once, waiting for a retry: no longer in flight
+    await startedAgo(await owed(a, 2), 120); // started two minutes ago and never tried (a lost run): not counted
+    await owed(b, 4);
+    /** One organisation's claims; the rest (this and other tests' organisations) are given straight back. */
+    const claim = async (org: string) => {
+      const claimed = await claimOwedDeliveries(testDb(), 'production', 50, [], 30_000, 5);
+      await releaseDeliveryClaims(
+        testDb(),
+        claimed.filter((d) => d.organizationId !== org),
+        0,
+      );
+      return claimed.filter((d) => d.organizationId === org);
+    };
+
+    expect(await claim(b), 'nothing of b in flight: every owed one under the bound').to.have.length(4);
+    const first = await claim(a);
+    expect(first, 'a has 3 in flight: 2 more to its bound of 5').to.have.length(2);
+    expect(await claim(a), 'the 2 just claimed are in flight too').to.have.length(0);
+
+    await markWorkflowsStarted(testDb(), first); // started: still in flight until tried
+    expect(await claim(a)).to.have.length(0);
+    await startedAgo(running.slice(0, 1), 5, 1); // one first attempt made
+    const next: DeliveryRef[] = await claim(a);
+    expect(next, 'one tried, one more claimed').to.have.length(1);
+    expect(first.map((d) => d.deliveryId)).not.to.include(next[0]!.deliveryId);
+  });
+
+  it('counts the deliveries in flight from their partial index', async () => {
+    const org = (await createTestTenant()).organization.id;
+    const { rows } = await testDb().raw<{ rows: { 'QUERY PLAN': string }[] }>(
+      `explain select 1 from webhook_deliveries f where f.organization_id = ? and ${deliveriesInFlight('f')} limit 32`,
+      [org],
+    );
+    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(plan).to.include('webhook_deliveries_first_attempts_in_flight');
   });
 });

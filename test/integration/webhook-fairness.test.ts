@@ -8,6 +8,7 @@ import {
   WEBHOOKS_WORKFLOW_TASK_SLOTS,
 } from '../../core/webhooks/receiver-slots';
 import { workflowIds } from '../../core/temporal/names';
+import { DELIVERIES_IN_FLIGHT_PER_ORGANIZATION } from '../../core/webhooks/delivery-consumer';
 import { testDb } from '../support/resources';
 import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack';
 import { startDevServer } from '../support/temporal';
@@ -17,8 +18,8 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 import { configureReceiver, raiseEvent } from '../support/webhooks';
 
 /**
- * More than the SDK's default 100 activity slots and than the worker's workflow task slots: without the caps, one
- * tenant could take every one.
+ * More than the SDK's default 100 activity slots, than the worker's workflow task slots and than the deliveries one
+ * organisation may have between start and first attempt: without the caps, one tenant could take every one.
  */
 const TARPIT_EVENTS = 130;
 /** The other tenant's events while the tarpit's burst is dispatched, then as many once every tarpit run waits. */
@@ -67,16 +68,26 @@ describe('fairness: a receiver that hangs does not slow other tenants', function
     const latencies: number[] = [];
     for (let i = 0; i < OTHER_TENANT_EVENTS; i++)
       latencies.push(await deliverFor(other.organization.id, `event ${i + 1} during the burst`));
-    // The steady state: every tarpit run started, the receiver holding its share and the rest waiting their turn.
+    // The steady state: the tarpit's deliveries between start and first attempt at their bound (admission by
+    // progress, core/webhooks/delivery-consumer.ts), the receiver holding its share of them, the rest still owed.
+    const startedUntried = async () => {
+      const [row] = await testDb()('webhook_deliveries')
+        .where({ organization_id: hanging.organization.id, attempt_count: 0 })
+        .whereNotNull('workflow_started_at')
+        .count({ n: '*' });
+      return Number(row!.n);
+    };
     await waitFor(
-      async () => {
-        const unstarted = await testDb()('webhook_deliveries')
-          .where({ organization_id: hanging.organization.id })
-          .whereNull('workflow_started_at')
-          .count({ n: '*' });
-        return unstarted[0]!.n === 0 && tarpit.requests.length >= RECEIVER_CONCURRENCY;
+      async () =>
+        (await startedUntried()) >= DELIVERIES_IN_FLIGHT_PER_ORGANIZATION &&
+        tarpit.requests.length >= RECEIVER_CONCURRENCY,
+      {
+        timeoutMs: 60_000,
+        what: "the tarpit's deliveries in flight to reach their bound and the tarpit to hold attempts",
       },
-      { timeoutMs: 60_000, what: "every tarpit delivery's run to start and the tarpit to hold attempts" },
+    );
+    expect(await startedUntried(), 'no more of its deliveries started than the bound').to.equal(
+      DELIVERIES_IN_FLIGHT_PER_ORGANIZATION,
     );
     for (let i = 0; i < OTHER_TENANT_EVENTS; i++)
       latencies.push(await deliverFor(other.organization.id, `event ${i + 1} behind the tarpit`));
