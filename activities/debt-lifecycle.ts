@@ -79,7 +79,11 @@ export function createDebtLifecycleActivities(deps: DebtLifecycleActivityDeps) {
   return {
     /** The debt's organisation and state as the row has it (a workflow's start, or after continue-as-new). */
     async loadDebtLifecycle(debtId: string): Promise<LoadedDebtLifecycle> {
-      const loaded = await loadLifecycleState(db, debtId);
+      // The first task has come: the start recorded for it is done (admission by progress, lifecycle-consumer.ts).
+      const [loaded] = await Promise.all([
+        loadLifecycleState(db, debtId),
+        db('lifecycle_pending_starts').where({ debt_id: debtId }).delete(),
+      ]);
       if (!loaded) {
         throw ApplicationFailure.nonRetryable(`Debt ${debtId} does not exist.`, LIFECYCLE_FAILURE_TYPES.debtNotFound);
       }

@@ -164,7 +164,10 @@ describe('the debt lifecycle behind the API', function () {
       what: 'the survivor to start the lost start’s workflow',
     });
     await survivor.stop!();
-    expect(await testDb()('lifecycle_pending_starts').where({ debt_id: raised.id }).first()).to.equal(undefined);
+    // The recorded start goes once the workflow's first task has loaded the debt.
+    await waitFor(async () => !(await testDb()('lifecycle_pending_starts').where({ debt_id: raised.id }).first()), {
+      what: 'the workflow’s first task to take its recorded start',
+    });
   });
 
   it('the backfill gives open debts without a workflow theirs, and is harmless to run again', async () => {

@@ -108,7 +108,14 @@ describe('the fair starter: owed workflow starts in turns across organisations',
       const position = rec.started.findIndex((d) => d.organizationId === small);
       // At most the two held lanes' starts and one more of the big tenant's go before it: its turn comes next.
       expect(position - before, 'big-tenant starts made before the newcomer’s').to.be.at.most(3);
-      await waitFor(async () => rec.started.length === 301, { what: 'every owed start' });
+      // As the relay kicks after every pass: the big tenant's next starts are claimed as its earlier ones progress.
+      await waitFor(
+        async () => {
+          starter.kick();
+          return rec.started.length === 301;
+        },
+        { what: 'every owed start' },
+      );
       await waitFor(
         async () => (await testDb()('lifecycle_pending_starts').where({ organization_id: big })).length === 0,
         {
@@ -208,5 +215,39 @@ describe('the fair starter: owed workflow starts in turns across organisations',
     );
     const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
     expect(plan).to.include('webhook_deliveries_first_attempts_in_flight');
+  });
+
+  it('claims an organisation’s lifecycle starts only while fewer than its bound are between claim and first task', async () => {
+    const org = (await createTestTenant()).organization.id;
+    const rows = async (n: number, startedSecondsAgo?: number) => {
+      const ids = Array.from({ length: n }, () => randomUUID());
+      await testDb()('lifecycle_pending_starts').insert(
+        ids.map((debt_id) => ({
+          debt_id,
+          organization_id: org,
+          started_at:
+            startedSecondsAgo === undefined
+              ? null
+              : testDb().raw(`now() - ? * interval '1 second'`, [startedSecondsAgo]),
+        })),
+      );
+      return ids;
+    };
+    await rows(10);
+    const running = await rows(3, 5); // started, first task not run yet: in flight
+    const lost = await rows(2, 120); // started two minutes ago and never ran: not counted
+    const claim = async () => {
+      const claimed = await claimLifecycleStarts(testDb(), 'production', 50, [], 30_000, 5);
+      const others = claimed.filter((d) => d.organizationId !== org).map((d) => d.debtId);
+      await testDb()('lifecycle_pending_starts').whereIn('debt_id', others).update({ claimed_until: null });
+      return claimed.filter((d) => d.organizationId === org).map((d) => d.debtId);
+    };
+
+    const first = await claim();
+    expect(first, '3 in flight: 2 more to the bound of 5').to.have.length(2);
+    expect(first, 'a started row is never owed again').to.not.include.members([...running, ...lost]);
+    expect(await claim(), 'the 2 just claimed are in flight too').to.have.length(0);
+    await testDb()('lifecycle_pending_starts').where({ debt_id: running[0] }).delete(); // its first task ran
+    expect(await claim(), 'one first task done, one more claimed').to.have.length(1);
   });
 });
