@@ -10,7 +10,6 @@ import { expect } from 'chai';
 import { claimLifecycleStarts, type DebtStart } from '../../core/lifecycle/lifecycle-consumer';
 import {
   claimOwedDeliveries,
-  deliveriesInFlight,
   markWorkflowsStarted,
   releaseDeliveryClaims,
   type DeliveryRef,
@@ -205,16 +204,6 @@ describe('the fair starter: owed workflow starts in turns across organisations',
     const next: DeliveryRef[] = await claim(a);
     expect(next, 'one tried, one more claimed').to.have.length(1);
     expect(first.map((d) => d.deliveryId)).not.to.include(next[0]!.deliveryId);
-  });
-
-  it('counts the deliveries in flight from their partial index', async () => {
-    const org = (await createTestTenant()).organization.id;
-    const { rows } = await testDb().raw<{ rows: { 'QUERY PLAN': string }[] }>(
-      `explain select 1 from webhook_deliveries f where f.organization_id = ? and ${deliveriesInFlight('f')} limit 32`,
-      [org],
-    );
-    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-    expect(plan).to.include('webhook_deliveries_first_attempts_in_flight');
   });
 
   it('claims an organisation’s lifecycle starts only while fewer than its bound are between claim and first task', async () => {
