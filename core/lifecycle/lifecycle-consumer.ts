@@ -77,7 +77,7 @@ export interface DebtStart {
  * and its first task not yet run (which deletes the row). After a minute it stops counting: a workflow whose first
  * task never comes cannot hold its organisation's other starts.
  */
-export function lifecycleStartsInFlight(alias: string): string {
+function lifecycleStartsInFlight(alias: string): string {
   return `(${alias}.started_at > now() - interval '1 minute'
      or (${alias}.started_at is null and ${alias}.claimed_until > now()))`;
 }

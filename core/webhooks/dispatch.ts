@@ -62,7 +62,7 @@ export async function unstartedDeliveriesOf(db: Db, events: Pick<OutboxEvent, 'i
  * tried (the partial index `webhook_deliveries_first_attempts_in_flight`). After a minute untried (a run lost, a
  * receiver that hangs with every slot of its taken) it stops counting, so it cannot hold its organisation's others.
  */
-export function deliveriesInFlight(alias: string): string {
+function deliveriesInFlight(alias: string): string {
   return `${alias}.status = 'Pending' and ${alias}.attempt_count = 0
      and (${alias}.workflow_started_at > now() - interval '1 minute' or ${alias}.start_claimed_until > now())`;
 }
