@@ -238,7 +238,14 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDep
     if (status !== 'Pending') metrics.finished.inc({ mode, status });
     const log = activityLogger(logger, { requestId: delivery.request_id, deliveryId: delivery.id });
     log[outcome.succeeded ? 'info' : 'warn'](
-      { attempt: number, outcome: result, httpStatus: outcome.httpStatus, latencyMs: outcome.latencyMs, status },
+      {
+        attempt: number,
+        outcome: result,
+        httpStatus: outcome.httpStatus,
+        ...(outcome.error !== null && { error: outcome.error }),
+        latencyMs: outcome.latencyMs,
+        status,
+      },
       'webhook attempt',
     );
   }

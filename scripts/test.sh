@@ -49,7 +49,13 @@ mapfile -t parallel < <(
   find test -name '*.test.ts' | sort | grep -vxF -f <(printf '%s\n' "${first[@]}" "${serial[@]}")
 )
 summary=$(mktemp)
-trap 'rm -f "$summary"' EXIT
+# The suite's production profile (test/support/production-profile.ts: `stagetest`, ports from 18400) stops with the
+# suite rather than running on beside whatever comes next; its state stays, so the next run's start is quick.
+stop_suite_profile() {
+  echo '==> stopping the suite’s production profile (stagetest)'
+  STAGE_NAME=stagetest STAGE_PORT_BASE=18400 bash scripts/stage.sh stop >/dev/null 2>&1 || true
+}
+trap 'rm -f "$summary"; stop_suite_profile' EXIT
 export TEST_SUMMARY_FILE=$summary
 status=0
 echo "==> mocha: ${#parallel[@]} files in $jobs parallel workers"

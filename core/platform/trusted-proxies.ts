@@ -3,6 +3,7 @@
  * CIDR ranges, IPv4 or IPv6. Parsed once at start-up, where a bad entry stops the process with its name.
  */
 import ipaddr from 'ipaddr.js';
+import { LRUCache } from 'lru-cache';
 
 export type AddressRange = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -36,14 +37,37 @@ function normalize(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv
     : address;
 }
 
+/**
+ * Each address's answers, kept: behind a proxy every request carries its peer's and its client's addresses, and
+ * ipaddr.js spends tens of µs validating and parsing one (a fifth of `GET /v1/organization`'s whole cost through the
+ * production profile's proxy, docs/operators/performance.md). Bounded, least recently used out first: a header's
+ * addresses come from whoever sent the request.
+ */
+const plainAddresses = new LRUCache<string, { plain: string } | { plain: undefined }>({ max: 10_000 });
+const trustedAddresses = new WeakMap<readonly AddressRange[], LRUCache<string, boolean>>();
+
 /** The address in its plain form (IPv4-mapped IPv6 unwrapped), or undefined when it is not an IP address. */
 export function normalizeAddress(input: string): string | undefined {
+  const known = plainAddresses.get(input);
+  if (known) return known.plain;
   const trimmed = input.trim();
-  if (!ipaddr.isValid(trimmed)) return undefined;
-  return normalize(ipaddr.parse(trimmed)).toString();
+  const plain = ipaddr.isValid(trimmed) ? normalize(ipaddr.parse(trimmed)).toString() : undefined;
+  plainAddresses.set(input, { plain });
+  return plain;
 }
 
 export function isTrustedProxy(ranges: readonly AddressRange[], address: string): boolean {
+  let answers = trustedAddresses.get(ranges);
+  if (answers === undefined) trustedAddresses.set(ranges, (answers = new LRUCache({ max: 10_000 })));
+  let trusted = answers.get(address);
+  if (trusted === undefined) {
+    trusted = matchesRange(ranges, address);
+    answers.set(address, trusted);
+  }
+  return trusted;
+}
+
+function matchesRange(ranges: readonly AddressRange[], address: string): boolean {
   const plain = normalizeAddress(address);
   if (plain === undefined) return false;
   const parsed = ipaddr.parse(plain);

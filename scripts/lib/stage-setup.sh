@@ -239,11 +239,15 @@ start_stage_platform() {
     info "running from $(cat "$STAGE_RUN_DIR/root" 2>/dev/null || echo 'another checkout'): stopping it"
     stop_stage_supervisor
   fi
-  # Supervisor hands its processes the environment it was started with: different settings need a new one.
+  # Supervisor hands its processes the environment it was started with, and the proxy and the Temporal server read
+  # their files once: different settings or a changed file (a deployment's new Caddyfile) need a new one.
   local settings
-  settings=$(stage_process_env | sha256sum | cut -d' ' -f1)
+  settings=$({
+    stage_process_env
+    cat "$STAGE_SUPERVISOR_CONF" "$STAGE_ROOT/ops/Caddyfile" "$STAGE_ROOT/ops/stage/temporal.yaml"
+  } | sha256sum | cut -d' ' -f1)
   if stage_supervisor_running && [[ $(cat "$STAGE_RUN_DIR/settings" 2>/dev/null) != "$settings" ]]; then
-    info "started with other settings: stopping it"
+    info "started with other settings or files: stopping it"
     stop_stage_supervisor
   fi
   if stage_supervisor_running; then

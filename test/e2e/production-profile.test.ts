@@ -9,7 +9,7 @@
  * UI finds the debt's workflow by its search attribute. Midway one API process and one worker are killed with
  * SIGKILL and supervisor brings them back. Screenshots of every page: test-artifacts/stage/.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
@@ -47,6 +47,7 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
   let invitationLink: string;
   let webhookSecret: string;
   let debt: { id: string; externalAccountId: string };
+  let portalToken: string;
 
   before(async () => {
     await mkdir(SHOTS, { recursive: true });
@@ -56,8 +57,8 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
     mail = mailboxAt(profile.env.MAIL_INBOX_URL!);
     receiver = await startWebhookReceiver('/hooks', { tls: profile.serverTls });
   });
-  // The profile stays up for the next run (a start only checks what is running); `scripts/stage.sh stop` with
-  // STAGE_NAME=stagetest stops it.
+  // The profile stays up for the suite's other files (a start only checks what is running); `npm test` stops it at
+  // the end (scripts/test.sh), and `scripts/stage.sh stop` with STAGE_NAME=stagetest does after a file run alone.
   after(async () => {
     await receiver?.close();
     await stripeApi?.close();
@@ -238,6 +239,7 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
   it('the debtor verifies, accepts, agrees a plan and pays by card through Stripe; the receiver gets the events, signed', async () => {
     const notice = mailed.find((m) => m.to.some((t) => t.address === debtorEmail))!;
     const token = new RegExp(`${PORTAL_LINK_PATH}([A-Za-z0-9_-]{43})`).exec(notice.text)![1]!;
+    portalToken = token;
     await browse(
       async (context) => {
         const page = await context.newPage();
@@ -325,6 +327,19 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
       },
       { javaScript: true },
     );
+  });
+
+  it('no log of the profile holds a secret that went through it: the key, the webhook secret, the portal link’s token', async () => {
+    expect(portalToken, 'the portal test ran first').to.be.a('string');
+    const logDir = profile.env.STAGE_LOG_DIR!;
+    const files = await readdir(logDir);
+    expect(files).to.include.members(['proxy.log', 'api-production.log']);
+    for (const file of files) {
+      const text = await readFile(path.join(logDir, file), 'utf8');
+      for (const [what, secret] of Object.entries({ apiKey, webhookSecret, portalToken })) {
+        expect(text.includes(secret), `${what} in logs/${file}`).to.equal(false);
+      }
+    }
   });
 
   it('every link in every email the profile sent is https on the public host', () => {

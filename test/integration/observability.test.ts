@@ -132,6 +132,30 @@ describe('observability of the real processes: one request id end to end, and ev
     expect(deliveries.body.data.find((d) => d.id === delivery!.id)?.requestId).to.equal(requestId);
   });
 
+  it('says in a failed attempt’s log line what went wrong, as the delivery’s record does', async () => {
+    receiver.respondWith(() => {
+      throw new Error('the receiver drops the connection');
+    });
+    try {
+      const created = await call<Debt>('POST', '/v1/debts', inlineDebtBody());
+      expect(created.status, created.text).to.equal(201);
+      const requestId = created.headers.get('x-request-id')!;
+      const failed = await waitFor(
+        () => logLinesOf(webhooksWorker, requestId).find((l) => l.msg === 'webhook attempt' && l.outcome === 'failed'),
+        { what: 'the failed attempt’s log line', timeoutMs: 60_000 },
+      );
+      expect(failed).to.include({ level: 40, httpStatus: null, status: 'Pending' });
+      expect(failed.error).to.match(/^network error: \S+/);
+      const record: { error: string | null } | undefined = await testDb()('webhook_delivery_attempts')
+        .join('webhook_deliveries', 'webhook_deliveries.id', 'webhook_delivery_attempts.delivery_id')
+        .where('webhook_deliveries.request_id', requestId)
+        .first('webhook_delivery_attempts.error');
+      expect(record?.error).to.equal(failed.error);
+    } finally {
+      receiver.respondWith(() => ({ status: 200, body: 'ok' }));
+    }
+  });
+
   it('serves the API’s request histogram by route template and status, and its rate-limit fail-open counter', async () => {
     const before = sampleValue(await scrape(ports.api), 'client_api_http_request_duration_seconds_count', {
       method: 'GET',

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { clientAddressOf } from '../../api/http/middleware/client-address';
 import { ConfigError, loadConfig } from '../../core/platform/config';
-import { parseTrustedProxies } from '../../core/platform/trusted-proxies';
+import { isTrustedProxy, normalizeAddress, parseTrustedProxies } from '../../core/platform/trusted-proxies';
 
 describe('the client address: X-Forwarded-For only from trusted proxies (TRUSTED_PROXIES)', () => {
   const trusted = parseTrustedProxies('10.0.0.0/8, 192.0.2.7, fd00::/8');
@@ -30,5 +30,18 @@ describe('the client address: X-Forwarded-For only from trusted proxies (TRUSTED
 
   it('stops at a malformed entry rather than believing what lies beyond it', () => {
     expect(clientAddressOf(trusted, '10.0.0.1', '203.0.113.5, garbage, 10.0.0.3')).to.equal('10.0.0.3');
+  });
+
+  it('answers an address asked again the same way, for each list of proxies apart (the answers are kept)', () => {
+    const other = parseTrustedProxies('203.0.113.0/24');
+    for (let round = 0; round < 2; round++) {
+      expect(isTrustedProxy(trusted, '10.1.2.3')).to.equal(true);
+      expect(isTrustedProxy(other, '10.1.2.3')).to.equal(false);
+      expect(isTrustedProxy(other, '203.0.113.5')).to.equal(true);
+      expect(isTrustedProxy(trusted, '203.0.113.5')).to.equal(false);
+      expect(isTrustedProxy(trusted, 'garbage')).to.equal(false);
+      expect(normalizeAddress(' ::ffff:203.0.113.5 ')).to.equal('203.0.113.5');
+      expect(normalizeAddress('garbage')).to.equal(undefined);
+    }
   });
 });
