@@ -58,37 +58,15 @@ export async function importChunk(deps: PlacementWorkDeps, ref: PlacementRef, ch
   }
   // Past the last row: whatever follows (blank lines) is no row.
   if (ended) next = { row: next.row, offset: Number(placement.size) };
-  const committed = await deps.db
-    .transaction(async (trx) => {
-      const counts = { imported: 0, skipped: 0, failed: 0 };
-      const problems: RowProblemRecord[] = [];
-      for (const [i, read] of rows.entries()) {
-        if (i % HEARTBEAT_ROWS === 0) deps.heartbeat?.();
-        if (checkedProblems(deps, read).length > 0 || !read.body) continue;
-        const refused = await raiseRow(trx, ref.organizationId, read.body);
-        if (!refused) {
-          counts.imported++;
-          continue;
-        }
-        const skipped = refused.some((p) => p.code === 'external_account_id_in_use' && p.existingDebtId);
-        counts[skipped ? 'skipped' : 'failed']++;
-        problems.push(
-          ...refused.map((p) => ({ ...p, row: read.row, outcome: skipped ? 'skipped' : 'failed' }) as const),
-        );
-      }
-      await recordRowProblems(trx, ref.organizationId, ref.placementId, problems);
-      const moved = await trx('placements')
-        .where({ id: ref.placementId, organization_id: ref.organizationId, next_row: from.row, status: 'Importing' })
-        .update({
-          next_row: next.row,
-          next_offset: next.offset,
-          imported: trx.raw('imported + ?', [counts.imported]),
-          skipped: trx.raw('skipped + ?', [counts.skipped]),
-          failed: trx.raw('failed + ?', [counts.failed]),
-          updated_at: trx.fn.now(3),
-        });
-      if (moved === 0) await trx.rollback(new ChunkTakenError());
-      return true;
+  // Most chunks raise every row: they run without a savepoint per row (three round trips a row become one, and
+  // PostgreSQL keeps no subtransaction per row: past 64 in one transaction every other session's snapshot checks
+  // slow down). The first refused row undoes that attempt, and the chunk runs again with a savepoint per row.
+  const commit = (perRow: RowRaise) =>
+    deps.db.transaction((trx) => importRows(deps, trx, ref, rows, { from, next }, perRow));
+  const committed = await commit(raiseOrUndoChunk)
+    .catch((err: unknown) => {
+      if (err instanceof RowRefusedError) return commit(raiseUnderSavepoint);
+      throw err;
     })
     .catch((err: unknown) => {
       if (err instanceof ChunkTakenError) return false;
@@ -99,22 +77,62 @@ export async function importChunk(deps: PlacementWorkDeps, ref: PlacementRef, ch
   return { done: ended, rows: rows.length, position: next.row };
 }
 
-class ChunkTakenError extends Error {
-  constructor() {
-    super('another attempt committed this chunk');
-    this.name = 'ChunkTakenError';
+/** One chunk's rows in one transaction: their debts, their problems, and the placement's counts and position. */
+async function importRows(
+  deps: PlacementWorkDeps,
+  trx: Trx,
+  ref: PlacementRef,
+  rows: ReadRow[],
+  span: { from: RowPosition; next: RowPosition },
+  raise: RowRaise,
+): Promise<true> {
+  const counts = { imported: 0, skipped: 0, failed: 0 };
+  const problems: RowProblemRecord[] = [];
+  for (const [i, read] of rows.entries()) {
+    if (i % HEARTBEAT_ROWS === 0) deps.heartbeat?.();
+    if (checkedProblems(deps, read).length > 0 || !read.body) continue;
+    const refused = await raise(trx, ref.organizationId, read.body);
+    if (!refused) {
+      counts.imported++;
+      continue;
+    }
+    const skipped = refused.some((p) => p.code === 'external_account_id_in_use' && p.existingDebtId);
+    counts[skipped ? 'skipped' : 'failed']++;
+    problems.push(...refused.map((p) => ({ ...p, row: read.row, outcome: skipped ? 'skipped' : 'failed' }) as const));
   }
+  await recordRowProblems(trx, ref.organizationId, ref.placementId, problems);
+  const moved = await trx('placements')
+    .where({ id: ref.placementId, organization_id: ref.organizationId, next_row: span.from.row, status: 'Importing' })
+    .update({
+      next_row: span.next.row,
+      next_offset: span.next.offset,
+      imported: trx.raw('imported + ?', [counts.imported]),
+      skipped: trx.raw('skipped + ?', [counts.skipped]),
+      failed: trx.raw('failed + ?', [counts.failed]),
+      updated_at: trx.fn.now(3),
+    });
+  if (moved === 0) await trx.rollback(new ChunkTakenError());
+  return true;
 }
 
+/** Raises one row's debt: its problems when it is refused, or undefined once raised. */
+type RowRaise = (trx: Trx, organizationId: string, body: Record<string, unknown>) => Promise<RowProblem[] | undefined>;
+
+/** Raises the row with no savepoint: a refusal leaves the transaction aborted, so it undoes the whole attempt. */
+const raiseOrUndoChunk: RowRaise = async (trx, organizationId, body) => {
+  try {
+    await createDebt(trx, organizationId, body);
+    return undefined;
+  } catch (err) {
+    throw new RowRefusedError(err);
+  }
+};
+
 /**
- * Raises one row's debt under a savepoint, so a refusal the database finds (an unknown debtor, an account raised
- * meanwhile) undoes only that row; its problems, or undefined once raised.
+ * Raises the row under a savepoint, so a refusal the database finds (an unknown debtor, an account raised meanwhile)
+ * undoes only that row.
  */
-async function raiseRow(
-  trx: Trx,
-  organizationId: string,
-  body: Record<string, unknown>,
-): Promise<RowProblem[] | undefined> {
+const raiseUnderSavepoint: RowRaise = async (trx, organizationId, body) => {
   await trx.raw('savepoint placement_row');
   try {
     await createDebt(trx, organizationId, body);
@@ -123,5 +141,19 @@ async function raiseRow(
   } catch (err) {
     await trx.raw('rollback to savepoint placement_row');
     return asRowProblems(err);
+  }
+};
+
+class RowRefusedError extends Error {
+  constructor(cause: unknown) {
+    super('a row of the chunk was refused', { cause });
+    this.name = 'RowRefusedError';
+  }
+}
+
+class ChunkTakenError extends Error {
+  constructor() {
+    super('another attempt committed this chunk');
+    this.name = 'ChunkTakenError';
   }
 }

@@ -80,6 +80,9 @@ async function proxyOverhead(
     'TLS proxy (Caddy)': () => pidsNamed('caddy'),
     'load generator': () => [process.pid],
   };
+  // A fresh instance's processes are cold (JIT, connection pools, the key cache): a few seconds of each first.
+  for (const url of [`${profile.env.PRODUCTION_BASE_URL}/v1/organization`, direct])
+    await load('warm-up', { url, headers, duration: 3 });
   const results = await interleaved(
     {
       proxied: (duration) =>

@@ -61,11 +61,12 @@ describe('a placement whose lifecycle worker is SIGKILLed mid-import', function 
     await createPlacementRuns({ client }).start(ref.organizationId, ref.placementId);
 
     const row = () => getPlacementRow(testDb(), ref.organizationId, ref.placementId);
-    // A chunk's transaction open on the worker's connection (its rows raised under savepoints), after one committed.
+    // A chunk's transaction open on the worker's connection, its rows being raised (written, not committed), after
+    // one committed.
     const chunkInFlight = async () => {
       const { rows } = await testDb().raw<{ rows: { n: string }[] }>(
         `select count(*) as n from pg_stat_activity where datname = current_database() and xact_start is not null
-           and pid <> pg_backend_pid() and query ilike '%savepoint placement_row%'`,
+           and backend_xid is not null and pid <> pg_backend_pid() and query ilike '%insert into debts%'`,
       );
       return Number(rows[0]!.n) > 0;
     };

@@ -125,6 +125,34 @@ describe('placements: validation and chunked import', function () {
     ]);
   });
 
+  it('imports a chunk’s new accounts around one raised meanwhile, each once, and skips that one alone', async () => {
+    const rows = Array.from({ length: 9 }, (_, i) => `G-${i},7,AUD,H-${i},Ann,Lee,ann${i}@example.com,`);
+    const ref = await place([HEADER, ...rows].join('\n'));
+    await validatePlacement(deps, ref);
+    // Row 6 (G-4) is raised by another request after the validation, before its chunk runs.
+    await importAll(await placeFor(ref.organizationId, [HEADER, rows[4]].join('\n')), 10);
+    while (!(await importChunk(deps, ref, 10)).done);
+    await finish(testDb(), ref);
+    expect(await getPlacement(testDb(), ref.organizationId, ref.placementId)).to.include({
+      status: 'Completed',
+      imported: 8,
+      skipped: 1,
+      failed: 0,
+    });
+    const debts = await debtsOf(ref.organizationId);
+    expect(debts.map((d: { external_account_id: string }) => d.external_account_id)).to.deep.equal(
+      rows.map((r) => r.split(',')[0]),
+    );
+    const events = await testDb()('events')
+      .where({ organization_id: ref.organizationId, type: 'debt.created' })
+      .count<{ count: string }[]>({ count: '*' });
+    expect(Number(events[0]!.count)).to.equal(9);
+    const listed = await listRowErrors(testDb(), ref.organizationId, ref.placementId, { limit: 50 });
+    expect(listed!.data.map((e) => [e.row, e.outcome, e.code])).to.deep.equal([
+      [6, 'skipped', 'external_account_id_in_use'],
+    ]);
+  });
+
   it('raises each debt once when two attempts run the same chunk', async () => {
     const rows = Array.from({ length: 30 }, (_, i) => `C-${i},5,AUD,F-${i},Ann,Lee,ann${i}@example.com,`);
     const ref = await place([HEADER, ...rows].join('\n'));
