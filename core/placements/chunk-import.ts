@@ -1,9 +1,10 @@
 /**
- * A placement's import, one chunk at a time. Each chunk is one transaction: its debts (each through `createDebt`, as
- * `POST /v1/debts` raises one: debtor, debt and `debt.created`, whose consumers start the lifecycle and mail the
- * debtor), its rows' problems and the placement's counts and resume position commit together or not at all. A retried
- * chunk therefore starts where the last committed one ended, and no row is imported twice; a row whose account
- * already has an open debt (a file sent again) is skipped, naming that debt.
+ * A placement's import, one chunk at a time, each chunk in transactions of up to `TRANSACTION_ROWS` rows. Each
+ * transaction's debts (each through `createDebt`, as `POST /v1/debts` raises one: debtor, debt and `debt.created`,
+ * whose consumers start the lifecycle and mail the debtor), its rows' problems and the placement's counts and resume
+ * position commit together or not at all. A retried chunk therefore starts where the last committed transaction
+ * ended, and no row is imported twice; a row whose account already has an open debt (a file sent again) is skipped,
+ * naming that debt.
  */
 import { createDebt } from '../debts/debt-creation';
 import type { Trx } from '../platform/db';
@@ -16,6 +17,14 @@ import { asRowProblems, type RowProblem } from './row-problems';
 /** A chunk's attempt says it is alive every this many rows, so a killed worker's chunk is retried soon. */
 const HEARTBEAT_ROWS = 50;
 
+/**
+ * Rows per transaction. A transaction that has written holds back the outbox's horizon for the whole database
+ * (events/cursor.ts): no relay takes an event committed after it began until it ends. A chunk's 500 rows in one
+ * transaction (1.5–3 s) made every other tenant's lifecycle starts and debtor mail wait for it; 100 rows take a few
+ * hundred milliseconds.
+ */
+export const TRANSACTION_ROWS = 100;
+
 export interface ChunkResult {
   /** No rows left (or the placement stopped): the workflow finishes it. */
   done: boolean;
@@ -26,9 +35,10 @@ export interface ChunkResult {
 }
 
 /**
- * Imports the next `chunkRows` rows after the last committed chunk, in one transaction. Rows found invalid by the
- * validation are passed over (their problems are recorded already). The placement's position moves only if no other
- * attempt committed this chunk meanwhile (a straggling retry): then this one rolls back and reports where things are.
+ * Imports the next `chunkRows` rows after the last committed transaction, `TRANSACTION_ROWS` at a time. Rows found
+ * invalid by the validation are passed over (their problems are recorded already). The placement's position moves
+ * only if no other attempt committed those rows meanwhile (a straggling retry): then this one rolls back and reports
+ * where things are.
  */
 export async function importChunk(deps: PlacementWorkDeps, ref: PlacementRef, chunkRows: number): Promise<ChunkResult> {
   const placement = await loadRow(deps.db, ref);
@@ -58,26 +68,32 @@ export async function importChunk(deps: PlacementWorkDeps, ref: PlacementRef, ch
   }
   // Past the last row: whatever follows (blank lines) is no row.
   if (ended) next = { row: next.row, offset: Number(placement.size) };
-  // Most chunks raise every row: they run without a savepoint per row (three round trips a row become one, and
-  // PostgreSQL keeps no subtransaction per row: past 64 in one transaction every other session's snapshot checks
-  // slow down). The first refused row undoes that attempt, and the chunk runs again with a savepoint per row.
-  const commit = (perRow: RowRaise) =>
-    deps.db.transaction((trx) => importRows(deps, trx, ref, rows, { from, next }, perRow));
-  const committed = await commit(raiseOrUndoChunk)
-    .catch((err: unknown) => {
-      if (err instanceof RowRefusedError) return commit(raiseUnderSavepoint);
-      throw err;
-    })
-    .catch((err: unknown) => {
-      if (err instanceof ChunkTakenError) return false;
-      throw err;
-    });
-  if (!committed) return { done: false, rows: 0, position };
-  deps.heartbeat?.();
+  // Most transactions raise every row: they run without a savepoint per row (three round trips a row become one,
+  // and PostgreSQL keeps no subtransaction per row: past 64 in one transaction every other session's snapshot checks
+  // slow down). The first refused row undoes that attempt, and it runs again with a savepoint per row.
+  let at = from;
+  for (let start = 0; start === 0 || start < rows.length; start += TRANSACTION_ROWS) {
+    const slice = rows.slice(start, start + TRANSACTION_ROWS);
+    const last = start + TRANSACTION_ROWS >= rows.length;
+    const span = { from: at, next: last ? next : slice[slice.length - 1]!.next };
+    const commit = (perRow: RowRaise) => deps.db.transaction((trx) => importRows(deps, trx, ref, slice, span, perRow));
+    const committed = await commit(raiseOrUndoChunk)
+      .catch((err: unknown) => {
+        if (err instanceof RowRefusedError) return commit(raiseUnderSavepoint);
+        throw err;
+      })
+      .catch((err: unknown) => {
+        if (err instanceof ChunkTakenError) return false;
+        throw err;
+      });
+    if (!committed) return { done: false, rows: start, position: at.row };
+    deps.heartbeat?.();
+    at = span.next;
+  }
   return { done: ended, rows: rows.length, position: next.row };
 }
 
-/** One chunk's rows in one transaction: their debts, their problems, and the placement's counts and position. */
+/** Rows of a chunk in one transaction: their debts, their problems, and the placement's counts and position. */
 async function importRows(
   deps: PlacementWorkDeps,
   trx: Trx,

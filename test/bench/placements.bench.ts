@@ -92,8 +92,67 @@ interface ImportResult {
 interface QuietLatencies {
   webhookMs: number[];
   mailMs: number[];
+  /** Where each waited, stage by stage (ms), from the rows' own timestamps. */
+  stages: Record<QuietStage, number[]>;
   /** Of the debts, those raised while the placement was importing. */
   duringImport: number;
+}
+
+/**
+ * The other tenant's two paths, stage by stage, from its request sent: → its delivery's workflow start recorded by
+ * the fair starter → received (the delivery row itself is written by the request's own transaction); and → its
+ * notification recorded by the notifications consumer (through the outbox relay) → sent by the mail dispatcher →
+ * stored by maildev.
+ */
+const QUIET_STAGES = [
+  'request → delivery’s start recorded',
+  'start recorded → received',
+  'request → mail recorded',
+  'mail recorded → sent',
+  'sent → stored by the sink',
+] as const;
+type QuietStage = (typeof QUIET_STAGES)[number];
+
+/** Each stage's time for the other tenant's debts, from the delivery's and the notification's rows. */
+async function quietStages(
+  stack: BenchStack,
+  tenant: BenchTenant,
+  sent: { debtId: string; email: string; at: number }[],
+  receivedAt: Map<string, number>,
+): Promise<Record<QuietStage, number[]>> {
+  const ids = sent.map((s) => s.debtId);
+  const deliveries = await stack.db
+    .from('webhook_deliveries as d')
+    .join('events as e', 'e.id', 'd.event_id')
+    .where('e.organization_id', tenant.organizationId)
+    .whereRaw(`e.type = 'debt.created' and e.data->'debt'->>'id' = any(?)`, [ids])
+    .select<{ debt_id: string; workflow_started_at: Date | null }[]>(
+      stack.db.raw(`e.data->'debt'->>'id' as debt_id`),
+      'd.workflow_started_at',
+    );
+  const mails = await stack
+    .db('debtor_notifications')
+    .where({ organization_id: tenant.organizationId, kind: 'portal_link' })
+    .whereIn('debt_id', ids)
+    .select<{ debt_id: string; created_at: Date; handled_at: Date | null }[]>('debt_id', 'created_at', 'handled_at');
+  const stages = Object.fromEntries(QUIET_STAGES.map((name) => [name, [] as number[]])) as Record<QuietStage, number[]>;
+  const byDebt = new Map(sent.map((s) => [s.debtId, s]));
+  for (const d of deliveries) {
+    const s = byDebt.get(d.debt_id)!;
+    if (!d.workflow_started_at) continue;
+    stages['request → delivery’s start recorded'].push(d.workflow_started_at.getTime() - s.at);
+    const received = receivedAt.get(d.debt_id);
+    if (received) stages['start recorded → received'].push(received - d.workflow_started_at.getTime());
+  }
+  for (const m of mails) {
+    const s = byDebt.get(m.debt_id)!;
+    stages['request → mail recorded'].push(m.created_at.getTime() - s.at);
+    if (!m.handled_at) continue;
+    stages['mail recorded → sent'].push(m.handled_at.getTime() - m.created_at.getTime());
+    const stored = stack.mail.firstArrivalTo(s.email);
+    if (stored !== undefined) stages['sent → stored by the sink'].push(stored - m.handled_at.getTime());
+  }
+  return stages;
 }
 
 interface FairnessResult {
@@ -223,6 +282,7 @@ async function quietLatencies(
   return {
     webhookMs: sent.map((s) => delivered.get(s.debtId)! - s.at),
     mailMs: sent.map((s) => stack.mail.firstArrivalTo(s.email)! - s.at),
+    stages: await quietStages(stack, tenant, sent, delivered),
     duringImport,
   };
 }
@@ -462,6 +522,12 @@ function reportFairness(report: BenchReport, f: FairnessResult): void {
       unit: '×',
       bound: { atMost: 2 },
     });
+  }
+  console.log('  where the other tenant waited, p50 / p99 idle → p50 / p99 during the import (ms):');
+  for (const stage of QUIET_STAGES) {
+    const [idle, busy] = [f.idle.stages[stage], f.busy.stages[stage]];
+    const pair = (v: number[]) => `${percentile(v, 50).toFixed(0)} / ${percentile(v, 99).toFixed(0)}`;
+    console.log(`    ${stage}: ${pair(idle)} → ${pair(busy)}`);
   }
 }
 

@@ -14,7 +14,7 @@ import { LocalDocumentStore } from '../../core/documents/local-store';
 import { newId } from '../../core/platform/ids';
 import { headerProblems } from '../../core/placements/placement-columns';
 import { PLACEMENT_FILES } from '../../core/placements/placement-files';
-import { importChunk } from '../../core/placements/chunk-import';
+import { importChunk, TRANSACTION_ROWS } from '../../core/placements/chunk-import';
 import { finish } from '../../core/placements/placement-end';
 import { validatePlacement } from '../../core/placements/placement-validation';
 import type { PlacementRef, PlacementWorkDeps } from '../../core/placements/placement-work';
@@ -151,6 +151,29 @@ describe('placements: validation and chunked import', function () {
     expect(listed!.data.map((e) => [e.row, e.outcome, e.code])).to.deep.equal([
       [6, 'skipped', 'external_account_id_in_use'],
     ]);
+  });
+
+  it('commits a chunk a hundred rows at a time, so no transaction holds the outbox back for the whole chunk', async () => {
+    const rows = Array.from({ length: 250 }, (_, i) => `K-${i},5,AUD,L-${i},Ann,Lee,ann${i}@example.com,`);
+    const ref = await place([HEADER, ...rows].join('\n'));
+    await validatePlacement(deps, ref);
+    // Where the placement stood after each transaction of the chunk committed.
+    const positions: number[] = [];
+    const db = testDb();
+    const counting = new Proxy(db, {
+      get: (target, key, receiver) =>
+        key === 'transaction'
+          ? async (work: Parameters<typeof db.transaction>[0]) => {
+              const result: unknown = await target.transaction(work);
+              positions.push((await getPlacement(db, ref.organizationId, ref.placementId))!.imported);
+              return result;
+            }
+          : (Reflect.get(target, key, receiver) as unknown),
+    });
+    const chunk = await importChunk({ ...deps, db: counting }, ref, 300);
+    expect(chunk).to.deep.include({ done: true, rows: 250 });
+    expect(positions).to.deep.equal([TRANSACTION_ROWS, 2 * TRANSACTION_ROWS, 250]);
+    expect(await debtsOf(ref.organizationId)).to.have.length(250);
   });
 
   it('raises each debt once when two attempts run the same chunk', async () => {
