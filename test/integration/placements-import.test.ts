@@ -64,6 +64,11 @@ describe('placements: validation and chunked import', function () {
     await finish(testDb(), ref);
   }
 
+  /** The placement as the API reads it has these fields. */
+  async function expectPlacement(ref: PlacementRef, fields: Record<string, unknown>): Promise<void> {
+    expect(await getPlacement(testDb(), ref.organizationId, ref.placementId)).to.include(fields);
+  }
+
   async function debtsOf(organizationId: string) {
     return testDb()('debts').where({ organization_id: organizationId }).orderBy('external_account_id');
   }
@@ -110,12 +115,7 @@ describe('placements: validation and chunked import', function () {
     await importAll(first, 10);
     const again = await placeFor(first.organizationId, text);
     await importAll(again, 10);
-    expect(await getPlacement(testDb(), again.organizationId, again.placementId)).to.include({
-      status: 'Completed',
-      imported: 0,
-      skipped: 2,
-      failed: 0,
-    });
+    await expectPlacement(again, { status: 'Completed', imported: 0, skipped: 2, failed: 0 });
     const debts = await debtsOf(first.organizationId);
     expect(debts).to.have.length(2);
     const listed = await listRowErrors(testDb(), again.organizationId, again.placementId, { limit: 50 });
@@ -133,12 +133,7 @@ describe('placements: validation and chunked import', function () {
     await importAll(await placeFor(ref.organizationId, [HEADER, rows[4]].join('\n')), 10);
     while (!(await importChunk(deps, ref, 10)).done);
     await finish(testDb(), ref);
-    expect(await getPlacement(testDb(), ref.organizationId, ref.placementId)).to.include({
-      status: 'Completed',
-      imported: 8,
-      skipped: 1,
-      failed: 0,
-    });
+    await expectPlacement(ref, { status: 'Completed', imported: 8, skipped: 1, failed: 0 });
     const debts = await debtsOf(ref.organizationId);
     expect(debts.map((d: { external_account_id: string }) => d.external_account_id)).to.deep.equal(
       rows.map((r) => r.split(',')[0]),
@@ -184,11 +179,7 @@ describe('placements: validation and chunked import', function () {
     expect([a.rows, b.rows].sort()).to.deep.equal([0, 20]);
     while (!(await importChunk(deps, ref, 20)).done);
     await finish(testDb(), ref);
-    expect(await getPlacement(testDb(), ref.organizationId, ref.placementId)).to.include({
-      status: 'Completed',
-      imported: 30,
-      skipped: 0,
-    });
+    await expectPlacement(ref, { status: 'Completed', imported: 30, skipped: 0 });
     expect(await debtsOf(ref.organizationId)).to.have.length(30);
   });
 
@@ -204,11 +195,7 @@ describe('placements: validation and chunked import', function () {
       'ndjson',
     );
     await importAll(ref, 10);
-    expect(await getPlacement(testDb(), ref.organizationId, ref.placementId)).to.include({
-      rows: 4,
-      imported: 1,
-      failed: 3,
-    });
+    await expectPlacement(ref, { rows: 4, imported: 1, failed: 3 });
     const listed = await listRowErrors(testDb(), ref.organizationId, ref.placementId, { limit: 50 });
     expect(listed!.data.map((e) => [e.row, e.field, e.code])).to.deep.equal([
       [1, 'originalPrincipal', 'invalid_principal'],
