@@ -77,7 +77,7 @@ export async function importChunk(deps: PlacementWorkDeps, ref: PlacementRef, ch
     const last = start + TRANSACTION_ROWS >= rows.length;
     const span = { from: at, next: last ? next : slice[slice.length - 1]!.next };
     const commit = (perRow: RowRaise) => deps.db.transaction((trx) => importRows(deps, trx, ref, slice, span, perRow));
-    const committed = await commit(raiseOrUndoChunk)
+    const committed = await commit(raiseOrUndoTransaction)
       .catch((err: unknown) => {
         if (err instanceof RowRefusedError) return commit(raiseUnderSavepoint);
         throw err;
@@ -134,8 +134,8 @@ async function importRows(
 /** Raises one row's debt: its problems when it is refused, or undefined once raised. */
 type RowRaise = (trx: Trx, organizationId: string, body: Record<string, unknown>) => Promise<RowProblem[] | undefined>;
 
-/** Raises the row with no savepoint: a refusal leaves the transaction aborted, so it undoes the whole attempt. */
-const raiseOrUndoChunk: RowRaise = async (trx, organizationId, body) => {
+/** Raises the row with no savepoint: a refusal leaves the transaction aborted, so it undoes the whole transaction. */
+const raiseOrUndoTransaction: RowRaise = async (trx, organizationId, body) => {
   try {
     await createDebt(trx, organizationId, body);
     return undefined;
