@@ -4,7 +4,8 @@
  *   npx tsx test/bench/reset-lag.ts [debts=20000] [--with-workflows]   (BENCH_DATABASE_URL, or TEST_DATABASE_URL)
  * With `--with-workflows` every seeded debt first gets its running `debt-<id>` workflow (on a queue no worker polls),
  * so the reset also ends them all: what a large tenant's reset costs against its activity's timeout.
- * A sandbox tenant gets `debts` debts (one debtor per ten) and as many events with a delivery each, seeded in SQL. A
+ * A sandbox tenant gets `debts` debts (one debtor per ten), as many events with a delivery each and a portal link per
+ * debt (every debt raised with an email has one; deleting a debt deletes its link), seeded in SQL. A
  * writer commits a production `debt.created` every 20 ms; the lifecycle consumer (its own cursor, run by the real
  * relay, starting workflows on a dev server with no worker) records when each event reaches it. Lag is that moment
  * minus the writer's commit. Printed: the worst lag before, during and after the reset, and the reset's duration.
@@ -24,7 +25,7 @@ import { resetSandboxTenant } from '../../core/sandbox/reset-tenant';
 import { NAMESPACES, WORKFLOW_TYPES } from '../../core/temporal/names';
 import { testEnv } from '../support/env';
 import { startDevServer, uniqueTaskQueue } from '../support/temporal';
-import { seedDebts } from './seed-debts';
+import { seedDebts, seedPortalLinks } from './seed-debts';
 import { seedEventsAndDeliveries } from './seed-lists';
 import { silentLogger } from '../support/logger';
 
@@ -42,7 +43,8 @@ async function main(): Promise<void> {
   const seeding = Date.now();
   await seedDebts(db, sandbox.id, debts);
   await seedEventsAndDeliveries(db, sandbox.id, debts);
-  console.log(`seeded ${debts} debts, events and deliveries in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
+  await seedPortalLinks(db, sandbox.id);
+  console.log(`seeded ${debts} debts, events, deliveries and portal links in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
   if (process.argv.includes('--with-workflows')) await startEveryWorkflow(db, clientOf(temporal), sandbox.id);
 
   const committedAt = new Map<string, { at: number; phase: Phase }>();

@@ -41,3 +41,17 @@ export async function seedDebts(db: Db, organizationId: string, count: number): 
   await db.raw('analyze debts');
   return { debts: count, debtors };
 }
+
+/**
+ * A live portal link for each of the tenant's debts, as raising a debt with a debtor email leaves one (its token's
+ * hash only; nobody signs in with these).
+ */
+export async function seedPortalLinks(db: Db, organizationId: string): Promise<void> {
+  await db.raw(
+    `insert into portal_links (id, organization_id, debt_id, token_hash)
+     select gen_random_uuid(), organization_id, id, encode(sha256(convert_to(id::text, 'UTF8')), 'hex')
+       from debts where organization_id = ?`,
+    [organizationId],
+  );
+  await db.raw('analyze portal_links');
+}

@@ -69,11 +69,19 @@ export async function startBenchStack(options: { database: string; webhooksWorke
     [],
     COMPILED_API,
   );
-  const workers = await Promise.all([
+  const started = await Promise.allSettled([
     startLifecycleWorker(env, 'dist/workers/lifecycle.js'),
     ...Array.from({ length: options.webhooksWorkers }, () => startWebhooksWorker(env, 'dist/workers/webhooks.js')),
   ]);
-  return { database: options.database, db, temporal, api, receiver, workers, env, mail: sink, documentDir };
+  const workers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const stack = { database: options.database, db, temporal, api, receiver, workers, env, mail: sink, documentDir };
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    // What did start is stopped: a bench that cannot start its stack must not leave half of it running.
+    await stopBenchStack(stack);
+    throw failed.reason;
+  }
+  return stack;
 }
 
 export async function stopBenchStack(stack: BenchStack): Promise<void> {

@@ -38,6 +38,24 @@ async function columns(db: Db): Promise<string[]> {
   return rows.map((r) => r.col);
 }
 
+/**
+ * Foreign keys with no index a delete of the parent can use: a whole (not partial) index whose leading columns are all
+ * the key's. Deleting a parent row looks its children up by the key (a cascade, a `set null`, or the check that none
+ * is left); without such an index that is a scan of the child table per parent row deleted.
+ */
+async function unindexedForeignKeys(db: Db): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { key: string }[] }>(`
+    select c.conrelid::regclass::text || ' ' || pg_get_constraintdef(c.oid) as key
+      from pg_constraint c
+     where c.contype = 'f'
+       and not exists (
+         select from pg_index i
+          where i.indrelid = c.conrelid and i.indpred is null
+            and (i.indkey::int2[])[0:least(i.indnkeyatts, cardinality(c.conkey)) - 1] <@ c.conkey)
+     order by 1`);
+  return rows.map((r) => r.key);
+}
+
 describe('knex migrations', function () {
   const scratchName = `client_api_migration_check_${randomBytes(6).toString('hex')}`;
   const files = fs
@@ -75,5 +93,10 @@ describe('knex migrations', function () {
     expect(secondUp).to.deep.equal(files);
     expect(await schemaObjects(scratch)).to.deep.equal(objectsAfterUp);
     expect(await columns(scratch)).to.deep.equal(columnsAfterUp);
+  });
+
+  it('gives every foreign key an index its cascades and checks can use', async function () {
+    await migrate(scratch, 'up');
+    expect(await unindexedForeignKeys(scratch)).to.deep.equal([]);
   });
 });
