@@ -35,5 +35,6 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const [table, column] of INDEXES) await knex.raw(`drop index concurrently if exists ${indexName(table, column)}`);
+  for (const [table, column] of INDEXES)
+    await knex.raw(`drop index concurrently if exists ${indexName(table, column)}`);
 }

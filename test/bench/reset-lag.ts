@@ -44,7 +44,9 @@ async function main(): Promise<void> {
   await seedDebts(db, sandbox.id, debts);
   await seedEventsAndDeliveries(db, sandbox.id, debts);
   await seedPortalLinks(db, sandbox.id);
-  console.log(`seeded ${debts} debts, events, deliveries and portal links in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
+  console.log(
+    `seeded ${debts} debts, events, deliveries and portal links in ${((Date.now() - seeding) / 1000).toFixed(1)} s`,
+  );
   if (process.argv.includes('--with-workflows')) await startEveryWorkflow(db, clientOf(temporal), sandbox.id);
 
   const committedAt = new Map<string, { at: number; phase: Phase }>();
