@@ -11,6 +11,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { parse } from 'yaml';
 import { FAIRNESS_DYNAMIC_CONFIG } from '../../core/temporal/fairness';
+import { HISTORY_CACHE_DYNAMIC_CONFIG } from '../../core/temporal/history-cache';
 import { NAMESPACES, SEARCH_ATTRIBUTES, TASK_QUEUES, WORKER_PROCESS_QUEUES } from '../../core/temporal/names';
 import { loadConfig } from '../../core/platform/config';
 import { loadWorkerConfig } from '../../core/platform/worker-config';
@@ -206,14 +207,14 @@ describe('docker-compose.yml', function () {
     expect(created, 'the namespaces temporal-setup creates').to.have.members(Object.values(NAMESPACES));
   });
 
-  it("gives the Temporal server the dynamic configuration of the code's task queue fairness", function () {
+  it("gives the Temporal server the dynamic configuration of the code's task queue fairness and history cache", function () {
     const temporal = compose.services.temporal!;
     const file = environment(temporal).DYNAMIC_CONFIG_FILE_PATH ?? '';
     const mount = (temporal.volumes ?? []).find((v) => v.split(':')[1]?.endsWith(file));
     expect(mount, `a volume mounted at …/${file}`).to.be.a('string');
     const config = parse(read(mount!.split(':')[0]!)) as Record<string, { value: unknown }[]>;
     const values = Object.fromEntries(Object.entries(config).map(([key, [first]]) => [key, first?.value]));
-    expect(values).to.deep.equal(FAIRNESS_DYNAMIC_CONFIG);
+    expect(values).to.deep.equal({ ...FAIRNESS_DYNAMIC_CONFIG, ...HISTORY_CACHE_DYNAMIC_CONFIG });
   });
 
   it('registers exactly the search attributes of the names module, as keywords', function () {
