@@ -14,7 +14,9 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { PROJECT_ROOT } from '../../core/platform/project-root';
 import { NAMESPACES, workflowIds } from '../../core/temporal/names';
+import type { Caller } from '../support/debt-api';
 import { refuseDevStackConnections } from '../support/isolation';
+import { signUp } from '../support/sandbox';
 import { waitFor } from '../support/wait';
 import { startWebhookReceiver, verifySignature, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -44,31 +46,13 @@ async function portsInUse(): Promise<number[]> {
   return open.filter((port): port is number => port !== undefined);
 }
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-async function call(method: string, url: string, apiKey?: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(url, {
-    method,
-    headers: {
-      ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
-
 describe('npm start, then the README’s "Try it" (README command 1)', function () {
   this.timeout(420_000);
   let stack: ChildProcess | undefined;
   let exited: Promise<number | null> | undefined;
   let output = '';
   let receiver: WebhookReceiver | undefined;
-  let apiKey: string;
+  let api: Caller;
   let webhookSecret: string;
 
   before(async function () {
@@ -118,19 +102,16 @@ describe('npm start, then the README’s "Try it" (README command 1)', function 
   });
 
   it('signs a developer up on the sandbox and delivers the test event, signed', async function () {
-    const signup = await call('POST', `${SANDBOX_API}/sandbox/signup`, undefined, {
-      organizationName: `Acme Lending ${randomUUID().slice(0, 8)}`,
-    });
-    expect(signup.status, JSON.stringify(signup.body)).to.equal(201);
-    apiKey = (signup.body.apiKey as { key: string }).key;
-    expect(apiKey).to.match(/^ak_test_/);
+    const tenant = await signUp(SANDBOX_API, { organizationName: `Acme Lending ${randomUUID().slice(0, 8)}` });
+    expect(tenant.key).to.match(/^ak_test_/);
+    api = tenant.api;
 
-    const webhooks = await call('PUT', `${SANDBOX_API}/v1/webhooks`, apiKey, { url: receiver!.url });
+    const webhooks = await api('PUT', '/v1/webhooks', { url: receiver!.url });
     expect(webhooks.status, JSON.stringify(webhooks.body)).to.equal(200);
     webhookSecret = webhooks.body.newSecret as string;
     expect(webhookSecret).to.be.a('string');
 
-    expect((await call('POST', `${SANDBOX_API}/v1/webhooks/test`, apiKey)).status).to.be.oneOf([200, 202]);
+    expect((await api('POST', '/v1/webhooks/test')).status).to.be.oneOf([200, 202]);
     const ping = await waitFor(() => receiver!.requests.find((r) => r.body.type === 'test.ping'), {
       what: 'the test event at the receiver',
       timeoutMs: 60_000,
@@ -139,11 +120,11 @@ describe('npm start, then the README’s "Try it" (README command 1)', function 
   });
 
   it('accepts a seeded debt: its events arrive signed, and the Temporal UI finds its workflow', async function () {
-    const pending = await call('GET', `${SANDBOX_API}/v1/debts?status=PendingAssignment`, apiKey);
+    const pending = await api<{ data: { id: string }[] }>('GET', '/v1/debts?status=PendingAssignment');
     expect(pending.status).to.equal(200);
-    const debtId = (pending.body.data as { id: string }[])[0]!.id;
+    const debtId = pending.body.data[0]!.id;
 
-    const accepted = await call('POST', `${SANDBOX_API}/v1/sandbox/debts/${debtId}/accept`, apiKey);
+    const accepted = await api('POST', `/v1/sandbox/debts/${debtId}/accept`);
     expect(accepted.status, JSON.stringify(accepted.body)).to.be.oneOf([200, 202]);
     const event = await waitFor(
       () =>
