@@ -1,8 +1,7 @@
 /**
  * Worker process for the `lifecycle` task queue (one `debt-<id>` workflow per debt, each plan's instalment
- * reminders, the test-mode payment processor's `test-payment-<attemptId>` timers, and each placement's
- * `placement-<id>` import, on the `placements` queue it also polls with slots of its own), serving production and
- * sandbox by default. Each mode also runs an outbox relay here with the debt lifecycle consumer, which starts a
+ * reminders, and the test-mode payment processor's `test-payment-<attemptId>` timers), serving production and
+ * sandbox by default. Placements' imports run in a process of their own (workers/placements.ts). Each mode also runs an outbox relay here with the debt lifecycle consumer, which starts a
  * debt's workflow when its `debt.created` event commits (a placement's rows too), and the debtor notifications
  * consumer, which mails (production) or records (sandbox) what debtors are told.
  */
@@ -40,27 +39,13 @@ function notificationDeps({ db, mode, logger, notifications, secretBox }: Worker
   };
 }
 
-/**
- * A placement's activities, on both queues: the placements queue's worker runs new imports; the lifecycle queue's
- * still serves runs started on it before the placements queue existed.
- */
-function placementActivities(deps: WorkerDeps) {
-  return createPlacementActivities({ db: deps.db, store: deps.documents, checkRow: createDebtRowChecker() });
-}
-
-/**
- * Imports at once per mode: each runs one chunk (one transaction, one connection) at a time; more than a few would
- * only share the same two cores and the same lifecycle worker downstream.
- */
-const PLACEMENT_ACTIVITY_SLOTS = 4;
-
 void runWorker({
   taskQueue: TASK_QUEUES.lifecycle,
   workflowsPath: require.resolve('../workflows/bundles/lifecycle'),
   defaultModes: 'production,sandbox',
   cachedWorkflows: LIFECYCLE_CACHED_WORKFLOWS,
   localActivitySlots: LIFECYCLE_LOCAL_ACTIVITY_SLOTS,
-  sidecarConnections: (config) => mailSendsInFlight(config.notifications.pool.maxConnections),
+  sidecarConnections: (config) => mailSendsInFlight(config.notifications.pool),
   createActivities: (deps) => ({
     ...createDiagnosticsActivities({ db: deps.db }),
     ...createDebtLifecycleActivities({ db: deps.db, mode: deps.mode, logger: deps.logger.child({ mode: deps.mode }) }),
@@ -71,16 +56,9 @@ void runWorker({
       mode: deps.mode,
       logger: deps.logger.child({ mode: deps.mode }),
     }),
-    ...placementActivities(deps),
+    // Placements started on this queue before they had a queue and a process of their own finish here.
+    ...createPlacementActivities({ db: deps.db, store: deps.documents, checkRow: createDebtRowChecker() }),
   }),
-  companionQueues: [
-    {
-      taskQueue: TASK_QUEUES.placements,
-      createActivities: placementActivities,
-      activitySlots: PLACEMENT_ACTIVITY_SLOTS,
-      workflowTaskSlots: PLACEMENT_ACTIVITY_SLOTS,
-    },
-  ],
   startSidecar: async (deps) => {
     const { mode, db, databaseUrl, client, logger } = deps;
     const mailDeps = notificationDeps(deps, true);
@@ -90,7 +68,7 @@ void runWorker({
         ...mailDeps,
         client,
         logger,
-        sendsInFlight: mailSendsInFlight(deps.notifications.pool.maxConnections),
+        sendsInFlight: mailSendsInFlight(deps.notifications.pool),
       }),
     ];
     const relay = startOutboxRelay({ mode, db, databaseUrl, logger, consumers });

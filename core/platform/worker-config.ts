@@ -2,7 +2,7 @@
  * The workers' configuration: a worker process serves one task queue for one or more modes, each with its own
  * database, Temporal namespace and document store (the API reads config.ts instead).
  */
-import { cleanEnv, str, url } from 'envalid';
+import { cleanEnv, makeValidator, str, url } from 'envalid';
 import { NAMESPACES } from '../temporal/names';
 import {
   collectProblems,
@@ -41,6 +41,11 @@ export interface WorkerConfig {
   logLevel: string;
   /** `LOG_FORMAT`: JSON lines, human-readable lines, or `auto` (pretty only when stdout is a terminal). */
   logFormat: LogFormat;
+  /**
+   * `WORKER_NICE`: the process's CPU priority as a Unix nice value, 0 (as everything else) to 19 (only what the
+   * others leave); each worker process has its own default (the placements worker's is lower priority).
+   */
+  nice: number;
   webhooks: WebhookConfig;
   /** Debtor notifications sent by the lifecycle worker: the SMTP relay, their `From`, and each mode's public URL. */
   notifications: {
@@ -65,6 +70,12 @@ function parseModeList(input: string): Mode[] {
   return [...new Set(modes)] as Mode[];
 }
 
+/** A Unix nice value a process may lower itself to without privileges: 0 to 19. */
+const niceValue = makeValidator<number>((input) => {
+  if (!/^\d{1,2}$/.test(input) || Number(input) > 19) throw new Error('expected a whole number from 0 to 19');
+  return Number(input);
+});
+
 /**
  * Worker configuration. `WORKER_MODES` picks the modes; `PRODUCTION_DATABASE_URL`, `SANDBOX_DATABASE_URL`,
  * `PRODUCTION_TEMPORAL_NAMESPACE` and `SANDBOX_TEMPORAL_NAMESPACE` override the per-mode defaults.
@@ -72,6 +83,7 @@ function parseModeList(input: string): Mode[] {
 export function loadWorkerConfig(
   env: NodeJS.ProcessEnv = process.env,
   defaultModes = 'production,sandbox',
+  defaultNice = 0,
 ): WorkerConfig {
   const problems: string[] = [];
   const e = cleanEnv(
@@ -80,6 +92,7 @@ export function loadWorkerConfig(
       WORKER_MODES: str({ default: defaultModes }),
       METRICS_PORT: portOrZero({ default: 0, desc: 'internal /metrics port of the worker; 0 disables' }),
       METRICS_HOST: str({ default: '127.0.0.1', desc: 'interface of the internal /metrics port' }),
+      WORKER_NICE: niceValue({ default: defaultNice, desc: 'CPU priority of the worker process (nice, 0–19)' }),
       PRODUCTION_DATABASE_URL: postgresUrl({ default: defaultDatabaseUrl('production') }),
       SANDBOX_DATABASE_URL: postgresUrl({ default: defaultDatabaseUrl('sandbox') }),
       PRODUCTION_TEMPORAL_NAMESPACE: str({ default: NAMESPACES.production }),
@@ -121,6 +134,7 @@ export function loadWorkerConfig(
     temporalAddress: e.TEMPORAL_ADDRESS,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
+    nice: e.WORKER_NICE,
     webhooks,
     notifications: {
       smtpUrl: e.SMTP_URL,

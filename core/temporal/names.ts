@@ -17,8 +17,9 @@ export const TASK_QUEUES = {
   webhooks: 'webhooks',
   lifecycle: 'lifecycle',
   /**
-   * Placements' own workflows and activities, polled by the lifecycle worker process beside its own queue: with
-   * worker slots of their own, an import's next chunk never waits behind the lifecycles it has just started.
+   * Placements' own workflows and activities, in a worker process of their own (workers/placements.ts, at a lower CPU
+   * priority): an import's next chunk never waits behind the lifecycles it has just started, and another tenant's
+   * lifecycles and mail never wait behind an import's chunk.
    */
   placements: 'placements',
   sandbox: 'sandbox',
@@ -26,11 +27,13 @@ export const TASK_QUEUES = {
 
 export type TaskQueueName = (typeof TASK_QUEUES)[keyof typeof TASK_QUEUES];
 
-/**
- * The queues with a worker process of their own (`workers/<queue>.ts`, a compose service and a supervisor program
- * each); the placements queue is polled by the lifecycle worker process beside its own.
- */
-export const WORKER_PROCESS_QUEUES = [TASK_QUEUES.webhooks, TASK_QUEUES.lifecycle, TASK_QUEUES.sandbox] as const;
+/** The queues with a worker process of their own (`workers/<queue>.ts`, a compose service and a supervisor program each). */
+export const WORKER_PROCESS_QUEUES = [
+  TASK_QUEUES.webhooks,
+  TASK_QUEUES.lifecycle,
+  TASK_QUEUES.placements,
+  TASK_QUEUES.sandbox,
+] as const;
 
 /** Workflow type names: the exported function names of workflows/, registered through workflows/bundles/. */
 export const WORKFLOW_TYPES = {

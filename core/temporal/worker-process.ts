@@ -4,7 +4,9 @@
  * path, its activities and sidecars in, so core/ never imports workflows/ or activities/.
  */
 import { Client } from '@temporalio/client';
+import { existsSync, readdirSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { setPriority } from 'node:os';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
 import { collectDefaultMetrics, register } from 'prom-client';
 import { configOrExit, processEnv, type Mode, type WebhookConfig } from '../platform/config';
@@ -73,18 +75,10 @@ export interface RunWorkerOptions {
   /** Started once per mode after its worker is created, stopped after the workers have drained. */
   startSidecar?: WorkerSidecar;
   /**
-   * Further task queues this process polls per mode with the same workflow bundle, each with worker slots of its own
-   * (a queue's workflow and activity tasks never wait for another queue's slots; the CPU is shared).
+   * The process's CPU priority (a Unix nice value, 0–19) unless `WORKER_NICE` sets one: 0, as everything else, when
+   * unset. Bulk work (placements' imports) runs lower, so it takes only the CPU that everyone else's work leaves.
    */
-  companionQueues?: readonly CompanionQueue[];
-}
-
-export interface CompanionQueue {
-  taskQueue: TaskQueueName;
-  createActivities: (deps: WorkerDeps) => object;
-  /** Its activities run at once per mode; the mode's database pool grows by as many connections. */
-  activitySlots: number;
-  workflowTaskSlots: number;
+  defaultNice?: number;
 }
 
 /**
@@ -126,13 +120,14 @@ const SHUTDOWN_FORCE_TIME = '30s';
 
 /** Runs the worker process to its end: exits 0 after a graceful stop, 1 on failure, 78 on bad configuration. */
 export async function runWorker(options: RunWorkerOptions): Promise<never> {
-  const config = configOrExit(() => loadWorkerConfig(processEnv(), options.defaultModes));
+  const config = configOrExit(() => loadWorkerConfig(processEnv(), options.defaultModes, options.defaultNice));
   const logger = createLogger({
     level: config.logLevel,
     name: `worker-${options.taskQueue}`,
     format: config.logFormat,
   });
   const stopRequested = onStopSignal(logger);
+  lowerCpuPriority(config.nice, logger);
   try {
     await serve(options, config, logger, stopRequested);
     logger.info({ taskQueue: options.taskQueue }, 'shutdown complete');
@@ -152,13 +147,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
   const secretBox = createSecretBox(config.webhooks.secretKeys);
   const shared = { webhooks: config.webhooks, secretBox, logger, notifications: config.notifications };
   const activitySlots = options.activitySlots ?? DEFAULT_ACTIVITY_SLOTS;
-  const companions = options.companionQueues ?? [];
-  const companionSlots = companions.reduce((sum, queue) => sum + queue.activitySlots, 0);
-  const pool = workerPool(
-    activitySlots + companionSlots,
-    options.localActivitySlots,
-    options.sidecarConnections?.(config) ?? 0,
-  );
+  const pool = workerPool(activitySlots, options.localActivitySlots, options.sidecarConnections?.(config) ?? 0);
   const modes = config.modes.map((modeConfig) => ({
     ...modeConfig,
     ...shared,
@@ -179,7 +168,7 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
       stickyQueueScheduleToStartTimeout: STICKY_FAILOVER_TIME,
     };
     const workers = await Promise.all(
-      modes.flatMap(({ namespace, ...deps }) => [
+      modes.map(({ namespace, ...deps }) =>
         Worker.create({
           ...workerOptions,
           namespace,
@@ -194,25 +183,13 @@ async function serve(options: RunWorkerOptions, config: WorkerConfig, logger: Lo
             ? {}
             : { maxConcurrentWorkflowTaskExecutions: options.workflowTaskSlots }),
         }),
-        ...companions.map((companion) =>
-          Worker.create({
-            ...workerOptions,
-            namespace,
-            taskQueue: companion.taskQueue,
-            activities: companion.createActivities(deps),
-            maxConcurrentActivityTaskExecutions: companion.activitySlots,
-            maxConcurrentWorkflowTaskExecutions: companion.workflowTaskSlots,
-          }),
-        ),
-      ]),
+      ),
     );
     const { startSidecar } = options;
     const sidecars = startSidecar ? await Promise.all(modes.map((m) => startSidecar({ ...m, connection }))) : [];
     const running = workers.map((worker) => worker.runUntil(stop));
     for (const { mode, namespace } of modes) {
-      for (const queue of [taskQueue, ...companions.map((companion) => companion.taskQueue)]) {
-        logger.info({ taskQueue: queue, namespace, mode }, `polling task queue ${queue} in namespace ${namespace}`);
-      }
+      logger.info({ taskQueue, namespace, mode }, `polling task queue ${taskQueue} in namespace ${namespace}`);
     }
     await Promise.all(running);
     await Promise.allSettled(sidecars.map((stopSidecar) => stopSidecar()));
@@ -249,6 +226,22 @@ async function bundleOnce(workflowsPath: string, taskQueue: string, logger: Logg
   });
   logger.info({ taskQueue, durationMs: Date.now() - startedAt }, 'workflow bundle ready');
   return bundle;
+}
+
+/**
+ * Lowers the process's CPU priority to `nice` before it starts its threads (the Temporal SDK's, libuv's), which
+ * inherit it; the threads already running (V8's) are lowered one by one where Linux lists them. Lowering needs no
+ * privilege; a platform that refuses leaves the process as it was, said in the log.
+ */
+function lowerCpuPriority(nice: number, logger: Logger): void {
+  if (nice === 0) return;
+  try {
+    const threads = existsSync('/proc/self/task') ? readdirSync('/proc/self/task').map(Number) : [0];
+    for (const thread of threads) setPriority(thread, nice);
+    logger.info({ nice }, 'running at a lower CPU priority than the other processes');
+  } catch (err) {
+    logger.warn({ err, nice }, 'could not lower the CPU priority; running at the usual one');
+  }
 }
 
 /**

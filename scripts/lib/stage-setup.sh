@@ -22,7 +22,7 @@ stage_settings() {
   export STAGE_API_PRODUCTION_PORT=$b STAGE_API_SANDBOX_PORT=$((b + 1)) STAGE_TEMPORAL_UI_PORT=$((b + 2))
   export STAGE_API_PRODUCTION_METRICS_PORT=$((b + 5)) STAGE_API_SANDBOX_METRICS_PORT=$((b + 6))
   export STAGE_WORKER_WEBHOOKS_METRICS_PORT=$((b + 7)) STAGE_WORKER_LIFECYCLE_METRICS_PORT=$((b + 8))
-  export STAGE_WORKER_SANDBOX_METRICS_PORT=$((b + 9))
+  export STAGE_WORKER_SANDBOX_METRICS_PORT=$((b + 9)) STAGE_WORKER_PLACEMENTS_METRICS_PORT=$((b + 3))
   export STAGE_TEMPORAL_PORT=$((b + 10)) STAGE_TEMPORAL_HTTP_PORT=$((b + 11)) STAGE_TEMPORAL_HISTORY_PORT=$((b + 12))
   export STAGE_TEMPORAL_MATCHING_PORT=$((b + 13)) STAGE_TEMPORAL_WORKER_PORT=$((b + 14))
   export STAGE_TEMPORAL_FRONTEND_MEMBERSHIP_PORT=$((b + 15)) STAGE_TEMPORAL_HISTORY_MEMBERSHIP_PORT=$((b + 16))
@@ -311,7 +311,7 @@ stage_search_attributes_registered() {
 stage_https_answers() { curl -fsS --cacert "$STAGE_PKI_DIR/ca.crt" -o /dev/null "$1"; }
 
 start_stage_apps() {
-  step "the apps: api-production and api-sandbox ($STAGE_API_PROCESSES processes each), worker-webhooks, worker-lifecycle, worker-sandbox"
+  step "the apps: api-production and api-sandbox ($STAGE_API_PROCESSES processes each), worker-webhooks, worker-lifecycle, worker-placements, worker-sandbox"
   # Restarted when already running, so they run this build (dist/), as after a deployment.
   supervisorctl -c "$STAGE_SUPERVISOR_CONF" restart 'apps:*' | sed 's/^/    /'
   info "waiting for each host through the proxy"

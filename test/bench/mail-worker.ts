@@ -24,7 +24,7 @@ void (async () => {
   const { mode } = modeConfig;
   const { smtpUrl, from, replyTo, pool } = config.notifications;
   const logger = createLogger({ level: config.logLevel, name: 'bench-mail-worker', format: 'json' });
-  const sendsInFlight = mailSendsInFlight(pool.maxConnections);
+  const sendsInFlight = mailSendsInFlight(pool);
   // The lifecycle worker's pool: its activity slots (20) and the sidecar's connections, the dispatcher's included.
   const db = createDb(modeConfig.databaseUrl, { pool: workerPool(20, 0, sendsInFlight), logger });
   const mailer = createMailer({ smtpUrl, from, pool });

@@ -1,7 +1,7 @@
 /**
  * The whole stack of the end-to-end scenarios (burst.bench.ts, placements.bench.ts), as production runs it: a scratch
- * database of its own (migrated), a Temporal dev server, the compiled API, the lifecycle worker and one or more
- * webhooks workers (each its own process, compiled), a webhook receiver, the bench process's maildev sink, and a
+ * database of its own (migrated), a Temporal dev server, the compiled API, the lifecycle worker, one or more webhooks
+ * workers and the placements worker (each its own process, compiled), a webhook receiver, the bench process's maildev sink, and a
  * document directory of its own shared by the API and the workers (an uploaded placement is read by the worker).
  * Stopping it drops the database.
  */
@@ -15,7 +15,12 @@ import { migrate } from '../../scripts/migrate';
 import { sharedMailSink, type MailSink } from '../support/mail-sink';
 import { killGroup } from '../support/processes';
 import { createScratchDatabase, dropScratchDatabase } from '../support/scratch-databases';
-import { startLifecycleWorker, startWebhooksWorker, type ServiceProcess } from '../support/service-processes';
+import {
+  startLifecycleWorker,
+  startPlacementsWorker,
+  startWebhooksWorker,
+  type ServiceProcess,
+} from '../support/service-processes';
 import { startDevServer } from '../support/temporal';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { localWebhookConfig, localWebhookEnv } from '../support/webhooks';
@@ -28,7 +33,7 @@ export interface BenchStack {
   temporal: TestWorkflowEnvironment;
   api: ApiProcess;
   receiver: WebhookReceiver;
-  /** The lifecycle worker first, then the webhooks workers. */
+  /** The lifecycle worker first, then the webhooks workers, then the placements worker. */
   workers: ServiceProcess[];
   env: Record<string, string>;
   /** The bench process's maildev sink, where the workers send debtor mail. */
@@ -72,6 +77,7 @@ export async function startBenchStack(options: { database: string; webhooksWorke
   const started = await Promise.allSettled([
     startLifecycleWorker(env, 'dist/workers/lifecycle.js'),
     ...Array.from({ length: options.webhooksWorkers }, () => startWebhooksWorker(env, 'dist/workers/webhooks.js')),
+    startPlacementsWorker(env, 'dist/workers/placements.js'),
   ]);
   const workers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const stack = { database: options.database, db, temporal, api, receiver, workers, env, mail: sink, documentDir };

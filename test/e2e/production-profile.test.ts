@@ -13,6 +13,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { FormData } from 'undici';
 import type { BrowserContext, Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../core/platform/project-root';
 import { RedactedSecret } from '../../core/platform/payment-config';
@@ -22,6 +23,7 @@ import { workflowIds } from '../../core/temporal/names';
 import { PAGE_CSP } from '../../web/page';
 import { withBrowser } from '../support/browser';
 import { mailboxAt, type Mailbox, type ReceivedMail } from '../support/mail-sink';
+import { goodRows, PLACEMENT_HEADER } from '../support/placements';
 import { postStripeEvent, startFakeStripeApi, stripeEvent, type FakeStripeApi } from '../support/fake-stripe-api';
 import { PROFILE_STRIPE, startProductionProfile, type ProductionProfile } from '../support/production-profile';
 import { enterPortal, PHONE } from '../support/portal-browser';
@@ -314,6 +316,35 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
         ok: true,
       });
     }
+  });
+
+  it('a placement uploaded through https is imported by worker-placements, which runs at a lower CPU priority', async () => {
+    const prefix = `PP${run}`;
+    const form = new FormData();
+    const csv = [PLACEMENT_HEADER, ...goodRows(prefix, 3)].join('\n');
+    form.append('file', new Blob([csv], { type: 'text/csv' }), 'placement.csv');
+    const uploaded = await profile.fetch(`${production}/v1/placements`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': randomUUID() },
+      body: form,
+    });
+    expect(uploaded.status, await uploaded.clone().text()).to.equal(202);
+    const { id } = (await uploaded.json()) as { id: string };
+    const placement = await waitFor(
+      async () => {
+        const res = await profile.fetch(`${production}/v1/placements/${id}`, {
+          headers: { authorization: `Bearer ${apiKey}` },
+        });
+        const body = (await res.json()) as { status: string; imported: number };
+        return body.status === 'Completed' && body;
+      },
+      { what: 'the placement to complete', timeoutMs: 120_000, intervalMs: 250 },
+    );
+    expect(placement.imported).to.equal(3);
+    const worker = await profile.pidOf('apps:worker-placements');
+    expect(worker).to.be.greaterThan(0);
+    const stat = await readFile(`/proc/${worker}/stat`, 'utf8');
+    expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]), 'its nice value').to.equal(10);
   });
 
   it('the Temporal Web UI, through the proxy, finds the debt’s workflow by its DebtId search attribute', async () => {

@@ -1,5 +1,5 @@
 /**
- * A lifecycle worker process killed (SIGKILL) in the middle of a placement's import, against the real worker, a
+ * A placements worker process killed (SIGKILL) in the middle of a placement's import, against the real worker, a
  * Temporal dev server and the test database. Killed while a chunk's transaction is open, after one chunk committed: the
  * half-done chunk is rolled back with its connection, the import resumes at the last committed chunk on a second worker and
  * every row is imported exactly once (one debt and one `debt.created` per account, none twice).
@@ -16,7 +16,7 @@ import { testEnv } from '../support/env';
 import { goodRows, PLACEMENT_HEADER, storePlacement } from '../support/placements';
 import { killGroup } from '../support/processes';
 import { testDb } from '../support/resources';
-import { startLifecycleWorker, type ServiceProcess } from '../support/service-processes';
+import { startPlacementsWorker, type ServiceProcess } from '../support/service-processes';
 import { DEV_SERVER_NAMESPACES, startDevServer } from '../support/temporal';
 import { createTestTenant } from '../support/tenants';
 import { waitFor } from '../support/wait';
@@ -24,7 +24,7 @@ import { waitFor } from '../support/wait';
 const NAMESPACE = DEV_SERVER_NAMESPACES[0];
 const ROWS = 1200;
 
-describe('a placement whose lifecycle worker is SIGKILLed mid-import', function () {
+describe('a placement whose placements worker is SIGKILLed mid-import', function () {
   this.timeout(300_000);
   let temporal: TestWorkflowEnvironment;
   const procs: ServiceProcess[] = [];
@@ -39,7 +39,7 @@ describe('a placement whose lifecycle worker is SIGKILLed mid-import', function 
   });
 
   async function startWorker(): Promise<ServiceProcess> {
-    const proc = await startLifecycleWorker({
+    const proc = await startPlacementsWorker({
       WORKER_MODES: 'production',
       PRODUCTION_DATABASE_URL: testEnv.databaseUrl,
       PRODUCTION_TEMPORAL_NAMESPACE: NAMESPACE,
@@ -84,7 +84,7 @@ describe('a placement whose lifecycle worker is SIGKILLed mid-import', function 
     await startWorker();
     const handle = client.workflow.getHandle<typeof placementWorkflow>(workflowIds.placement(ref.placementId));
     expect(await handle.result()).to.equal('Completed');
-    // On the placements queue the lifecycle worker process polls beside its own, with slots of its own.
+    // On the placements queue, served by the placements worker process alone.
     expect((await handle.describe()).taskQueue).to.equal(TASK_QUEUES.placements);
     expect(await row()).to.include({ status: 'Completed', rows: ROWS, imported: ROWS, skipped: 0, failed: 0 });
     const debts = await testDb()('debts').where({ organization_id: organization.id }).select('external_account_id');

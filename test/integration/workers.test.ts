@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -46,6 +47,19 @@ function spawnWorker(queue: TaskQueueName, vars: Record<string, string>): Worker
   return { child, stdoutLines: () => stdout.split('\n').filter(Boolean), stderr: () => stderr, exited };
 }
 
+/** The nice value of each thread of process `pid` (field 19 of /proc/<pid>/task/<tid>/stat); one that ended meanwhile is skipped. */
+function threadNiceValues(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      return []; // the thread ended between the listing and the read
+    }
+    return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+  });
+}
+
 describe('worker processes', function () {
   this.timeout(120_000);
   let temporal: TestWorkflowEnvironment;
@@ -90,36 +104,32 @@ describe('worker processes', function () {
     ]);
   }
 
-  const cases: { queue: TaskQueueName; modes: Mode[]; signal: NodeJS.Signals; alsoPolls?: TaskQueueName[] }[] = [
-    { queue: TASK_QUEUES.webhooks, modes: ['production', 'sandbox'], signal: 'SIGTERM' },
-    {
-      queue: TASK_QUEUES.lifecycle,
-      modes: ['production', 'sandbox'],
-      signal: 'SIGTERM',
-      alsoPolls: [TASK_QUEUES.placements],
-    },
-    { queue: TASK_QUEUES.sandbox, modes: ['sandbox'], signal: 'SIGINT' },
+  /** `nice`: the CPU priority every thread of the process runs at (placements' imports take what others leave). */
+  const cases: { queue: TaskQueueName; modes: Mode[]; signal: NodeJS.Signals; nice: number }[] = [
+    { queue: TASK_QUEUES.webhooks, modes: ['production', 'sandbox'], signal: 'SIGTERM', nice: 0 },
+    { queue: TASK_QUEUES.lifecycle, modes: ['production', 'sandbox'], signal: 'SIGTERM', nice: 0 },
+    { queue: TASK_QUEUES.placements, modes: ['production', 'sandbox'], signal: 'SIGTERM', nice: 10 },
+    { queue: TASK_QUEUES.sandbox, modes: ['sandbox'], signal: 'SIGINT', nice: 0 },
   ];
 
-  for (const { queue, modes, signal, alsoPolls = [] } of cases) {
-    it(`${queue}: polls its queue in the ${modes.join(' and ')} namespace(s) by default, serves the probe, and exits 0 after ${signal}`, async () => {
+  for (const { queue, modes, signal, nice } of cases) {
+    it(`${queue}: polls its queue in the ${modes.join(' and ')} namespace(s) by default at nice ${nice}, serves the probe, and exits 0 after ${signal}`, async () => {
       const proc = startWorker(queue);
       for (const mode of modes) {
         const { databaseTime } = await probe(proc, queue, mode);
         expect(Date.parse(databaseTime), `${mode} probe`).to.be.closeTo(Date.now(), 60_000);
       }
+      expect(new Set(threadNiceValues(proc.child.pid!)), 'nice of its threads').to.deep.equal(new Set([nice]));
 
       proc.child.kill(signal);
       expect(await proc.exited, proc.stderr()).to.equal(0);
 
       const logs = proc.stdoutLines().map((line) => JSON.parse(line) as { msg: string; namespace?: string });
-      for (const polledQueue of [queue, ...alsoPolls]) {
-        const polled = logs.filter((l) => l.msg === `polling task queue ${polledQueue} in namespace ${l.namespace}`);
-        expect(
-          polled.map((l) => l.namespace),
-          polledQueue,
-        ).to.have.members(modes.map((mode) => namespaceOf[mode]));
-      }
+      const polled = logs.filter((l) => l.msg === `polling task queue ${queue} in namespace ${l.namespace}`);
+      expect(
+        polled.map((l) => l.namespace),
+        queue,
+      ).to.have.members(modes.map((mode) => namespaceOf[mode]));
       const messages = logs.map((l) => l.msg);
       const requested = messages.indexOf('shutdown requested: draining in-flight tasks');
       expect(requested, messages.join(' | ')).to.be.greaterThan(-1);
@@ -162,9 +172,16 @@ describe('worker processes', function () {
   });
 
   it('exits 78 with a message naming each bad variable when the configuration is invalid', async () => {
-    worker = spawnWorker(TASK_QUEUES.lifecycle, { WORKER_MODES: 'nonsense', TEMPORAL_ADDRESS: 'not an address' });
+    worker = spawnWorker(TASK_QUEUES.lifecycle, {
+      WORKER_MODES: 'nonsense',
+      TEMPORAL_ADDRESS: 'not an address',
+      WORKER_NICE: '20', // above what nice allows
+    });
     expect(await worker.exited).to.equal(78);
-    expect(worker.stderr()).to.contain('WORKER_MODES is invalid').and.to.contain('TEMPORAL_ADDRESS is invalid');
+    expect(worker.stderr())
+      .to.contain('WORKER_MODES is invalid')
+      .and.to.contain('TEMPORAL_ADDRESS is invalid')
+      .and.to.contain('WORKER_NICE');
     expect(worker.stdoutLines()).to.deep.equal([]);
   });
 });

@@ -105,6 +105,7 @@ async function profilePids(profile: ProductionProfile): Promise<Record<string, n
   }
   pids['webhooks worker'] = await profile.pidOf('apps:worker-webhooks');
   pids['lifecycle worker'] = await profile.pidOf('apps:worker-lifecycle');
+  pids['placements worker'] = await profile.pidOf('apps:worker-placements');
   pids['Temporal server'] = await profile.pidOf('temporal');
   pids['TLS proxy (Caddy)'] = await profile.pidOf('proxy');
   return pids;

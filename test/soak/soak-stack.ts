@@ -18,7 +18,13 @@ import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
 import { createOwnTemporal } from '../support/own-temporal';
 import { killGroup } from '../support/processes';
-import { startApi, startLifecycleWorker, startWebhooksWorker, type ServiceProcess } from '../support/service-processes';
+import {
+  startApi,
+  startLifecycleWorker,
+  startPlacementsWorker,
+  startWebhooksWorker,
+  type ServiceProcess,
+} from '../support/service-processes';
 import type { TestTenant } from '../support/tenants';
 import { startWebhookReceiver } from '../support/webhook-receiver';
 import { localWebhookConfig, localWebhookEnv } from '../support/webhooks';
@@ -79,14 +85,15 @@ export async function startSoakStack(log: (line: string) => void): Promise<SoakS
   };
   const started: ServiceProcess[] = [];
   try {
-    log('starting the production API, the sandbox API and both workers (compiled)');
-    const [productionApi, sandboxApi, webhooksWorker, lifecycleWorker] = await Promise.all([
+    log('starting the production API, the sandbox API and the webhooks, lifecycle and placements workers (compiled)');
+    const [productionApi, sandboxApi, webhooksWorker, lifecycleWorker, placementsWorker] = await Promise.all([
       startApi({ ...shared, API_MODE: 'production', DATABASE_URL: pg.databaseUrl }, 'dist/api/server.js'),
       startApi({ ...shared, API_MODE: 'sandbox', DATABASE_URL: pg.databaseUrl }, 'dist/api/server.js'),
       startWebhooksWorker(workerEnv(shared, pg), 'dist/workers/webhooks.js'),
       startLifecycleWorker(workerEnv(shared, pg), 'dist/workers/lifecycle.js'),
+      startPlacementsWorker(workerEnv(shared, pg), 'dist/workers/placements.js'),
     ]);
-    started.push(productionApi, sandboxApi, webhooksWorker, lifecycleWorker);
+    started.push(productionApi, sandboxApi, webhooksWorker, lifecycleWorker, placementsWorker);
     const tenants = await seedTenants(pg, redis, webhooks, receiver.url);
     return {
       name: 'dev',
@@ -101,6 +108,7 @@ export async function startSoakStack(log: (line: string) => void): Promise<SoakS
         'sandbox API': sandboxApi.child.pid,
         'webhooks worker': webhooksWorker.child.pid,
         'lifecycle worker': lifecycleWorker.child.pid,
+        'placements worker': placementsWorker.child.pid,
         'Temporal dev server': temporal.pid(),
       }),
       async stop() {

@@ -84,6 +84,16 @@ export async function startLifecycleWorker(
   return proc;
 }
 
+/** Starts the placements worker and resolves once it polls its task queue. */
+export async function startPlacementsWorker(
+  env: Record<string, string>,
+  entry = 'workers/placements.ts',
+): Promise<ServiceProcess> {
+  const proc = spawnService(entry, { LOG_LEVEL: 'info', ...env });
+  await untilReady(proc, 'placements worker', () => proc.output().includes('polling task queue placements'));
+  return proc;
+}
+
 /** Waits for `ready`; a process that exits first or never gets ready is killed and its output reported. */
 async function untilReady(proc: ServiceProcess, name: string, ready: () => boolean | Promise<boolean>): Promise<void> {
   try {
