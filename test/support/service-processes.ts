@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { TASK_QUEUES, type TaskQueueName } from '../../core/temporal/names';
 import { testEnv } from './env';
 import { NO_TEMPORAL_ADDRESS, isolatedEnv, kindOfEntry } from './isolation';
 import { freePort } from './ports';
@@ -64,35 +65,23 @@ export async function startApi(env: Record<string, string>, entry = 'api/server.
   return { ...proc, baseUrl };
 }
 
-/** Starts the webhooks worker and resolves once it polls its task queue. */
-export async function startWebhooksWorker(
+/** Starts the worker process of `queue` (`entry`: its source, or its compiled file) and resolves once it polls it. */
+async function startWorkerProcess(
+  queue: TaskQueueName,
   env: Record<string, string>,
-  entry = 'workers/webhooks.ts',
+  entry = `workers/${queue}.ts`,
 ): Promise<ServiceProcess> {
   const proc = spawnService(entry, { LOG_LEVEL: 'info', ...env });
-  await untilReady(proc, 'webhooks worker', () => proc.output().includes('polling task queue webhooks'));
+  await untilReady(proc, `${queue} worker`, () => proc.output().includes(`polling task queue ${queue}`));
   return proc;
 }
 
-/** Starts the lifecycle worker and resolves once it polls its task queue. */
-export async function startLifecycleWorker(
-  env: Record<string, string>,
-  entry = 'workers/lifecycle.ts',
-): Promise<ServiceProcess> {
-  const proc = spawnService(entry, { LOG_LEVEL: 'info', ...env });
-  await untilReady(proc, 'lifecycle worker', () => proc.output().includes('polling task queue lifecycle'));
-  return proc;
-}
-
-/** Starts the placements worker and resolves once it polls its task queue. */
-export async function startPlacementsWorker(
-  env: Record<string, string>,
-  entry = 'workers/placements.ts',
-): Promise<ServiceProcess> {
-  const proc = spawnService(entry, { LOG_LEVEL: 'info', ...env });
-  await untilReady(proc, 'placements worker', () => proc.output().includes('polling task queue placements'));
-  return proc;
-}
+export const startWebhooksWorker = (env: Record<string, string>, entry?: string) =>
+  startWorkerProcess(TASK_QUEUES.webhooks, env, entry);
+export const startLifecycleWorker = (env: Record<string, string>, entry?: string) =>
+  startWorkerProcess(TASK_QUEUES.lifecycle, env, entry);
+export const startPlacementsWorker = (env: Record<string, string>, entry?: string) =>
+  startWorkerProcess(TASK_QUEUES.placements, env, entry);
 
 /** Waits for `ready`; a process that exits first or never gets ready is killed and its output reported. */
 async function untilReady(proc: ServiceProcess, name: string, ready: () => boolean | Promise<boolean>): Promise<void> {
