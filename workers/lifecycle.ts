@@ -1,9 +1,10 @@
 /**
  * Worker process for the `lifecycle` task queue (one `debt-<id>` workflow per debt, each plan's instalment
  * reminders, and the test-mode payment processor's `test-payment-<attemptId>` timers), serving production and
- * sandbox by default. Placements' imports run in a process of their own (workers/placements.ts). Each mode also runs an outbox relay here with the debt lifecycle consumer, which starts a
- * debt's workflow when its `debt.created` event commits (a placement's rows too), and the debtor notifications
- * consumer, which mails (production) or records (sandbox) what debtors are told.
+ * sandbox by default; placements' imports run in a process of their own (workers/placements.ts). Each mode also
+ * runs an outbox relay here with the debt lifecycle consumer, which starts a debt's workflow when its `debt.created`
+ * event commits (a placement's rows too), and the debtor notifications consumer, which mails (production) or records
+ * (sandbox) what debtors are told.
  */
 import { createDebtLifecycleActivities } from '../activities/debt-lifecycle';
 import { createDebtorNotificationActivities } from '../activities/debtor-notifications';

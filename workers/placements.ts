@@ -17,7 +17,7 @@ import { runWorker } from '../core/temporal/worker-process';
 const PLACEMENT_ACTIVITY_SLOTS = 4;
 
 /** The nice value the process lowers itself to unless `WORKER_NICE` says otherwise. */
-export const PLACEMENTS_NICE = 10;
+const PLACEMENTS_NICE = 10;
 
 void runWorker({
   taskQueue: TASK_QUEUES.placements,

@@ -311,10 +311,12 @@ function peaksOf(stack: BenchStack): Peak[] {
   return processesOf(stack).map((p) => ({ ...p, peakMiB: peakMemoryMiB(p.pid) }));
 }
 
-/** Every process that shares the machine's cores during an import: the stack's, the services', and this one. */
+/**
+ * Every process that shares the machine's cores during an import: the stack's, the services', and this one (the
+ * "load generator", which here also runs the mail sink and both webhook receivers).
+ */
 function cpuProcesses(stack: BenchStack): ProcessSet {
   const set: ProcessSet = sharedProcesses();
-  set['load generator'] = () => [process.pid]; // here also the mail sink and both webhook receivers
   for (const p of processesOf(stack)) {
     const name = set[p.process] ? `${p.process} ${p.pid}` : p.process;
     set[name] = () => [p.pid];

@@ -1,8 +1,9 @@
 /**
  * The whole stack of the end-to-end scenarios (burst.bench.ts, placements.bench.ts), as production runs it: a scratch
  * database of its own (migrated), a Temporal dev server, the compiled API, the lifecycle worker, one or more webhooks
- * workers and the placements worker (each its own process, compiled), a webhook receiver, the bench process's maildev sink, and a
- * document directory of its own shared by the API and the workers (an uploaded placement is read by the worker).
+ * workers and the placements worker (each its own process, compiled), a webhook receiver, the bench process's maildev
+ * sink, and a document directory of its own shared by the API and the workers (an uploaded placement is read by the
+ * placements worker).
  * Stopping it drops the database.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -10,7 +9,7 @@ import { TASK_QUEUES, workflowIds, type TaskQueueName } from '../../core/tempora
 import { diagnosticProbeWorkflow } from '../../workflows/diagnostics';
 import { freePort } from '../bench/support';
 import { testEnv } from '../support/env';
-import { killGroup, nodeCommand } from '../support/processes';
+import { killGroup, nodeCommand, threadNiceValues } from '../support/processes';
 import { DEV_SERVER_NAMESPACES, startDevServer } from '../support/temporal';
 
 const ROOT = join(__dirname, '..', '..');
@@ -45,19 +44,6 @@ function spawnWorker(queue: TaskQueueName, vars: Record<string, string>): Worker
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return { child, stdoutLines: () => stdout.split('\n').filter(Boolean), stderr: () => stderr, exited };
-}
-
-/** The nice value of each thread of process `pid` (field 19 of /proc/<pid>/task/<tid>/stat); one that ended meanwhile is skipped. */
-function threadNiceValues(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      return []; // the thread ended between the listing and the read
-    }
-    return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
-  });
 }
 
 describe('worker processes', function () {

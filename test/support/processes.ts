@@ -1,5 +1,6 @@
 /** How tests start and clean up the project's processes, each in its own process group (`detached: true`). */
 import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * The command that runs an entry point as one node process: a `.ts` source through tsx's loader (`node --import tsx`),
@@ -30,4 +31,20 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The nice value (CPU priority) of each thread of process `pid`: field 19 of /proc/<pid>/task/<tid>/stat (Linux). A
+ * thread that ended between the listing and the read is skipped.
+ */
+export function threadNiceValues(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      return [];
+    }
+    return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+  });
 }
