@@ -6,9 +6,9 @@
  * returned to the caller, to be shown once to the user who asked, and the message it would have sent is recorded.
  */
 import { findDebtRow } from '../debts/debts';
-import { recordNotifications } from '../notifications/debtor-notifications';
+import { claimNotification, recordNotifications } from '../notifications/debtor-notifications';
 import {
-  deliverNotification,
+  deliverClaimed,
   type DeliveryOutcome,
   type NotificationSenderDeps,
 } from '../notifications/notification-sender';
@@ -65,8 +65,11 @@ export async function sendNewPortalLink(
   const debt = await requireDebt(db, actor, debtId);
   const organizationId = actor.organizationId;
   // The change (the old link revoked, the new message on record) and its audit entry commit together; what became of
-  // the mail is the message's own record (the Notifications page), since the mail cannot join the transaction.
-  const id = await db.transaction(async (trx) => {
+  // the mail is the message's own record (the Notifications page), since the mail cannot join the transaction. The
+  // message is claimed in the same transaction, so the mail dispatcher (which polls for pending rows) cannot take it
+  // first and leave this page without its outcome (or, in the sandbox, without the link to show); if this process dies
+  // before handling it, the claim expires and the dispatcher sends it.
+  const claimed = await db.transaction(async (trx) => {
     // The old link stops working whatever happens next: that is what the user asked for.
     await revokePortalLink(trx, { organizationId, debtId: debt.id });
     const [recorded] = await recordNotifications(trx, [
@@ -77,9 +80,10 @@ export async function sendNewPortalLink(
       target: debt.id,
       details: { notificationId: recorded },
     });
-    return recorded!;
+    return (await claimNotification(trx, recorded!))!;
   });
-  const outcome = await deliverNotification(deps, id);
+  const { id } = claimed;
+  const outcome = await deliverClaimed(deps, claimed);
   const row = await db('debtor_notifications').where({ id }).first<{ reason: string | null }>('reason');
   let sandboxLink: string | undefined;
   if (mode === 'sandbox' && outcome === 'recorded') {
