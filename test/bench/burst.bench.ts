@@ -103,22 +103,32 @@ export async function runBurst(target: BurstTarget, debts: number, webhooksWorke
     });
     if (res.status !== 201) throw new Error(`POST /v1/debts answered ${res.status}: ${await res.text()}`);
   });
-  // A raise that fails ends the burst with its own error, not with the pinger's once the stack is gone.
-  await raising.catch(async (err: unknown) => {
+  // A raise or a wait that fails ends the burst with its own error, not with the pinger's once the stack is gone (an
+  // unhandled rejection that ended the whole bench before its summary).
+  const stopPinging = async () => {
     pinging = false;
     await pinger.catch(() => undefined);
+  };
+  const timings = await (async () => {
+    await raising;
+    const raiseSeconds = (Date.now() - started) / 1000;
+    const received = () => target.receiver.requests.filter((r) => r.body.type === 'debt.created').length;
+    const deliveredSeconds = await secondsUntil(started, 'every debt.created to be received', async () => {
+      return received() >= debts;
+    });
+    const lifecycleStartedSeconds = await secondsUntil(started, 'every lifecycle to start', () =>
+      target.lifecycleStarted(debts),
+    );
+    const mailed = target.mailed;
+    const mailedSeconds = mailed
+      ? await secondsUntil(started, 'every portal mail to be sent', () => mailed(debts))
+      : NaN;
+    return { raiseSeconds, deliveredSeconds, lifecycleStartedSeconds, mailedSeconds };
+  })().catch(async (err: unknown) => {
+    await stopPinging();
     throw err;
   });
-  const raiseSeconds = (Date.now() - started) / 1000;
-  const received = () => target.receiver.requests.filter((r) => r.body.type === 'debt.created').length;
-  const deliveredSeconds = await secondsUntil(started, 'every debt.created to be received', async () => {
-    return received() >= debts;
-  });
-  const lifecycleStartedSeconds = await secondsUntil(started, 'every lifecycle to start', () =>
-    target.lifecycleStarted(debts),
-  );
-  const mailed = target.mailed;
-  const mailedSeconds = mailed ? await secondsUntil(started, 'every portal mail to be sent', () => mailed(debts)) : NaN;
+  const { raiseSeconds, deliveredSeconds, lifecycleStartedSeconds, mailedSeconds } = timings;
   pinging = false;
   await pinger;
   const receipts = new Map(target.receiver.requests.map((r) => [r.body.id, r.receivedAt]));
