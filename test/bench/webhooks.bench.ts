@@ -3,8 +3,8 @@
  * local receiver, through the real relay, Temporal dev server, worker process and signed HTTP. Prints deliveries/s,
  * p50/p99 commit→receipt at half that rate, the same again while 1,000 deliveries of another tenant are owed to
  * one tarpit receiver (accepts, never answers: as many in flight as admission lets one organisation have, the rest
- * waiting outside the server; reported too: while they arrive, a burst), and the same server's
- * throughput for a no-op workflow running one no-op activity (the engine's floor), as a ratio. Targets:
+ * waiting outside the server; reported too: while they arrive, a burst), and the same server's throughput for a
+ * no-op workflow running one no-op activity (the engine's floor), as a ratio. Targets:
  * ≥ 0.9× the floor, p99 < 500 ms at half load, with and without the tarpit. "Commit" is the event's created_at (its
  * transaction's start), so the latency is if anything overstated. Standalone: `npx tsx test/bench/webhooks.bench.ts`.
  *   WEBHOOK_BENCH_EVENTS=1000 WEBHOOK_BENCH_PACED_SECONDS=10 WEBHOOK_BENCH_TARPIT_EVENTS=1000
@@ -148,8 +148,8 @@ async function paced(rig: Rig, rate: number, seconds: number, partial = false) {
  * Another tenant's receiver accepts and never answers. `count` of its events are raised, and the paced run for the
  * bench tenant starts as soon as their deliveries are recorded and the admitted ones started (`burst`: their first
  * tasks still arriving); then, once those have had their first task (each attempt hanging on the tarpit), the paced
- * run again (`queued`, the target's case). Returns
- * both runs' latencies; the tarpit is released (and closed) afterwards.
+ * run again (`queued`, the target's case). Returns both runs' latencies; the tarpit is released (and closed)
+ * afterwards.
  */
 async function pacedBehindTarpit(rig: RunningRig, count: number, rate: number, seconds: number) {
   const tarpit = await startWebhookReceiver();
@@ -159,7 +159,7 @@ async function pacedBehindTarpit(rig: RunningRig, count: number, rate: number, s
     const hanging = await benchTenant(rig.db, 'Bench webhooks tarpit');
     await configureReceiver(localWebhookConfig(), hanging.organizationId, tarpit.url, rig.db);
     await inParallel(count, CONCURRENCY, async () => void (await raisePing(rig, hanging)));
-    await everyDeliveryStarted(rig, hanging.organizationId, count);
+    await tarpitDeliveriesAdmitted(rig, hanging.organizationId, count);
     const burst = await paced(rig, rate, seconds, true);
     await firstAttemptsTaken(rig); // now the 1,000 are owed to the tarpit, as in steady state, not arriving
     const queued = await paced(rig, rate, seconds, true);
@@ -177,7 +177,7 @@ async function pacedBehindTarpit(rig: RunningRig, count: number, rate: number, s
  * timeout, so the rest stay owed in PostgreSQL and are started as those end. That is the steady state of a receiver
  * that hangs: a bounded number of its deliveries in the server, the rest waiting their turn outside it.
  */
-async function everyDeliveryStarted(rig: Rig, organizationId: string, count: number): Promise<void> {
+async function tarpitDeliveriesAdmitted(rig: Rig, organizationId: string, count: number): Promise<void> {
   const admitted = Math.min(count, DELIVERIES_IN_FLIGHT_PER_ORGANIZATION);
   await waitFor(
     async () => {
