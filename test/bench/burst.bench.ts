@@ -128,19 +128,23 @@ export async function runBurst(target: BurstTarget, debts: number, webhooksWorke
     await raising;
     const raiseSeconds = (Date.now() - started) / 1000;
     const received = () => target.receiver.requests.filter((r) => r.body.type === 'debt.created').length;
+    const drainMs = drainTimeoutMs(debts);
     const deliveredSeconds = await secondsUntil(
       started,
-      drainTimeoutMs(debts),
+      drainMs,
       'every debt.created to be received',
       async () => received() >= debts,
-      () => `${received()} of ${debts} received, ${(received() / ((Date.now() - started) / 1000)).toFixed(1)}/s`,
+      () => {
+        const arrived = received();
+        return `${arrived} of ${debts} received, ${(arrived / ((Date.now() - started) / 1000)).toFixed(1)}/s`;
+      },
     );
-    const lifecycleStartedSeconds = await secondsUntil(started, drainTimeoutMs(debts), 'every lifecycle to start', () =>
+    const lifecycleStartedSeconds = await secondsUntil(started, drainMs, 'every lifecycle to start', () =>
       target.lifecycleStarted(debts),
     );
     const mailed = target.mailed;
     const mailedSeconds = mailed
-      ? await secondsUntil(started, drainTimeoutMs(debts), 'every portal mail to be sent', () => mailed(debts))
+      ? await secondsUntil(started, drainMs, 'every portal mail to be sent', () => mailed(debts))
       : NaN;
     return { raiseSeconds, deliveredSeconds, lifecycleStartedSeconds, mailedSeconds };
   })().catch(async (err: unknown) => {
