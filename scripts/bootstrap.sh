@@ -4,7 +4,7 @@
 # dependencies, PostgreSQL, Redis, the Temporal CLI (dev server), the databases and their migrations. With
 # --with-tests (`npm test`, the bench, fuzzing, chaos) also what only the tests use: Chromium, the time-skipping test
 # server, Schemathesis, the S3-compatible server and the tests' own PostgreSQL clusters and Redis server. With
-# --with-stage (`npm run stage`, the production profile) also Caddy, supervisor and the real Temporal server and Web UI
+# --with-stage (`npm run stage`, the production profile) also HAProxy, supervisor and the real Temporal server and Web UI
 # built from source; --with-tests includes those (the tests run the profile). A re-run only checks.
 set -euo pipefail
 
@@ -75,7 +75,7 @@ started=$SECONDS
 # printed when they are done.
 packages=(postgresql redis-server python3-venv)
 $with_tests && packages+=(chromium)
-$with_stage && packages+=(caddy supervisor)
+$with_stage && packages+=(haproxy supervisor)
 apt_log="$RUN_DIR/bootstrap-apt.log"
 ensure_apt_packages "${packages[@]}" >"$apt_log" 2>&1 9>&- &
 apt_pid=$!

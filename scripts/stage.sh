@@ -2,7 +2,7 @@
 # shellcheck source-path=SCRIPTDIR
 # The production profile (`npm run stage`, docs/operators/production-profile.md): the whole stack as production runs
 # it, on this machine. APP_ENV=production; secrets generated once into a state directory outside the work tree;
-# Caddy terminating TLS (a local CA's certificate) in front of both hosts and the Temporal Web UI; a real Temporal
+# HAProxy terminating TLS (a local CA's certificate) in front of both hosts and the Temporal Web UI; a real Temporal
 # server on PostgreSQL; PostgreSQL and Redis (AOF on) of the profile's own; the compiled apps, API_PROCESSES > 1,
 # under supervisor, which restarts a process that dies.
 #

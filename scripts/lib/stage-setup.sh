@@ -241,11 +241,11 @@ start_stage_platform() {
   fi
   # Supervisor hands its processes the environment it was started with, and the proxy and the Temporal server read
   # their files once (the dynamic configuration's cache sizes too): different settings or a changed file (a
-  # deployment's new Caddyfile) need a new one.
+  # deployment's new haproxy.cfg) need a new one.
   local settings
   settings=$({
     stage_process_env
-    cat "$STAGE_SUPERVISOR_CONF" "$STAGE_ROOT/ops/Caddyfile" "$STAGE_ROOT/ops/stage/temporal.yaml" \
+    cat "$STAGE_SUPERVISOR_CONF" "$STAGE_ROOT/ops/haproxy.cfg" "$STAGE_ROOT/ops/stage/temporal.yaml" \
       "$STAGE_TEMPORAL_DYNAMIC_CONFIG"
   } | sha256sum | cut -d' ' -f1)
   if stage_supervisor_running && [[ $(cat "$STAGE_RUN_DIR/settings" 2>/dev/null) != "$settings" ]]; then

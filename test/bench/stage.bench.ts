@@ -31,7 +31,6 @@ import {
   type BurstTarget,
 } from './burst.bench';
 import { check, compare, figure, newReport, recordMemory, type BenchReport } from './report';
-import { pidsNamed } from './cpu';
 import { interleaved, load, peakMemoryMiB, processAndChildren } from './support';
 import { noopWorkflowFloor, type FloorServer } from './workflow-floor';
 
@@ -63,7 +62,7 @@ async function stageTenant(profile: ProductionProfile, name: string): Promise<St
   return { organizationId: org.id, authorization: `Bearer ${secret}` };
 }
 
-/** The proxy's cost: the same request through Caddy (https) and straight to the API processes' loopback port. */
+/** The proxy's cost: the same request through HAProxy (https) and straight to the API processes' loopback port. */
 async function proxyOverhead(
   profile: ProductionProfile,
   tenant: StageTenant,
@@ -75,9 +74,10 @@ async function proxyOverhead(
   // Where each request's CPU goes: on two shared cores the proxy's TLS and proxying, and the load generator's own
   // TLS, come out of the same budget the API processes answer from.
   const apiPrimary = await profile.pidOf('apps:api-production');
+  const proxy = await profile.pidOf('proxy');
   const cpu = {
     'API processes': () => processAndChildren(apiPrimary),
-    'TLS proxy (Caddy)': () => pidsNamed('caddy'),
+    'TLS proxy (HAProxy)': () => [proxy],
     'load generator': () => [process.pid],
   };
   // A fresh instance's processes are cold (JIT, connection pools, the key cache): a few seconds of each first.

@@ -271,10 +271,11 @@ describe('docker-compose.yml matches the production profile', function () {
   const profileScript = read('scripts/lib/temporal-server.sh');
   const versionIn = (name: string) => new RegExp(`^${name}=v?(\\S+)$`, 'm').exec(profileScript)?.[1];
 
-  it('runs the proxy from ops/Caddyfile, the file the profile runs, and only the proxy publishes an app', function () {
+  it('runs the proxy from ops/haproxy.cfg, the file the profile runs, and only the proxy publishes an app', function () {
     const proxy = compose.services.proxy!;
-    expect(proxy.volumes).to.include('./ops/Caddyfile:/etc/caddy/Caddyfile:ro');
-    expect(read('ops/stage/supervisord.conf')).to.contain('/ops/Caddyfile --adapter caddyfile');
+    expect(proxy.volumes).to.include('./ops/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro');
+    const supervisor = read('ops/stage/supervisord.conf');
+    expect(supervisor).to.contain('/usr/sbin/haproxy -db -f %(ENV_STAGE_ROOT)s/ops/haproxy.cfg');
     const published = Object.entries(compose.services)
       .filter(([, service]) => ((service as { ports?: string[] }).ports ?? []).length > 0)
       .map(([name]) => name);
@@ -289,11 +290,20 @@ describe('docker-compose.yml matches the production profile', function () {
     const env = environment(proxy);
     expect(env.UPSTREAM_API_PRODUCTION).to.equal('api-production:3000');
     expect(env.UPSTREAM_API_SANDBOX).to.equal('api-sandbox:3000');
+    // Both give the proxy exactly the variables its file reads: one missing would start it with an empty address.
+    const readByFile = [...read('ops/haproxy.cfg').matchAll(/\$\{([A-Z_]+)\}/g)].map((m) => m[1]!);
+    const profileEnv = /\[program:proxy\][^[]*?\nenvironment = (.*)/.exec(supervisor)?.[1] ?? '';
+    const givenByProfile = [...profileEnv.matchAll(/(?:^|,)([A-Z_]+)=/g)].map((m) => m[1]!);
+    expect(new Set(readByFile)).to.deep.equal(new Set(Object.keys(env)));
+    expect(new Set(readByFile)).to.deep.equal(new Set(givenByProfile));
   });
 
-  it('names the versions the profile runs: Caddy, Temporal server and admin tools, the Web UI, PostgreSQL, Redis, maildev', function () {
-    const caddy = /v?(\d+\.\d+\.\d+)/.exec(execFileSync('caddy', ['version'], { encoding: 'utf8' }))?.[1];
-    expect(compose.services.proxy?.image).to.equal(`caddy:${caddy}`);
+  it('names the versions the profile runs: HAProxy, Temporal server and admin tools, the Web UI, PostgreSQL, Redis, maildev', function () {
+    // `haproxy -v` prints "HAProxy version 2.6.12-1+deb12u4 …": Debian's build of the image's version.
+    const haproxy = /version (\d+\.\d+\.\d+)/.exec(
+      execFileSync('/usr/sbin/haproxy', ['-v'], { encoding: 'utf8' }),
+    )?.[1];
+    expect(compose.services.proxy?.image).to.equal(`haproxy:${haproxy}`);
     expect(compose.services.temporal?.image).to.equal(`temporalio/server:${versionIn('TEMPORAL_SERVER_VERSION')}`);
     expect(compose.services['temporal-setup']?.image).to.equal(
       `temporalio/admin-tools:${versionIn('TEMPORAL_SERVER_VERSION')}`,

@@ -1,6 +1,6 @@
 /**
  * The soak's stack on the production profile (`npm run soak -- --profile`): an instance of `npm run stage` of the
- * soak's own (`stagesoak`, ports from 18800: Caddy terminating TLS, the real Temporal server on PostgreSQL, two API
+ * soak's own (`stagesoak`, ports from 18800: HAProxy terminating TLS, the real Temporal server on PostgreSQL, two API
  * processes per host under supervisor, APP_ENV=production, maildev as the relay), reached through its proxy as
  * clients reach it. The tenants are seeded straight into its two databases (an organisation and a key are rows; the
  * webhook URL goes through the API, which seals its signing secret with the profile's own key), the debtor's portal
@@ -92,7 +92,7 @@ export async function startProfileSoakStack(log: (line: string) => void): Promis
   }
 }
 
-/** The profile's processes by name, fixed for the run: each API host's processes, the workers, Temporal, Caddy. */
+/** The profile's processes by name, fixed for the run: each API host's processes, the workers, Temporal, HAProxy. */
 async function profilePids(profile: ProductionProfile): Promise<Record<string, number | undefined>> {
   const pids: Record<string, number | undefined> = {};
   for (const [name, program] of [
@@ -107,6 +107,6 @@ async function profilePids(profile: ProductionProfile): Promise<Record<string, n
   pids['lifecycle worker'] = await profile.pidOf('apps:worker-lifecycle');
   pids['placements worker'] = await profile.pidOf('apps:worker-placements');
   pids['Temporal server'] = await profile.pidOf('temporal');
-  pids['TLS proxy (Caddy)'] = await profile.pidOf('proxy');
+  pids['TLS proxy (HAProxy)'] = await profile.pidOf('proxy');
   return pids;
 }
