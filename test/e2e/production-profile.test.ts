@@ -11,7 +11,7 @@
  */
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { FormData } from 'undici';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -23,6 +23,7 @@ import { workflowIds } from '../../core/temporal/names';
 import { PAGE_CSP } from '../../web/page';
 import { withBrowser } from '../support/browser';
 import { mailboxAt, type Mailbox, type ReceivedMail } from '../support/mail-sink';
+import { http2Request } from '../support/http2-request';
 import { goodRows, PLACEMENT_HEADER } from '../support/placements';
 import { threadNiceValues } from '../support/processes';
 import { postStripeEvent, startFakeStripeApi, stripeEvent, type FakeStripeApi } from '../support/fake-stripe-api';
@@ -156,6 +157,7 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
       await page.getByLabel('Name').fill('Stage CI');
       await page.getByLabel('debts:read').check();
       await page.getByLabel('debts:write').check();
+      await page.getByLabel('debts:documents:write').check();
       await page.getByRole('button', { name: 'Mint key' }).click();
       apiKey = (await page.locator('#secret').innerText()).trim();
       expect(apiKey).to.match(/^ak_live_[A-Za-z0-9]{40}$/);
@@ -345,6 +347,38 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
     const worker = await profile.pidOf('apps:worker-placements');
     expect(worker).to.be.greaterThan(0);
     expect(new Set(threadNiceValues(worker)), 'nice of its threads').to.deep.equal(new Set([10]));
+  });
+
+  it('a document uploaded over HTTP/2, as a browser sends it, streams through the proxy whole: 3 MiB, past its upload window', async () => {
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(3 * 1024 * 1024)]);
+    const boundary = `----profile${run}`;
+    const body = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="statement.pdf"\r\n` +
+          'Content-Type: application/pdf\r\n\r\n',
+      ),
+      pdf,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const authorization = `Bearer ${apiKey}`;
+    const uploaded = await http2Request(`${production}/v1/debts/${debt.id}/documents`, {
+      ca: profile.ca,
+      method: 'POST',
+      headers: { authorization, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
+    expect(uploaded.status, uploaded.body.toString()).to.equal(201);
+    expect(uploaded.alpnProtocol, 'the protocol agreed by ALPN').to.equal('h2');
+    expect(uploaded.headers['strict-transport-security']).to.equal('max-age=31536000; includeSubDomains');
+    const sha256 = createHash('sha256').update(pdf).digest('hex');
+    const document = JSON.parse(uploaded.body.toString()) as { id: string; size: number; sha256: string };
+    expect(document).to.include({ size: pdf.length, sha256 });
+    const content = await http2Request(`${production}/v1/debts/${debt.id}/documents/${document.id}/content`, {
+      ca: profile.ca,
+      headers: { authorization },
+    });
+    expect(content.status).to.equal(200);
+    expect(createHash('sha256').update(content.body).digest('hex')).to.equal(sha256);
   });
 
   it('the Temporal Web UI, through the proxy, finds the debt’s workflow by its DebtId search attribute', async () => {
