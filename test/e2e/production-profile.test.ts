@@ -13,7 +13,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { FormData } from 'undici';
+import { FormData, Response } from 'undici';
 import type { BrowserContext, Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../core/platform/project-root';
 import { RedactedSecret } from '../../core/platform/payment-config';
@@ -351,20 +351,16 @@ describe('the production profile, through https (scripts/stage.sh)', function ()
 
   it('a document uploaded over HTTP/2, as a browser sends it, streams through the proxy whole: 3 MiB, past its upload window', async () => {
     const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(3 * 1024 * 1024)]);
-    const boundary = `----profile${run}`;
-    const body = Buffer.concat([
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="statement.pdf"\r\n` +
-          'Content-Type: application/pdf\r\n\r\n',
-      ),
-      pdf,
-      Buffer.from(`\r\n--${boundary}--\r\n`),
-    ]);
+    // The form encoded by undici, as the placement's upload above is, then sent over HTTP/2 as one body.
+    const form = new FormData();
+    form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'statement.pdf');
+    const encoded = new Response(form);
+    const body = Buffer.from(await encoded.arrayBuffer());
     const authorization = `Bearer ${apiKey}`;
     const uploaded = await http2Request(`${production}/v1/debts/${debt.id}/documents`, {
       ca: profile.ca,
       method: 'POST',
-      headers: { authorization, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      headers: { authorization, 'content-type': encoded.headers.get('content-type')! },
       body,
     });
     expect(uploaded.status, uploaded.body.toString()).to.equal(201);

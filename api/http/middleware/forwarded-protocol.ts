@@ -13,7 +13,8 @@ import type { ApiState } from '../route-definition';
 
 /**
  * The protocol a trusted proxy says the client used: the last entry of `X-Forwarded-Proto` (a proxy that appends
- * writes its own last; HAProxy, Caddy and nginx can overwrite it with theirs), or undefined when the header is not to be believed.
+ * writes its own last; HAProxy, Caddy and nginx can overwrite it with theirs), or undefined when the header is not
+ * to be believed.
  */
 export function forwardedProtocolOf(
   trusted: readonly AddressRange[],
