@@ -17,6 +17,7 @@ import { configOrExit, loadConfig, processEnv, type Mode } from '../core/platfor
 import { loadWorkerConfig, type WorkerConfig } from '../core/platform/worker-config';
 import { createDb, pingDb } from '../core/platform/db';
 import { PROJECT_ROOT } from '../core/platform/project-root';
+import { devServerStoreArgs } from '../core/temporal/dev-server-store';
 import { fairnessDevServerArgs } from '../core/temporal/fairness';
 import { SEARCH_ATTRIBUTES, TASK_QUEUES, WORKER_PROCESS_QUEUES } from '../core/temporal/names';
 import { stopWhenOrphaned } from './stop-when-orphaned';
@@ -216,7 +217,7 @@ async function ensureTemporal(address: string, uiUrl: string, namespaces: string
   } else {
     const [ip = '127.0.0.1', port = '7233'] = address.split(':');
     const args = ['server', 'start-dev', '--ip', ip, '--port', port, '--ui-port', new URL(uiUrl).port || '8233'];
-    args.push('--db-filename', path.join(CACHE, 'temporal-dev.db'));
+    args.push(...devServerStoreArgs(path.join(CACHE, 'temporal-dev.db'))); // core/temporal/dev-server-store.ts: why
     for (const ns of namespaces) args.push('--namespace', ns);
     for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${sa}=Keyword`);
     args.push(...fairnessDevServerArgs()); // tenants share the task queues fairly (core/temporal/fairness.ts)

@@ -77,7 +77,7 @@ function groupPids(group: number): number[] {
 
 /** Runs `work` with a Temporal dev server and the real lifecycle worker process on the bench database. */
 async function withLifecycleWorker(ctx: BenchContext, work: (processes: ProcessSet) => Promise<void>): Promise<void> {
-  const temporal = await startDevServer();
+  const temporal = await startDevServer({ persisted: true });
   let worker: ServiceProcess | undefined;
   try {
     await skipOutboxBacklog(ctx.db);

@@ -223,7 +223,7 @@ export async function benchLifecycle(
 ): Promise<LifecycleBenchResult> {
   const debts = options.debts ?? Number(process.env.LIFECYCLE_BENCH_DEBTS ?? 1000);
   const openDebts = options.openDebts ?? Number(process.env.LIFECYCLE_BENCH_OPEN_DEBTS ?? 10_000);
-  const temporal = await startDevServer();
+  const temporal = await startDevServer({ persisted: true });
   const db = createDb(testEnv.databaseUrl, { pool: { min: 0, max: 20 } });
   const raised = await createOrganization(db, { name: 'Bench lifecycle', mode: 'production' });
   const waiting = await createOrganization(db, { name: 'Bench lifecycle open debts', mode: 'production' });

@@ -32,7 +32,7 @@ export interface ReconcileBenchOptions {
 export async function benchReconcile(options: ReconcileBenchOptions): Promise<void> {
   const count = options.deliveries ?? 1_000_000;
   const db = createDb(options.databaseUrl, { pool: { min: 0, max: 4 }, unboundedStatements: true }); // the seeder
-  const temporal = await startDevServer();
+  const temporal = await startDevServer({ persisted: true });
   let organizationId: string | undefined;
   try {
     organizationId = await backlogTenant(db, count);

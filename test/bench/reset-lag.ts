@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const debts = Number(process.argv[2] ?? 20_000);
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? testEnv.databaseUrl;
   const db = createDb(databaseUrl, { pool: { min: 0, max: 8 }, unboundedStatements: true }); // the seeders
-  const temporal = await startDevServer();
+  const temporal = await startDevServer({ persisted: true });
   const logger = createLogger({ level: 'warn', name: 'reset-lag' });
   const sandbox = await createOrganization(db, { name: `reset-lag sandbox ${debts}`, mode: 'sandbox' });
   const production = await createOrganization(db, { name: 'reset-lag writer', mode: 'production' });

@@ -48,7 +48,7 @@ export async function startBenchStack(options: { database: string; webhooksWorke
   const databaseUrl = await createScratchDatabase(options.database);
   const db = createDb(databaseUrl, { pool: { min: 0, max: 4 } });
   await migrate(db, 'up');
-  const temporal = await startDevServer();
+  const temporal = await startDevServer({ persisted: true });
   const receiver = await startWebhookReceiver();
   const sink = await sharedMailSink();
   const documentDir = mkdtempSync(path.join(os.tmpdir(), 'bench-stack-documents-'));

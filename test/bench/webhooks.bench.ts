@@ -256,7 +256,7 @@ async function startRig(): Promise<RunningRig> {
   const webhooks = localWebhookConfig();
   const databaseUrl = await freshRigDatabase();
   const db = createDb(databaseUrl, { pool: { min: 0, max: 4 } }); // the bench's own reads and tenants
-  const temporal = await startDevServer();
+  const temporal = await startDevServer({ persisted: true });
   const receiver = await startWebhookReceiver();
   const redisUrl = process.env.BENCH_REDIS_URL ?? testEnv.redisUrl;
   const api = await startApiProcess(

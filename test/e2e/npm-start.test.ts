@@ -9,7 +9,9 @@
  * saying why. CI's clean machine always runs it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { PROJECT_ROOT } from '../../core/platform/project-root';
@@ -142,6 +144,16 @@ describe('npm start, then the README’s "Try it" (README command 1)', function 
     expect(described.status, `the Temporal UI's answer for ${workflowId}`).to.equal(200);
     const body = (await described.json()) as { workflowExecutionInfo?: { status?: string } };
     expect(body.workflowExecutionInfo?.status).to.equal('WORKFLOW_EXECUTION_STATUS_RUNNING');
+  });
+
+  it('keeps the Temporal dev server’s workflows in a file in write-ahead-log mode (core/temporal/dev-server-store.ts)', function () {
+    const dbFile = path.join(process.env.HOME!, '.cache', 'client-public-api', 'temporal-dev.db');
+    // Bytes 18 and 19 of a SQLite file's header are its write and read format versions: 2 in WAL mode, 1 with the
+    // rollback journal that is synced at every commit (SQLite's file format, section 1.3.4).
+    const header = readFileSync(dbFile).subarray(0, 100);
+    expect(header.subarray(0, 16).toString('latin1')).to.equal('SQLite format 3\0');
+    expect([header[18], header[19]], 'the write and read versions').to.deep.equal([2, 2]);
+    expect(existsSync(`${dbFile}-wal`), 'the write-ahead log beside it while the server runs').to.equal(true);
   });
 
   it('stops every process it started on Ctrl-C, and exits 0', async function () {

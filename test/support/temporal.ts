@@ -3,7 +3,8 @@
  * a dev server for everything a real server does, a time-skipping test server for business durations.
  * Both listen on ephemeral ports; callers `await env.teardown()`.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -15,6 +16,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { NAMESPACES, SEARCH_ATTRIBUTE_KEYS, SEARCH_ATTRIBUTES } from '../../core/temporal/names';
+import { devServerStoreArgs } from '../../core/temporal/dev-server-store';
 import { fairnessDevServerArgs } from '../../core/temporal/fairness';
 import { testEnv } from './env';
 
@@ -75,21 +77,37 @@ async function withStartupRetries(start: () => Promise<TestWorkflowEnvironment>)
   }
 }
 
-/** A dev server with one namespace per mode and our search attributes registered in each. */
-export async function startDevServer(): Promise<TestWorkflowEnvironment> {
+/**
+ * A dev server with one namespace per mode and our search attributes registered in each; its state in memory, or
+ * (`persisted`) in a file as `npm start` keeps it, removed at teardown: the benches measure what `npm start` runs.
+ */
+export async function startDevServer(options: { persisted?: boolean } = {}): Promise<TestWorkflowEnvironment> {
   quietSdkLogs();
   const [namespace, ...others] = DEV_SERVER_NAMESPACES;
-  return withStartupRetries(() =>
+  const stateDir = options.persisted ? mkdtempSync(join(tmpdir(), 'temporal-dev-')) : undefined;
+  const env = await withStartupRetries(() =>
     TestWorkflowEnvironment.createLocal({
       server: {
         executable: { type: 'existing-path', path: temporalCliPath() },
         namespace,
         searchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS),
         log: { format: 'json', level: 'error' },
-        extraArgs: [...others.flatMap((other) => ['--namespace', other]), ...fairnessDevServerArgs()],
+        extraArgs: [
+          ...others.flatMap((other) => ['--namespace', other]),
+          ...fairnessDevServerArgs(),
+          ...(stateDir ? devServerStoreArgs(join(stateDir, 'temporal-dev.db')) : []),
+        ],
       },
     }),
   );
+  if (stateDir) {
+    const teardown = env.teardown.bind(env);
+    env.teardown = async () => {
+      await teardown();
+      rmSync(stateDir, { recursive: true, force: true });
+    };
+  }
+  return env;
 }
 
 /**
