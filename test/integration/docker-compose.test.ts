@@ -132,7 +132,14 @@ describe('docker-compose.yml', function () {
   it('has every service of the production-like topology', function () {
     const infrastructure = ['postgres', 'redis', 'temporal-schema', 'temporal', 'temporal-ui', 'temporal-setup'];
     expect(Object.keys(compose.services)).to.include.members([...infrastructure, ...APP_SERVICES]);
-    expect(environment(compose.services.temporal ?? {}).DB).to.equal('postgres12');
+  });
+
+  it("gives the Temporal server the production profile's PostgreSQL driver (pgx), for both of its stores", function () {
+    // The profile's file is a Go template: its `{{ … }}` values are not YAML, the plugin names are plain lines.
+    const plugins = [...read('ops/stage/temporal.yaml').matchAll(/^\s+pluginName: (\S+)$/gm)].map((m) => m[1]);
+    expect(plugins).to.deep.equal(['postgres12_pgx', 'postgres12_pgx']);
+    // The image renders its own template, whose `DB` names the plugin of both stores.
+    expect(environment(compose.services.temporal ?? {}).DB).to.equal(plugins[0]);
   });
 
   it("gives PostgreSQL the production profile's max_connections, which Temporal's pools and the apps' need", function () {
