@@ -147,6 +147,7 @@ describe('npm start, then the README’s "Try it" (README command 1)', function 
   });
 
   it('keeps the Temporal dev server’s workflows in a file in write-ahead-log mode (core/temporal/dev-server-store.ts)', function () {
+    // The stack runs with HOME alone (no CLIENT_API_CACHE), so scripts/dev.ts keeps it in the cache's default place.
     const dbFile = path.join(process.env.HOME!, '.cache', 'client-public-api', 'temporal-dev.db');
     // Bytes 18 and 19 of a SQLite file's header are its write and read format versions: 2 in WAL mode, 1 with the
     // rollback journal that is synced at every commit (SQLite's file format, section 1.3.4).

@@ -85,21 +85,27 @@ export async function startDevServer(options: { persisted?: boolean } = {}): Pro
   quietSdkLogs();
   const [namespace, ...others] = DEV_SERVER_NAMESPACES;
   const stateDir = options.persisted ? mkdtempSync(join(tmpdir(), 'temporal-dev-')) : undefined;
-  const env = await withStartupRetries(() =>
-    TestWorkflowEnvironment.createLocal({
-      server: {
-        executable: { type: 'existing-path', path: temporalCliPath() },
-        namespace,
-        searchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS),
-        log: { format: 'json', level: 'error' },
-        extraArgs: [
-          ...others.flatMap((other) => ['--namespace', other]),
-          ...fairnessDevServerArgs(),
-          ...(stateDir ? devServerStoreArgs(join(stateDir, 'temporal-dev.db')) : []),
-        ],
-      },
-    }),
-  );
+  // Each attempt its own file: start-dev registers search attributes only on the namespaces it creates, so a retry
+  // on a file the timed-out attempt had begun would find them created and leave them without.
+  let attempt = 0;
+  const storeArgs = () => (stateDir ? devServerStoreArgs(join(stateDir, `temporal-dev-${++attempt}.db`)) : []);
+  let env: TestWorkflowEnvironment;
+  try {
+    env = await withStartupRetries(() =>
+      TestWorkflowEnvironment.createLocal({
+        server: {
+          executable: { type: 'existing-path', path: temporalCliPath() },
+          namespace,
+          searchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS),
+          log: { format: 'json', level: 'error' },
+          extraArgs: [...others.flatMap((other) => ['--namespace', other]), ...fairnessDevServerArgs(), ...storeArgs()],
+        },
+      }),
+    );
+  } catch (err) {
+    if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+    throw err;
+  }
   if (stateDir) {
     const teardown = env.teardown.bind(env);
     env.teardown = async () => {
