@@ -24,6 +24,7 @@ import { createLogger } from '../../core/platform/logger';
 import { resetSandboxTenant } from '../../core/sandbox/reset-tenant';
 import { NAMESPACES, WORKFLOW_TYPES } from '../../core/temporal/names';
 import { testEnv } from '../support/env';
+import { prepareTestSlot } from '../support/scratch-databases';
 import { startDevServer, uniqueTaskQueue } from '../support/temporal';
 import { seedDebts, seedPortalLinks } from './seed-debts';
 import { seedEventsAndDeliveries } from './seed-lists';
@@ -35,6 +36,7 @@ type Phase = 'before' | 'during' | 'after';
 async function main(): Promise<void> {
   const debts = Number(process.argv[2] ?? 20_000);
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? testEnv.databaseUrl;
+  if (databaseUrl === testEnv.databaseUrl) await prepareTestSlot(); // this process's slot: a fresh copy of the template
   const db = createDb(databaseUrl, { pool: { min: 0, max: 8 }, unboundedStatements: true }); // the seeders
   const temporal = await startDevServer({ persisted: true });
   const logger = createLogger({ level: 'warn', name: 'reset-lag' });

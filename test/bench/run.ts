@@ -100,7 +100,9 @@ async function main(): Promise<void> {
   // Like the tests, the bench keeps off the development stack: its own mail sink unless the caller named one.
   refuseDevStackConnections();
   process.env.SMTP_URL ??= (await sharedMailSink()).smtpUrl;
-  if (databaseUrl === testEnv.databaseUrl) await prepareTestSlot();
+  // The outbox, webhooks and lifecycle scenarios work in this process's test slot, as a test would (and quick mode's
+  // HTTP scenarios too): a fresh copy of the migrated template, which a machine where no test has run yet lacks.
+  await prepareTestSlot();
   const report = newReport({ quick, secondsPerLoad: duration, connections: 20 });
   buildCompiled(); // the API under test runs as production runs it, from dist/
   const db = createDb(databaseUrl, { pool: { min: 0, max: 4 }, unboundedStatements: true }); // the seeders
