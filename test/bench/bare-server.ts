@@ -135,6 +135,10 @@ function main(): void {
     ),
   );
   const app = new Koa();
+  // A load's end closes its connections, some mid-body: Koa would print each such `aborted` request's stack.
+  app.on('error', (err: Error & { code?: string }) => {
+    if (err.message !== 'aborted' && err.code !== 'ECONNRESET') console.error(err);
+  });
   if (process.env.DOCUMENT_DIR) app.use(rawUploadCeiling(process.env.DOCUMENT_DIR));
   app.use(async (ctx) => {
     const [, list] = ctx.path.split('/');
