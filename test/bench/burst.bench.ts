@@ -280,14 +280,17 @@ export async function benchBurst(options: { debts?: number; report?: BenchReport
           value: result.mailedSeconds,
           unit: 's',
         });
-        rig.workers.forEach((w, i) =>
-          recordMemory(
-            report,
-            `${i === 0 ? 'lifecycle worker' : `webhooks worker ${i}`} (burst, ${label})`,
-            w.child.pid!,
-            peakMemoryMiB(w.child.pid!),
-          ),
-        );
+        // Named by entry point: the stack runs the lifecycle worker, the webhooks workers, then the placements worker.
+        let webhooksWorker = 0;
+        for (const w of rig.workers) {
+          const runs = (entry: string) => w.child.spawnargs.some((a) => a.endsWith(entry));
+          const name = runs('workers/webhooks.js')
+            ? `webhooks worker ${++webhooksWorker}`
+            : runs('workers/placements.js')
+              ? 'placements worker'
+              : 'lifecycle worker';
+          recordMemory(report, `${name} (burst, ${label})`, w.child.pid!, peakMemoryMiB(w.child.pid!));
+        }
         for (const pid of childPids('start-dev'))
           recordMemory(report, `Temporal dev server (burst, ${label})`, pid, peakMemoryMiB(pid));
       }
