@@ -19,7 +19,7 @@ import { waitFor } from '../support/wait';
 import type { WebhookReceiver } from '../support/webhook-receiver';
 import { configureReceiver, localWebhookConfig } from '../support/webhooks';
 import { check, observe, recordMemory, type BenchReport, type Check } from './report';
-import { consumersCaughtUp, countOf, startBenchStack, stopBenchStack, type BenchStack } from './stack';
+import { consumersCaughtUp, countOf, startBenchStack, stopBenchStack, workersRunning, type BenchStack } from './stack';
 import { benchTenant, buildCompiled, childPids, peakMemoryMiB, percentile, type BenchTenant } from './support';
 import { inParallel, noopWorkflowFloor } from './workflow-floor';
 
@@ -280,17 +280,14 @@ export async function benchBurst(options: { debts?: number; report?: BenchReport
           value: result.mailedSeconds,
           unit: 's',
         });
-        // Named by entry point: the stack runs the lifecycle worker, the webhooks workers, then the placements worker.
-        let webhooksWorker = 0;
-        for (const w of rig.workers) {
-          const runs = (entry: string) => w.child.spawnargs.some((a) => a.endsWith(entry));
-          const name = runs('workers/webhooks.js')
-            ? `webhooks worker ${++webhooksWorker}`
-            : runs('workers/placements.js')
-              ? 'placements worker'
-              : 'lifecycle worker';
+        // Each worker named by the entry point it runs.
+        const workers = [
+          ...workersRunning(rig, 'lifecycle.js').map((w) => ({ name: 'lifecycle worker', w })),
+          ...workersRunning(rig, 'webhooks.js').map((w, i) => ({ name: `webhooks worker ${i + 1}`, w })),
+          ...workersRunning(rig, 'placements.js').map((w) => ({ name: 'placements worker', w })),
+        ];
+        for (const { name, w } of workers)
           recordMemory(report, `${name} (burst, ${label})`, w.child.pid!, peakMemoryMiB(w.child.pid!));
-        }
         for (const pid of childPids('start-dev'))
           recordMemory(report, `Temporal dev server (burst, ${label})`, pid, peakMemoryMiB(pid));
       }

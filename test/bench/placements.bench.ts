@@ -43,7 +43,7 @@ import { configureReceiver, localWebhookConfig } from '../support/webhooks';
 import { importTimeline, type ImportTimeline } from './placement-timeline';
 import { cpuPerItem, sharedProcesses, type ProcessSet } from './cpu';
 import { check, newReport, observe, recordMemory, type BenchReport } from './report';
-import { consumersCaughtUp, countOf, startBenchStack, stopBenchStack, type BenchStack } from './stack';
+import { consumersCaughtUp, countOf, startBenchStack, stopBenchStack, workersRunning, type BenchStack } from './stack';
 import { benchTenant, buildCompiled, childPids, peakMemoryMiB, percentile, type BenchTenant } from './support';
 import { sampleBacklog, type Backlog } from './task-queue-backlog';
 
@@ -296,7 +296,7 @@ function namespaceOf(stack: BenchStack): string {
 
 /** The stack's own processes, by name. */
 function processesOf(stack: BenchStack): { process: string; pid: number }[] {
-  const named = (entry: string) => stack.workers.filter((w) => w.child.spawnargs.some((a) => a.endsWith(entry)));
+  const named = (entry: string) => workersRunning(stack, entry);
   return [
     { process: 'api process', pid: stack.api.pid },
     ...named('placements.js').map((w) => ({ process: 'placements worker (imports)', pid: w.child.pid! })),

@@ -91,6 +91,11 @@ export async function startBenchStack(options: { database: string; webhooksWorke
   return stack;
 }
 
+/** The stack's worker processes that run `entry` (e.g. `webhooks.js`: every webhooks worker), in start order. */
+export function workersRunning(stack: BenchStack, entry: string): BenchStack['workers'] {
+  return stack.workers.filter((w) => w.child.spawnargs.some((a) => a.endsWith(entry)));
+}
+
 export async function stopBenchStack(stack: BenchStack): Promise<void> {
   stack.workers.forEach(killGroup);
   await Promise.all(stack.workers.map((w) => w.exited));
