@@ -24,6 +24,7 @@ import {
   signatureHeader,
 } from '../core/webhooks/signature';
 import type { SigningTarget } from '../core/webhooks/receiver-config';
+import { attemptsAhead } from '../core/webhooks/receiver-queue';
 import { createReceiverSlots, LOCAL_WAIT_MS, type ReceiverSlots } from '../core/webhooks/receiver-slots';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../core/platform/logger';
@@ -214,12 +215,16 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDep
   };
 
   /**
-   * A receiver with its share of attempts in flight is told so before any database work: a `busy` check is cheap. A
-   * fast one's next free slot is waited for here, briefly (receiver-slots.ts).
+   * A receiver with its share of attempts in flight is told so before any other database work: a `busy` answer reads
+   * only the count of the attempts waiting ahead (receiver-queue.ts), to say how long to wait. A fast receiver's next
+   * free slot is waited for here, briefly (receiver-slots.ts).
    */
   async function attemptWithReceiverSlot(input: DeliverAttemptInput): Promise<DeliverAttemptResult> {
-    const release = await receiverSlots.acquire(input.organizationId, input.deliveryId, LOCAL_WAIT_MS);
-    if (!release) return { ...BUSY, retryAfterMs: receiverSlots.busyWaitMs(input.organizationId, input.deliveryId) };
+    const release = await receiverSlots.acquire(input.organizationId, LOCAL_WAIT_MS);
+    if (!release) {
+      const ahead = await attemptsAhead(db, input.organizationId, input.deliveryId);
+      return { ...BUSY, retryAfterMs: receiverSlots.busyWaitMs(input.organizationId, ahead) };
+    }
     try {
       return await attempt(input);
     } finally {

@@ -7,10 +7,13 @@
  * activity (that would hold a workflow task slot, the very thing a hanging receiver must not take): it answers `busy`
  * at once with how long to wait, and the workflow waits that long on a durable timer before trying again.
  *
- * The wait is the receiver's queue drained at its pace: (attempts waiting ÷ its slots) × its recent attempt duration,
- * or the age of its oldest attempt in flight when that is longer: before a hanging receiver's first attempts time out,
- * their age is all that says it is slow, and waits cut from the first estimate alone would bring a burst's waiters
- * back several times in those first seconds.
+ * The wait is the receiver's queue drained at its pace: (attempts waiting ahead ÷ its slots) × its recent attempt
+ * duration, or the age of its oldest attempt in flight when that is longer. The attempts ahead are counted in
+ * PostgreSQL (receiver-queue.ts), the same for every worker process; the pace is this process's, and its slots, so
+ * with more processes serving a receiver the wait errs long by their number, never more (a waiter back early asks
+ * again and finds its place nearer the head). The age of the oldest attempt counts because, before a hanging
+ * receiver's first attempts time out, their age is all that says it is slow, and waits cut from the first estimate
+ * alone would bring a burst's waiters back several times in those first seconds.
  * A short fixed back-off would have 1,000 deliveries queued behind a hanging receiver come back every few seconds, and
  * those busy round trips (a workflow task each) would crowd every other tenant's deliveries out of the task queues;
  * paced this way they come back about as fast as the receiver frees slots.
@@ -67,24 +70,23 @@ const AVERAGE_WEIGHT = 0.2;
 
 export interface ReceiverSlots {
   /** A slot for this receiver and the function that frees it, or undefined when it has none free. */
-  tryAcquire(receiver: string, waiter?: string): (() => void) | undefined;
+  tryAcquire(receiver: string): (() => void) | undefined;
   /**
    * A slot for this receiver, waiting in the worker for up to `maxWaitMs` when its queue is expected to drain within
    * that (a receiver that answers fast, momentarily at its cap); undefined, at once or after `maxWaitMs`, otherwise.
    * Attempts waiting here are served in the order they came.
    */
-  acquire(receiver: string, waiter: string, maxWaitMs: number): Promise<(() => void) | undefined>;
+  acquire(receiver: string, maxWaitMs: number): Promise<(() => void) | undefined>;
   inFlight(receiver: string): number;
   /**
-   * For an attempt refused a slot: records `waiter` (a delivery) as queued for the receiver, and answers how long it
-   * should wait before trying again (before jitter).
+   * For an attempt refused a slot, with `ahead` attempts waiting for the receiver before it (receiver-queue.ts): how
+   * long it should wait before trying again (before jitter).
    */
-  busyWaitMs(receiver: string, waiter: string): number;
+  busyWaitMs(receiver: string, ahead: number): number;
 }
 
 /** An attempt waiting in the worker for its receiver's next free slot. */
 interface QueuedAttempt {
-  waiter: string;
   grant(release: () => void): void;
 }
 
@@ -92,8 +94,6 @@ interface ReceiverState {
   /** The attempts in flight and when each started (at most `perReceiver` of them). */
   inFlight: Set<{ startedAt: number }>;
   averageAttemptMs: number;
-  /** Deliveries refused a slot, with when their entry lapses (they took a slot, or stopped asking). */
-  waiting: Map<string, number>;
   /** Attempts waiting in the worker for a slot (`acquire`), first come first served. */
   queue: QueuedAttempt[];
 }
@@ -113,7 +113,7 @@ export function createReceiverSlots(
     if (!state)
       receivers.set(
         receiver,
-        (state = { inFlight: new Set(), averageAttemptMs: FIRST_ATTEMPT_ESTIMATE_MS, waiting: new Map(), queue: [] }),
+        (state = { inFlight: new Set(), averageAttemptMs: FIRST_ATTEMPT_ESTIMATE_MS, queue: [] }),
       );
     return state;
   };
@@ -127,8 +127,7 @@ export function createReceiverSlots(
     return (ahead / perReceiver) * pace;
   }
 
-  function take(state: ReceiverState, waiter?: string): () => void {
-    if (waiter) state.waiting.delete(waiter);
+  function take(state: ReceiverState): () => void {
     const attempt = { startedAt: now() };
     state.inFlight.add(attempt);
     inFlightTotal++;
@@ -147,7 +146,7 @@ export function createReceiverSlots(
     for (const state of queued) {
       while (state.queue.length > 0 && hasSlot(state)) {
         const next = state.queue.shift()!;
-        next.grant(take(state, next.waiter));
+        next.grant(take(state));
       }
       if (state.queue.length === 0) queued.delete(state);
       if (inFlightTotal >= inFlightLimit) return;
@@ -155,19 +154,17 @@ export function createReceiverSlots(
   }
 
   /** A slot at once, unless none is free or attempts are queued for one ahead of this. */
-  const takeIfFree = (state: ReceiverState, waiter?: string) =>
-    state.queue.length === 0 && hasSlot(state) ? take(state, waiter) : undefined;
+  const takeIfFree = (state: ReceiverState) => (state.queue.length === 0 && hasSlot(state) ? take(state) : undefined);
 
   return {
-    tryAcquire: (receiver, waiter) => takeIfFree(stateOf(receiver), waiter),
-    async acquire(receiver, waiter, maxWaitMs) {
+    tryAcquire: (receiver) => takeIfFree(stateOf(receiver)),
+    async acquire(receiver, maxWaitMs) {
       const state = stateOf(receiver);
-      const free = takeIfFree(state, waiter);
+      const free = takeIfFree(state);
       if (free) return free;
       if (drainMs(state, state.queue.length + 1) > maxWaitMs) return undefined;
       return new Promise((resolve) => {
         const queuedAttempt: QueuedAttempt = {
-          waiter,
           grant: (release) => {
             clearTimeout(timer);
             resolve(release);
@@ -183,15 +180,9 @@ export function createReceiverSlots(
       });
     },
     inFlight: (receiver) => receivers.get(receiver)?.inFlight.size ?? 0,
-    busyWaitMs(receiver, waiter) {
-      const state = stateOf(receiver);
-      const at = now();
-      for (const [id, lapsesAt] of state.waiting) if (lapsesAt <= at) state.waiting.delete(id);
-      state.waiting.delete(waiter); // counted once, however often it asks
-      const wait = Math.min(MAX_BUSY_WAIT_MS, Math.max(MIN_BUSY_WAIT_MS, drainMs(state, state.waiting.size + 1)));
-      // A waiter asks again within 1.5 × its wait (the workflow's jitter); a little beyond, it has stopped asking.
-      state.waiting.set(waiter, at + 2 * wait + MIN_BUSY_WAIT_MS);
-      return Math.round(wait);
+    busyWaitMs(receiver, ahead) {
+      const wait = drainMs(stateOf(receiver), ahead);
+      return Math.round(Math.min(MAX_BUSY_WAIT_MS, Math.max(MIN_BUSY_WAIT_MS, wait)));
     },
   };
 }

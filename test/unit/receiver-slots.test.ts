@@ -32,7 +32,7 @@ describe('receiver slots: a cap per receiver, and busy waits paced by its queue'
     expect(slots.tryAcquire('hangs-2')).to.equal(undefined);
   });
 
-  it('makes each waiter wait for the queue ahead of it at the receiver’s recent pace', () => {
+  it('makes each waiter wait for the attempts ahead of it at the receiver’s recent pace', () => {
     const slots = createReceiverSlots(2, now);
     const held = [slots.tryAcquire('tarpit')!, slots.tryAcquire('tarpit')!];
     clock += 10_000; // each attempt hangs for 10 s
@@ -40,53 +40,33 @@ describe('receiver slots: a cap per receiver, and busy waits paced by its queue'
     // average 1 s → 2.8 s → 4.24 s after two 10 s attempts (a moving average with weight 0.2)
     slots.tryAcquire('tarpit');
     slots.tryAcquire('tarpit');
-    const waits = Array.from({ length: 10 }, (_, i) => slots.busyWaitMs('tarpit', `delivery-${i}`));
-    expect(waits[0]).to.equal(Math.round((1 / 2) * 4_240));
-    expect(waits[9]).to.equal(Math.round((10 / 2) * 4_240));
-    expect(slots.busyWaitMs('tarpit', 'delivery-9'), 'asking again does not count twice').to.equal(waits[9]);
-  });
-
-  it('forgets a waiter once it has a slot, or once it stopped asking', () => {
-    const slots = createReceiverSlots(1, now);
-    const release = slots.tryAcquire('org')!;
-    slots.busyWaitMs('org', 'a');
-    const wait = slots.busyWaitMs('org', 'b');
-    expect(slots.busyWaitMs('org', 'c')).to.equal(3 * MIN_BUSY_WAIT_MS);
-    clock += 1_000; // attempts of 1 s keep the pace at its first estimate
-    release();
-    const forC = slots.tryAcquire('org', 'c')!;
-    clock += 1_000;
-    forC();
-    expect(slots.inFlight('org')).to.equal(0);
-    const forD = slots.tryAcquire('org')!;
-    expect(slots.busyWaitMs('org', 'd'), 'a, b and d wait; c has had its slot').to.equal(3 * MIN_BUSY_WAIT_MS);
-    forD();
-    clock += 3 * wait + MIN_BUSY_WAIT_MS; // a, b and d asked long ago and never again
-    expect(slots.busyWaitMs('org', 'e')).to.equal(MIN_BUSY_WAIT_MS);
+    expect(slots.busyWaitMs('tarpit', 2)).to.equal(Math.round((2 / 2) * 4_240));
+    expect(slots.busyWaitMs('tarpit', 11)).to.equal(Math.round((11 / 2) * 4_240));
+    expect(slots.busyWaitMs('tarpit', 11), 'the same queue, the same wait: nothing is remembered').to.equal(
+      Math.round((11 / 2) * 4_240),
+    );
   });
 
   it('paces a receiver by its oldest attempt in flight while that is longer than its recent attempts', () => {
     const slots = createReceiverSlots(2, now);
     slots.tryAcquire('tarpit');
-    expect(slots.busyWaitMs('tarpit', 'first'), 'the first estimate: 1 s an attempt').to.equal(MIN_BUSY_WAIT_MS);
+    expect(slots.busyWaitMs('tarpit', 2), 'the first estimate: 1 s an attempt').to.equal(MIN_BUSY_WAIT_MS);
     clock += 6_000; // the attempt hangs: none has finished, and it is 6 s old
     slots.tryAcquire('tarpit');
-    // 'first' has stopped asking (its entry lapsed): 'second' is alone in the queue, at the hanging attempt's pace.
-    expect(slots.busyWaitMs('tarpit', 'second')).to.equal(Math.round((1 / 2) * 6_000));
+    expect(slots.busyWaitMs('tarpit', 2)).to.equal(Math.round((2 / 2) * 6_000));
     const healthy = slots.tryAcquire('healthy')!;
     clock += 50;
     healthy();
     slots.tryAcquire('healthy');
     slots.tryAcquire('healthy');
-    expect(slots.busyWaitMs('healthy', 'next'), 'a quick receiver keeps short waits').to.equal(MIN_BUSY_WAIT_MS);
+    expect(slots.busyWaitMs('healthy', 2), 'a quick receiver keeps short waits').to.equal(MIN_BUSY_WAIT_MS);
   });
 
   it('keeps every wait between its bounds', () => {
     const slots = createReceiverSlots(1, now);
     slots.tryAcquire('org');
-    expect(slots.busyWaitMs('org', 'only')).to.equal(MIN_BUSY_WAIT_MS);
-    for (let i = 0; i < 2_000; i++) slots.busyWaitMs('org', `d-${i}`);
-    expect(slots.busyWaitMs('org', 'last')).to.equal(MAX_BUSY_WAIT_MS);
+    expect(slots.busyWaitMs('org', 0)).to.equal(MIN_BUSY_WAIT_MS);
+    expect(slots.busyWaitMs('org', 2_000)).to.equal(MAX_BUSY_WAIT_MS);
   });
 
   describe('waiting in the worker for a fast receiver (acquire)', () => {
@@ -102,10 +82,10 @@ describe('receiver slots: a cap per receiver, and busy waits paced by its queue'
     it('hands a fast receiver’s next free slots to the attempts waiting, in the order they came', async () => {
       const slots = createReceiverSlots(1, now);
       warm(slots, 'fast', 10);
-      const first = await slots.acquire('fast', 'holder', 250);
+      const first = await slots.acquire('fast', 250);
       const order: string[] = [];
       const waiting = ['a', 'b'].map((id) =>
-        slots.acquire('fast', id, 250).then((release) => {
+        slots.acquire('fast', 250).then((release) => {
           order.push(id);
           return release;
         }),
@@ -125,14 +105,14 @@ describe('receiver slots: a cap per receiver, and busy waits paced by its queue'
       warm(slots, 'slow', 2_000);
       slots.tryAcquire('slow');
       const stillWaiting = new Promise((resolve) => setImmediate(() => resolve('still waiting')));
-      expect(await Promise.race([slots.acquire('slow', 'd', 250), stillWaiting])).to.equal(undefined);
+      expect(await Promise.race([slots.acquire('slow', 250), stillWaiting])).to.equal(undefined);
     });
 
     it('gives up after the wait and leaves the queue, so the next free slot goes to whoever asks', async () => {
       const slots = createReceiverSlots(1, now);
       warm(slots, 'fast', 10);
       const held = slots.tryAcquire('fast')!;
-      expect(await slots.acquire('fast', 'late', 20)).to.equal(undefined);
+      expect(await slots.acquire('fast', 20)).to.equal(undefined);
       held();
       expect(slots.inFlight('fast'), 'the slot was not handed to the attempt that gave up').to.equal(0);
       expect(slots.tryAcquire('fast')).to.be.a('function');
@@ -142,7 +122,7 @@ describe('receiver slots: a cap per receiver, and busy waits paced by its queue'
       const slots = createReceiverSlots(4, now, 1);
       warm(slots, 'fast', 10);
       const other = slots.tryAcquire('other')!;
-      const waiting = slots.acquire('fast', 'd', 250);
+      const waiting = slots.acquire('fast', 250);
       other();
       expect(await waiting).to.be.a('function');
       expect(slots.inFlight('fast')).to.equal(1);
