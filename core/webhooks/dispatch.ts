@@ -100,6 +100,25 @@ export async function claimOwedDeliveries(
   return rows.map(toRef);
 }
 
+/**
+ * How many more of each organisation's deliveries admission lets in now: the bound less its deliveries in flight (0 at
+ * or over it). For a start made outside the fair starter (the reconciler's), so that it does not let a burst's owed
+ * deliveries into the Temporal server past the bound.
+ */
+export async function admissionRoom(
+  db: Db,
+  organizationIds: string[],
+  inFlightPerOrganization: number,
+): Promise<Map<string, number>> {
+  const { rows } = await db.raw<{ rows: { id: string; room: number }[] }>(
+    `select o.id, greatest(0, ?::int - (select count(*) from (select 1 from webhook_deliveries f
+        where f.organization_id = o.id and ${deliveriesInFlight('f')} limit ?::int) busy))::int as room
+       from unnest(?::uuid[]) as o(id)`,
+    [inFlightPerOrganization, inFlightPerOrganization, [...new Set(organizationIds)]],
+  );
+  return new Map(rows.map((r) => [r.id, r.room]));
+}
+
 /** Shortens claims not acted on to `afterMs` from now (fair-starter.ts). */
 export async function releaseDeliveryClaims(db: Db, refs: DeliveryRef[], afterMs: number): Promise<void> {
   await shortenOwedClaims(

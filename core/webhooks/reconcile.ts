@@ -1,7 +1,12 @@
 /**
  * The delivery reconciler: every `Pending` delivery must have a live run. It finds the ones that do not and gives
  * them one:
- * - never started (the consumer's start was lost and its sweep has not caught it, e.g. the relay is down): started;
+ * - never started (the consumer's start was lost and its sweep has not caught it, e.g. the relay is down): started,
+ *   but only as many of an organisation's as admission by progress lets in (delivery-consumer.ts). A burst's owed
+ *   deliveries wait in PostgreSQL past the grace period by design; started all at once, 3,500 of them went into the
+ *   Temporal server together, another tenant's start waited behind them for minutes, and the burst's first attempts,
+ *   their queue suddenly thousands long, slept up to the busy wait's 10-minute cap (docs/operators/performance.md).
+ *   The rest stay owed, for the fair starter or the next pass;
  * - started, but the run's workflow is gone (terminated, timed out, deleted by retention) or closed while the delivery
  *   is still `Pending` (a run that ended without recording its outcome): restarted as a new generation, attempt 1 at
  *   once, the attempt log numbered on. Restarting rather than marking `Failed`: the receiver never got its full
@@ -20,8 +25,9 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from '../platform/db';
 import type { Mode } from '../platform/mode';
 import { workflowIds } from '../temporal/names';
+import { DELIVERIES_IN_FLIGHT_PER_ORGANIZATION } from './delivery-consumer';
 import { createDeliveryStarter, type DeliveryStarter } from './delivery-starter';
-import type { DeliveryRef } from './dispatch';
+import { admissionRoom, type DeliveryRef } from './dispatch';
 
 export const RECONCILE_GRACE_MS = 120_000;
 /** Under the activity's 4-minute start-to-close timeout (workflows/webhook-reconcile.ts), with a page to spare. */
@@ -56,6 +62,8 @@ export interface ReconcileOptions {
   budgetMs?: number;
   /** Deliveries per page (and per position saved); PAGE by default (tests use 1). */
   pageSize?: number;
+  /** Admission's bound (default DELIVERIES_IN_FLIGHT_PER_ORGANIZATION; tests lower it). */
+  inFlightPerOrganization?: number;
 }
 
 export interface ReconcileReport {
@@ -159,12 +167,35 @@ async function fixPage(
   page: PendingRow[],
 ): Promise<DeliveryFix[]> {
   const diagnosed = await inChunks(page, DESCRIBE_CONCURRENCY, (row) => diagnose(options.client, row));
-  const found = diagnosed.filter((d): d is Diagnosis => d !== undefined);
+  const found = await withinAdmission(
+    options,
+    diagnosed.filter((d): d is Diagnosis => d !== undefined),
+  );
   const refs = await Promise.all(found.map((d) => runToStart(options.db, d)));
   const toStart = refs.filter((ref): ref is DeliveryRef => ref !== undefined);
   await starter.startAll(toStart);
   const started = new Set(toStart.map((ref) => ref.deliveryId));
   return found.map(({ fix }) => fix).filter((fix) => started.has(fix.deliveryId));
+}
+
+/**
+ * The diagnoses to act on: every lost run, and of the never-started deliveries only as many of each organisation's,
+ * oldest first, as its room under admission by progress. The others are owed like any other delivery, not lost.
+ */
+async function withinAdmission(options: ReconcileOptions, found: Diagnosis[]): Promise<Diagnosis[]> {
+  const unstarted = found.filter((d) => d.fix.reason === 'unstarted');
+  if (unstarted.length === 0) return found;
+  const room = await admissionRoom(
+    options.db,
+    unstarted.map((d) => d.fix.organizationId),
+    options.inFlightPerOrganization ?? DELIVERIES_IN_FLIGHT_PER_ORGANIZATION,
+  );
+  return found.filter((d) => {
+    if (d.fix.reason !== 'unstarted') return true;
+    const left = room.get(d.fix.organizationId) ?? 0;
+    room.set(d.fix.organizationId, left - 1);
+    return left > 0;
+  });
 }
 
 /** The run to start: the unstarted one as it is, or a new generation in place of a lost one. */

@@ -241,9 +241,11 @@ export function printBurst(r: BurstResult, floor: number, where = 'the dev serve
 
 export async function benchBurst(options: { debts?: number; report?: BenchReport } = {}): Promise<BurstResult[]> {
   const debts = options.debts ?? Number(process.env.BURST_DEBTS ?? 10_000);
+  // BURST_WORKERS=2 runs only the two-worker stack (default: one, then two).
+  const workerCounts = (process.env.BURST_WORKERS ?? '1,2').split(',').map(Number);
   buildCompiled();
   const results: BurstResult[] = [];
-  for (const webhooksWorkers of [1, 2]) {
+  for (const webhooksWorkers of workerCounts) {
     const rig = await startBenchStack({ database: 'bench_burst', webhooksWorkers });
     try {
       const result = await runBurst(await devTarget(rig), debts, webhooksWorkers);

@@ -90,7 +90,6 @@ describe('a receiver’s queue, the same for every webhooks worker process', fun
     const attempt = (deliveryId: string): DeliverAttemptInput => ({
       deliveryId,
       organizationId,
-      eventType: 'debt.created',
       generation: 0,
       attempt: 1,
       retryDelayMs: 60_000,

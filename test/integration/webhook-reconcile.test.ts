@@ -10,7 +10,7 @@ import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stac
 import { testDb } from '../support/resources';
 import { startDevServer } from '../support/temporal';
 import { createTestTenant } from '../support/tenants';
-import { waitFor } from '../support/wait';
+import { createGate, waitFor } from '../support/wait';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { configureReceiver, deliveryOfEvent, dispatchAll, raiseEvent } from '../support/webhooks';
 import type { DeliveryRow } from '../../core/webhooks/deliveries';
@@ -93,6 +93,37 @@ describe('the webhook delivery reconciler on a Temporal dev server', function ()
     const row = await deliveryWhere(eventId, 'the delivery to succeed', (r) => r.status === 'Succeeded');
     expect(row.generation).to.equal(0);
     expect(await reconcileOnce(organizationId)).to.deep.include({ fixes: [] });
+  });
+
+  it('starts never-started deliveries only up to their organisation’s room under admission by progress', async () => {
+    // A burst's owed deliveries wait in PostgreSQL past the grace period by design; they are not lost.
+    const first = await unstartedDelivery();
+    const { organizationId } = first;
+    const eventIds = [first.eventId];
+    for (let i = 0; i < 2; i++) eventIds.push(await raiseEvent(organizationId));
+    const rows = await waitFor(
+      async () => {
+        await dispatchAll('production');
+        const made = await Promise.all(eventIds.map(deliveryOfEvent));
+        return made.every((row) => row !== undefined) && made;
+      },
+      { timeoutMs: 20_000, what: 'the three events to be dispatched into deliveries' },
+    );
+    const held = createGate();
+    receiver.respondWith(() => held.opened.then(() => ({ status: 200 }))); // the first attempts stay in flight
+    const bounded = () => reconcileDeliveries({ ...passOptions(organizationId), inFlightPerOrganization: 2 });
+    try {
+      const fixed = (await bounded()).fixes.map((f) => f.deliveryId);
+      expect(fixed, 'the two oldest, the room under a bound of 2').to.have.members([rows[0]!.id, rows[1]!.id]);
+      expect((await deliveryOfEvent(eventIds[2]!))!.workflow_started_at).to.equal(null);
+      expect((await bounded()).fixes, 'no room while both are in flight').to.deep.equal([]);
+    } finally {
+      held.open();
+    }
+    for (const eventId of eventIds.slice(0, 2))
+      await deliveryWhere(eventId, 'an admitted delivery to succeed', (r) => r.status === 'Succeeded');
+    expect((await bounded()).fixes).to.deep.equal([{ deliveryId: rows[2]!.id, organizationId, reason: 'unstarted' }]);
+    await deliveryWhere(eventIds[2]!, 'the last delivery to succeed', (r) => r.status === 'Succeeded');
   });
 
   it('restarts a Pending delivery whose workflow was terminated, and the delivery completes', async () => {
