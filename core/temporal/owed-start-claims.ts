@@ -33,6 +33,21 @@ export interface OwedStartTable {
   inFlight?: (alias: string) => string;
 }
 
+/**
+ * SQL for the room an organisation has under admission by progress: the bound less its rows in flight, counted no
+ * further than the bound, and 0 at or over it. Takes the bound twice as bindings; `organizationId` is the SQL that
+ * names the organisation. The claim below and a start made outside the fair starter (the delivery reconciler's) both
+ * read it, so they agree on what the bound lets in.
+ */
+export function roomUnderBound(
+  table: string,
+  inFlight: NonNullable<OwedStartTable['inFlight']>,
+  organizationId: string,
+): string {
+  return `greatest(0, ?::int - (select count(*) from (select 1 from ${table} f
+    where f.organization_id = ${organizationId} and ${inFlight('f')} limit ?::int) busy))`;
+}
+
 export async function claimOwedStarts<Row extends { organization_id: string; created_at: Date }>(
   db: Db,
   spec: OwedStartTable,
@@ -46,11 +61,7 @@ export async function claimOwedStarts<Row extends { organization_id: string; cre
   const { table, key, owed, leaseColumn, inFlight } = spec;
   const free = `(t.${leaseColumn} is null or t.${leaseColumn} < now())`;
   const bounded = inFlight !== undefined && inFlightLimit !== undefined;
-  // The room left under the bound: the bound less the organisation's rows in flight, counted no further than the bound.
-  const limit = bounded
-    ? `greatest(0, least(?::int, ?::int - (select count(*) from (select 1 from ${table} f
-         where f.organization_id = orgs.id and ${inFlight('f')} limit ?::int) busy)))`
-    : '?::int';
+  const limit = bounded ? `least(?::int, ${roomUnderBound(table, inFlight, 'orgs.id')})` : '?::int';
   const limitBindings = bounded ? [perOrganization, inFlightLimit, inFlightLimit] : [perOrganization];
   const { rows } = await db.raw<{ rows: Row[] }>(
     `with recursive orgs(id) as (

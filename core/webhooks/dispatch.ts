@@ -9,7 +9,7 @@ import type { OutboxEvent } from '../events/consumer';
 import type { Db, Trx } from '../platform/db';
 import { ApiError } from '../platform/errors';
 import { recordEvent } from '../events/outbox';
-import { claimOwedStarts, shortenOwedClaims, type OwedStartTable } from '../temporal/owed-start-claims';
+import { claimOwedStarts, roomUnderBound, shortenOwedClaims, type OwedStartTable } from '../temporal/owed-start-claims';
 
 /** What the relay needs to start a delivery's workflow: ids only, never the URL, the secret or the payload. */
 export interface DeliveryRef {
@@ -110,10 +110,9 @@ export async function admissionRoom(
   organizationIds: string[],
   inFlightPerOrganization: number,
 ): Promise<Map<string, number>> {
+  const room = roomUnderBound(OWED_DELIVERIES.table, deliveriesInFlight, 'o.id');
   const { rows } = await db.raw<{ rows: { id: string; room: number }[] }>(
-    `select o.id, greatest(0, ?::int - (select count(*) from (select 1 from webhook_deliveries f
-        where f.organization_id = o.id and ${deliveriesInFlight('f')} limit ?::int) busy))::int as room
-       from unnest(?::uuid[]) as o(id)`,
+    `select o.id, (${room})::int as room from unnest(?::uuid[]) as o(id)`,
     [inFlightPerOrganization, inFlightPerOrganization, [...new Set(organizationIds)]],
   );
   return new Map(rows.map((r) => [r.id, r.room]));

@@ -15,7 +15,7 @@ import type { Db } from '../platform/db';
 import { queryNamed } from '../platform/prepared';
 
 /** Counted no further: at any receiver's pace, more than this many ahead waits the longest busy wait anyway. */
-export const AHEAD_COUNT_LIMIT = 10_000;
+const AHEAD_COUNT_LIMIT = 10_000;
 
 const ATTEMPTS_AHEAD = `
   with waiting as (
