@@ -7,6 +7,10 @@
  * the same index. Two loops claiming at once cannot take the same row: the UPDATE re-checks the lease on each row it
  * locks, and the second finds it taken.
  *
+ * The UPDATE takes the picked keys as one array, made once, and finds them by primary key. Joined to the pick instead,
+ * a plan made while the statistics said nothing was owed (a burst since the last analyse) re-ran the pick for every
+ * owed row: 10,000 owed deliveries kept one claim 31 s on CPU (test/integration/owed-start-claim-plan.test.ts).
+ *
  * Admission by progress (a table with `inFlight`): an organisation's rows that were claimed or started and have not
  * made their first step yet are counted (at most the bound, by a partial index), and the claim takes only what keeps
  * the organisation under the bound. A burst then queues in PostgreSQL rather than in Temporal's per-shard and per-queue
@@ -82,8 +86,7 @@ export async function claimOwedStarts<Row extends { organization_id: string; cre
        where orgs.id <> all(?::uuid[])
      )
      update ${table} t set ${leaseColumn} = now() + ? * interval '1 millisecond'
-       from picked
-      where t.${key} = picked.picked_key and ${owed('t')} and ${free}
+      where t.${key} = any(array(select picked_key from picked)) and ${owed('t')} and ${free}
      returning ${spec.columns.map((c) => `t.${c}`).join(', ')}`,
     [mode, ...limitBindings, skip, leaseMs],
   );
