@@ -26,52 +26,49 @@ describe('the owed-start claim planned from statistics that say nothing is owed'
 
   const BURST = 2_000;
 
-  it('claims deliveries reading each organisation’s owed rows once, not once per owed row', async () => {
-    await db.raw('create temporary table webhook_deliveries (like public.webhook_deliveries including all)');
-    const trx = await db.transaction(); // rolled back at the end: the organisations go with it
-    try {
-      const { burst, other } = await twoOrganizations(trx);
-      await insertDeliveries(trx, other, 'Succeeded', 1_500);
-      await trx.raw('analyze pg_temp.webhook_deliveries');
-      await insertDeliveries(trx, burst, 'Pending', BURST);
-      await insertDeliveries(trx, other, 'Pending', 1);
+  /** A table of owed starts: how to add its rows (owed, or done long ago) and its fair starter's claim. */
+  interface OwedTable {
+    table: string;
+    insert: (trx: Trx, organizationId: string, state: 'owed' | 'done', count: number) => Promise<void>;
+    claim: (trx: Trx) => Promise<{ organizationId: string }[]>;
+  }
+  const tables: OwedTable[] = [
+    {
+      table: 'webhook_deliveries',
+      insert: insertDeliveries,
+      claim: (trx) => claimOwedDeliveries(trx, 'production', 16, [], 30_000, 32),
+    },
+    {
+      table: 'lifecycle_pending_starts',
+      insert: insertPendingStarts,
+      claim: (trx) => claimLifecycleStarts(trx, 'production', 16, [], 30_000),
+    },
+  ];
 
-      const before = await indexScansSoFar(trx, 'webhook_deliveries');
-      const claimed = await claimOwedDeliveries(trx, 'production', 16, [], 30_000, 32);
-      const scans = (await indexScansSoFar(trx, 'webhook_deliveries')) - before;
+  for (const { table, insert, claim } of tables) {
+    it(`claims from ${table} reading each organisation’s owed rows once, not once per owed row`, async () => {
+      await db.raw(`create temporary table ${table} (like public.${table} including all)`);
+      const trx = await db.transaction(); // rolled back at the end: the organisations go with it
+      try {
+        const { burst, other } = await twoOrganizations(trx);
+        await insert(trx, other, 'done', 1_500);
+        await trx.raw(`analyze pg_temp.${table}`);
+        await insert(trx, burst, 'owed', BURST);
+        await insert(trx, other, 'owed', 1);
 
-      expect(claimed.filter((d) => d.organizationId === burst)).to.have.length(16);
-      expect(claimed.filter((d) => d.organizationId === other)).to.have.length(1);
-      // Per organisation: a step of the skip scan, its oldest owed rows, its rows in flight; then the claimed rows.
-      expect(scans, 'index scans of the table in one claim').to.be.below(20);
-    } finally {
-      await trx.rollback();
-    }
-  });
+        const before = await indexScansSoFar(trx, table);
+        const claimed = await claim(trx);
+        const scans = (await indexScansSoFar(trx, table)) - before;
 
-  it('claims lifecycle starts the same way', async () => {
-    await db.raw(
-      'create temporary table lifecycle_pending_starts (like public.lifecycle_pending_starts including all)',
-    );
-    const trx = await db.transaction();
-    try {
-      const { burst, other } = await twoOrganizations(trx);
-      await insertPendingStarts(trx, other, 'started', 1_500);
-      await trx.raw('analyze pg_temp.lifecycle_pending_starts');
-      await insertPendingStarts(trx, burst, 'owed', BURST);
-      await insertPendingStarts(trx, other, 'owed', 1);
-
-      const before = await indexScansSoFar(trx, 'lifecycle_pending_starts');
-      const claimed = await claimLifecycleStarts(trx, 'production', 16, [], 30_000);
-      const scans = (await indexScansSoFar(trx, 'lifecycle_pending_starts')) - before;
-
-      expect(claimed.filter((d) => d.organizationId === burst)).to.have.length(16);
-      expect(claimed.filter((d) => d.organizationId === other)).to.have.length(1);
-      expect(scans, 'index scans of the table in one claim').to.be.below(20);
-    } finally {
-      await trx.rollback();
-    }
-  });
+        expect(claimed.filter((d) => d.organizationId === burst)).to.have.length(16);
+        expect(claimed.filter((d) => d.organizationId === other)).to.have.length(1);
+        // Per organisation: a step of the skip scan, its oldest owed rows, its rows in flight; then the claimed rows.
+        expect(scans, 'index scans of the table in one claim').to.be.below(20);
+      } finally {
+        await trx.rollback();
+      }
+    });
+  }
 });
 
 /** The burst's organisation and another, in production mode. */
@@ -93,9 +90,10 @@ async function indexScansSoFar(trx: Trx, table: string): Promise<number> {
   return Number(rows[0]!.scans);
 }
 
-/** `count` deliveries of one organisation: owed (Pending, never started) or done long ago. */
-async function insertDeliveries(trx: Trx, organizationId: string, status: 'Pending' | 'Succeeded', count: number) {
-  const done = status === 'Succeeded';
+/** `count` deliveries of one organisation: owed (Pending, never started) or done (Succeeded) long ago. */
+async function insertDeliveries(trx: Trx, organizationId: string, state: 'owed' | 'done', count: number) {
+  const done = state === 'done';
+  const status = done ? 'Succeeded' : 'Pending';
   await trx.raw(
     `insert into pg_temp.webhook_deliveries
        (id, organization_id, event_id, event_type, url, secret_iv, secret_tag, secret_ciphertext, status,
@@ -107,13 +105,13 @@ async function insertDeliveries(trx: Trx, organizationId: string, status: 'Pendi
   );
 }
 
-/** `count` lifecycle starts of one organisation: owed, or started long ago. */
-async function insertPendingStarts(trx: Trx, organizationId: string, state: 'owed' | 'started', count: number) {
+/** `count` lifecycle starts of one organisation: owed, or done (started) long ago. */
+async function insertPendingStarts(trx: Trx, organizationId: string, state: 'owed' | 'done', count: number) {
   await trx.raw(
     `insert into pg_temp.lifecycle_pending_starts (debt_id, organization_id, created_at, started_at)
      select gen_random_uuid(), ?, now() - interval '1 hour' + n * interval '1 ms',
             case when ? then now() - interval '1 hour' end
        from generate_series(1, ?) n`,
-    [organizationId, state === 'started', count],
+    [organizationId, state === 'done', count],
   );
 }
