@@ -19,6 +19,7 @@ import { waitFor } from '../support/wait';
 import type { WebhookReceiver } from '../support/webhook-receiver';
 import { configureReceiver, localWebhookConfig } from '../support/webhooks';
 import { check, observe, recordMemory, type BenchReport, type Check } from './report';
+import { watchStatements, type LongestStatement } from './statement-watch';
 import { consumersCaughtUp, countOf, startBenchStack, stopBenchStack, workersRunning, type BenchStack } from './stack';
 import { benchTenant, buildCompiled, childPids, peakMemoryMiB, percentile, type BenchTenant } from './support';
 import { inParallel, noopWorkflowFloor } from './workflow-floor';
@@ -49,6 +50,8 @@ export interface BurstResult {
    */
   otherTenantToStart?: { p50Ms: number; p99Ms: number };
   otherTenantStartToReceipt?: { p50Ms: number; p99Ms: number };
+  /** The app's statement seen running longest in the mode's database, from the first raise to the drain. */
+  longestStatement?: LongestStatement;
 }
 
 /**
@@ -83,6 +86,8 @@ export interface BurstTarget {
   mailed?: (debts: number) => Promise<boolean>;
   /** When each event's delivery workflow was started (ms since the epoch), by event id, from the database. */
   workflowStartedAt?: (eventIds: string[]) => Promise<Map<string, number>>;
+  /** The mode's database, watched for the app's longest statement during the burst. */
+  database?: Db;
 }
 
 interface Answer {
@@ -109,6 +114,7 @@ export async function runBurst(target: BurstTarget, debts: number, webhooksWorke
       await sleep(PING_EVERY_MS);
     }
   })();
+  const watch = target.database && watchStatements(target.database);
   const started = Date.now();
   const raising = inParallel(debts, RAISE_CONCURRENCY, async () => {
     const res = await target.fetch(`${target.baseUrl}/v1/debts`, {
@@ -123,6 +129,7 @@ export async function runBurst(target: BurstTarget, debts: number, webhooksWorke
   const stopPinging = async () => {
     pinging = false;
     await pinger.catch(() => undefined);
+    await watch?.stop().catch(() => undefined);
   };
   const timings = await (async () => {
     await raising;
@@ -154,6 +161,7 @@ export async function runBurst(target: BurstTarget, debts: number, webhooksWorke
   const { raiseSeconds, deliveredSeconds, lifecycleStartedSeconds, mailedSeconds } = timings;
   pinging = false;
   await pinger;
+  const longestStatement = await watch?.stop();
   const receipts = new Map(target.receiver.requests.map((r) => [r.body.id, r.receivedAt]));
   const latencies = pings.map((p) => (receipts.get(p.eventId) ?? Date.now()) - p.answeredAt);
   const startedAt = await target.workflowStartedAt?.(pings.map((p) => p.eventId));
@@ -177,6 +185,7 @@ export async function runBurst(target: BurstTarget, debts: number, webhooksWorke
     otherTenantPings: latencies.length,
     otherTenantToStart: split((p, started) => started - p.answeredAt),
     otherTenantStartToReceipt: split((p, started) => (receipts.get(p.eventId) ?? Date.now()) - started),
+    longestStatement,
   };
 }
 
@@ -215,6 +224,7 @@ async function devTarget(rig: BenchStack): Promise<BurstTarget> {
       return sent >= debts;
     },
     workflowStartedAt: (eventIds) => deliveryWorkflowsStartedAt(rig.db, eventIds),
+    database: rig.db,
   };
 }
 
@@ -235,6 +245,10 @@ export function printBurst(r: BurstResult, floor: number, where = 'the dev serve
     console.log(
       `    of which 202 → workflow started p50 ${toStart.p50Ms.toFixed(0)} / p99 ${toStart.p99Ms.toFixed(0)} ms, ` +
         `started → received p50 ${toReceipt.p50Ms.toFixed(0)} / p99 ${toReceipt.p99Ms.toFixed(0)} ms`,
+    );
+  if (r.longestStatement)
+    console.log(
+      `  the app's longest statement seen running meanwhile: ${r.longestStatement.ms.toFixed(0)} ms (${r.longestStatement.query}…)`,
     );
   console.log(`  the same server's no-op floor afterwards: ${f(floor)} workflows/s`);
 }
@@ -270,6 +284,7 @@ export async function benchBurst(options: { debts?: number; report?: BenchReport
           unit: 'ms',
           bound: { atMost: 1_000 },
         });
+        observeLongestStatement(report, 'burst', result, label);
         observe(report, {
           scenario: 'burst',
           name: `every lifecycle started, ${label}`,
@@ -320,6 +335,17 @@ export function workflowsAgainstFloor(
     unit: '×',
     bound: { atLeast: 0.9 },
   };
+}
+
+/** The burst's longest statement in the report (reported, no target), when the bench could watch the database. */
+export function observeLongestStatement(report: BenchReport, scenario: string, r: BurstResult, label: string): void {
+  if (r.longestStatement)
+    observe(report, {
+      scenario,
+      name: `the app's longest statement seen running during the burst, ${label}`,
+      value: r.longestStatement.ms,
+      unit: 'ms',
+    });
 }
 
 function f1(n: number): string {

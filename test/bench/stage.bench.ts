@@ -25,6 +25,7 @@ import { closeSharedResources } from '../support/resources';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import {
   deliveryWorkflowsStartedAt,
+  observeLongestStatement,
   printBurst,
   workflowsAgainstFloor,
   runBurst,
@@ -142,11 +143,12 @@ export async function benchStage(options: { report: BenchReport; debts?: number;
     await proxyOverhead(profile, other, report, options.seconds ?? 10);
 
     const client = new Client({ connection, namespace: NAMESPACE });
-    const db = createDb(await profileDatabaseUrl(profile, 'production'), { pool: { min: 0, max: 2 } });
+    const db = createDb(await profileDatabaseUrl(profile, 'production'), { pool: { min: 0, max: 3 } });
     const result = await runBurst(
       {
         ...stageTarget(profile, { big, other }, receiver, client),
         workflowStartedAt: (eventIds) => deliveryWorkflowsStartedAt(db, eventIds),
+        database: db,
       },
       debts,
       1,
@@ -178,6 +180,7 @@ export async function benchStage(options: { report: BenchReport; debts?: number;
       unit: 'ms',
       bound: { atMost: 1_000 },
     });
+    observeLongestStatement(report, SCENARIO, result, 'Temporal on PostgreSQL');
     for (const program of ['api-production', 'worker-webhooks', 'worker-lifecycle']) {
       const pid = await profile.pidOf(`apps:${program}`);
       if (pid) recordMemory(report, `${program} (production profile)`, pid, peakMemoryMiB(pid));
