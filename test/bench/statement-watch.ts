@@ -6,6 +6,7 @@
  * plan that goes wrong under load shows in the run that meets it.
  */
 import type { Db } from '../../core/platform/db';
+import { sampleUntilStopped, type Sampling } from './sampler';
 
 export interface LongestStatement {
   ms: number;
@@ -13,41 +14,23 @@ export interface LongestStatement {
   query: string;
 }
 
-export interface StatementWatch {
-  /** Stops sampling; the longest statement seen, or undefined when none was seen running at a sample. */
-  stop(): Promise<LongestStatement | undefined>;
-}
-
 const SAMPLE_EVERY_MS = 250;
 
-export function watchStatements(db: Db): StatementWatch {
-  let longest: LongestStatement | undefined;
-  let watching = true;
-  let wake: () => void = () => undefined;
-  const loop = (async () => {
-    while (watching) {
-      const { rows } = await db.raw<{ rows: { ms: number; query: string }[] }>(
+/** Samples until stopped; `stop` resolves with the longest statement seen, or undefined when none was seen running. */
+export function watchStatements(db: Db): Sampling<LongestStatement | undefined> {
+  return sampleUntilStopped(
+    async () => {
+      const { rows } = await db.raw<{ rows: LongestStatement[] }>(
         `select (extract(epoch from clock_timestamp() - query_start) * 1000)::float8 as ms,
                 left(regexp_replace(query, '\\s+', ' ', 'g'), 80) as query
            from pg_stat_activity
           where state = 'active' and datname = current_database() and pid <> pg_backend_pid()
           order by query_start limit 1`,
       );
-      const row = rows[0];
-      if (row && row.ms > (longest?.ms ?? 0)) longest = { ms: row.ms, query: row.query };
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, SAMPLE_EVERY_MS);
-      });
-    }
-  })();
-  loop.catch(() => undefined); // a failed sample ends the watch; stop() throws its error
-  return {
-    async stop() {
-      watching = false;
-      wake();
-      await loop;
-      return longest;
+      return rows[0];
     },
-  };
+    (longest: LongestStatement | undefined, now) => (now && now.ms > (longest?.ms ?? 0) ? now : longest),
+    undefined,
+    SAMPLE_EVERY_MS,
+  );
 }

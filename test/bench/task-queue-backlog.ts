@@ -3,8 +3,8 @@
  * yet, workflow and activity tasks apart): the largest of each is what a scenario reports.
  */
 import type { Connection } from '@temporalio/client';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
+import { sampleUntilStopped, type Sampling } from './sampler';
 
 const { TaskQueueType } = temporal.api.enums.v1;
 
@@ -36,24 +36,17 @@ export function sampleBacklog(
   namespace: string,
   taskQueue: string,
   everyMs = 2_000,
-): { stop: () => Promise<Backlog> } {
-  const largest: Backlog = { workflowTasks: 0, activityTasks: 0 };
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      const now = await backlogOf(connection, namespace, taskQueue).catch(() => undefined); // a busy server may not answer
-      if (now) {
-        largest.workflowTasks = Math.max(largest.workflowTasks, now.workflowTasks);
-        largest.activityTasks = Math.max(largest.activityTasks, now.activityTasks);
-      }
-      await sleep(everyMs);
-    }
-  })();
-  return {
-    stop: async () => {
-      sampling = false;
-      await sampler;
-      return largest;
-    },
-  };
+): Sampling<Backlog> {
+  return sampleUntilStopped(
+    () => backlogOf(connection, namespace, taskQueue).catch(() => undefined), // a busy server may not answer
+    (largest: Backlog, now) =>
+      now
+        ? {
+            workflowTasks: Math.max(largest.workflowTasks, now.workflowTasks),
+            activityTasks: Math.max(largest.activityTasks, now.activityTasks),
+          }
+        : largest,
+    { workflowTasks: 0, activityTasks: 0 },
+    everyMs,
+  );
 }
