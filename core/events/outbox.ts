@@ -7,6 +7,7 @@ import type { Trx } from '../platform/db';
 import type { PlainTransaction } from '../platform/plain-transaction';
 import type { SqlPart } from '../platform/sql-part';
 import { newEventId, newId } from '../platform/ids';
+import { isBulkWork } from './bulk-work';
 import { requestIdOf } from './request-cause';
 import { wakeRelaysOnCommit, wakeRelaysSoon } from './wake-up';
 
@@ -49,6 +50,8 @@ export interface EventRow {
   seq: number;
   /** The API request that caused the event (its `X-Request-Id`); null when none did (a timer, a worker). */
   request_id: string | null;
+  /** Recorded by bulk work (a placement's import, bulk-work.ts): what follows it comes after the tenant's other work. */
+  bulk: boolean;
 }
 
 export function toEventEnvelope(row: Pick<EventRow, 'id' | 'type' | 'created_at' | 'data'>): EventEnvelope {
@@ -63,7 +66,7 @@ export function toEventEnvelope(row: Pick<EventRow, 'id' | 'type' | 'created_at'
  */
 export function eventCtes(trx: Trx, organizationId: string, type: EventType, data: SqlPart, from?: string): SqlPart {
   wakeRelaysOnCommit(trx);
-  return eventCtesFor(requestIdOf(trx), organizationId, type, data, from);
+  return eventCtesFor({ requestId: requestIdOf(trx), bulk: isBulkWork(trx) }, organizationId, type, data, from);
 }
 
 /** `eventCtes` for a statement of a plain transaction (core/platform/plain-transaction.ts): the same rows and wake-up. */
@@ -75,11 +78,17 @@ export function plainEventCtes(
   from?: string,
 ): SqlPart {
   tx.onCommit(() => wakeRelaysSoon(tx.pool));
-  return eventCtesFor(tx.requestId, organizationId, type, data, from);
+  return eventCtesFor({ requestId: tx.requestId, bulk: false }, organizationId, type, data, from);
+}
+
+/** What caused an event: the API request (if any), and whether it is bulk work (bulk-work.ts). */
+interface EventCause {
+  requestId: string | null;
+  bulk: boolean;
 }
 
 function eventCtesFor(
-  requestId: string | null,
+  cause: EventCause,
   organizationId: string,
   type: EventType,
   data: SqlPart,
@@ -87,19 +96,19 @@ function eventCtesFor(
 ): SqlPart {
   return {
     sql: `event as (
-       insert into events (id, organization_id, type, data, request_id)
-       select ?, ?, ?, ${data.sql}, ?::text ${from ? `from ${from}` : ''}
-       returning id, organization_id, type, data, created_at, request_id
+       insert into events (id, organization_id, type, data, request_id, bulk)
+       select ?, ?, ?, ${data.sql}, ?::text, ?::boolean ${from ? `from ${from}` : ''}
+       returning id, organization_id, type, data, created_at, request_id, bulk
      ), delivery as (
        insert into webhook_deliveries
          (id, organization_id, event_id, event_type, url, secret_key_id, secret_iv, secret_tag, secret_ciphertext,
-          request_id)
+          request_id, bulk)
        select ?, c.organization_id, event.id, event.type, c.url, c.secret_key_id, c.secret_iv, c.secret_tag,
-              c.secret_ciphertext, event.request_id
+              c.secret_ciphertext, event.request_id, event.bulk
          from event join webhook_configs c on c.organization_id = event.organization_id and c.enabled
        returning id
      )`,
-    bindings: [newEventId(), organizationId, type, ...data.bindings, requestId, newId()],
+    bindings: [newEventId(), organizationId, type, ...data.bindings, cause.requestId, cause.bulk, newId()],
   };
 }
 

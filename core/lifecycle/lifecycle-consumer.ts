@@ -87,13 +87,14 @@ const PENDING_STARTS: OwedStartTable = {
   key: 'debt_id',
   owed: (t) => `${t}.started_at is null`,
   leaseColumn: 'claimed_until',
-  columns: ['debt_id', 'organization_id', 'request_id', 'created_at'],
+  columns: ['debt_id', 'organization_id', 'request_id', 'created_at', 'bulk'],
   inFlight: lifecycleStartsInFlight,
 };
 
 /**
- * Claims, for the lease, up to `perOrganization` of each organisation's oldest recorded starts, and no more than keeps
- * its starts between claim and first task within `inFlightPerOrganization` (owed-start-claims.ts).
+ * Claims, for the lease, up to `perOrganization` of each organisation's next recorded starts (not bulk first, then
+ * oldest), and no more than keeps its starts between claim and first task within `inFlightPerOrganization`
+ * (owed-start-claims.ts).
  */
 export async function claimLifecycleStarts(
   db: Db,
@@ -108,6 +109,7 @@ export async function claimLifecycleStarts(
     organization_id: string;
     request_id: string | null;
     created_at: Date;
+    bulk: boolean;
   }>(db, PENDING_STARTS, mode, perOrganization, skip, leaseMs, inFlightPerOrganization);
   return rows.map((r) => ({ debtId: r.debt_id, organizationId: r.organization_id, requestId: r.request_id }));
 }
@@ -180,13 +182,22 @@ export function createDebtLifecycleConsumer(options: DebtLifecycleConsumerOption
           'id',
           created.map((e) => e.id),
         )
-        .select<DebtStart[]>(
+        .select<(DebtStart & { bulk: boolean })[]>(
           'organization_id as organizationId',
           'request_id as requestId',
+          'bulk',
           trx.raw(`data -> 'debt' ->> 'id' as "debtId"`),
         );
+      // A placement's debts are bulk work (core/events/bulk-work.ts): started after the organisation's others.
       await trx('lifecycle_pending_starts')
-        .insert(debts.map((d) => ({ debt_id: d.debtId, organization_id: d.organizationId, request_id: d.requestId })))
+        .insert(
+          debts.map((d) => ({
+            debt_id: d.debtId,
+            organization_id: d.organizationId,
+            request_id: d.requestId,
+            bulk: d.bulk,
+          })),
+        )
         .onConflict('debt_id')
         .ignore();
       return async () => loop.kick();

@@ -45,6 +45,8 @@ export interface NewNotification {
   kind: NotificationKind;
   sourceId: string;
   instalmentIndex?: number;
+  /** Caused by bulk work (a placement's import, core/events/bulk-work.ts): sent after the organisation's others. */
+  bulk?: boolean;
 }
 
 /**
@@ -53,7 +55,7 @@ export interface NewNotification {
  */
 export async function recordNotifications(db: Db | Trx, items: NewNotification[]): Promise<string[]> {
   if (items.length === 0) return [];
-  const values = items.map(() => '(?::uuid, ?::uuid, ?::uuid, ?, ?, ?::integer)').join(', ');
+  const values = items.map(() => '(?::uuid, ?::uuid, ?::uuid, ?, ?, ?::integer, ?::boolean)').join(', ');
   const bindings = items.flatMap((n) => [
     newId(),
     n.organizationId,
@@ -61,9 +63,10 @@ export async function recordNotifications(db: Db | Trx, items: NewNotification[]
     n.kind,
     n.sourceId,
     n.instalmentIndex ?? null,
+    n.bulk ?? false,
   ]);
   const { rows } = await db.raw<{ rows: { id: string }[] }>(
-    `insert into debtor_notifications (id, organization_id, debt_id, kind, source_id, instalment_index)
+    `insert into debtor_notifications (id, organization_id, debt_id, kind, source_id, instalment_index, bulk)
      values ${values}
      on conflict do nothing
      returning id`,
@@ -122,14 +125,16 @@ export async function returnUnsentNotifications(db: Db, ids: string[]): Promise<
     .update({ status: 'pending', claimed_at: null, attempts: db.raw('greatest(attempts - 1, 0)') });
 }
 
-/** A row a claim returned: its round is its place among its organisation's claimed rows (1 for the oldest). */
+/** A row a claim returned: its round is its place among its organisation's claimed rows (1 for its next). */
 export type RoundClaimedRow = ClaimedNotificationRow & { round: number };
 
 /**
  * Takes up to `limit` notifications that are due a try, round-robin across the mode's organisations, and claims them
- * (`sending`, as claimNotification does): every organisation's oldest due notification (round 1) before any
+ * (`sending`, as claimNotification does): every organisation's next due notification (round 1) before any
  * organisation's second, then the seconds, and so on; within a round, the oldest first. A tenant with ten thousand
- * pending notifications therefore takes one place in each round, and a tenant with one is in the first.
+ * pending notifications therefore takes one place in each round, and a tenant with one is in the first. An
+ * organisation's next is its oldest that is not bulk work (a placement's, core/events/bulk-work.ts), else its oldest:
+ * a debtor of a debt raised through the API is mailed before the tenant's placement's thousands.
  *
  * Due: `pending` and not waiting out a failed attempt's pause (a minute per attempt made), or `sending` under a claim
  * older than CLAIM_EXPIRY_MS (its sender died). The update checks that again on each row it locks, so two dispatchers
@@ -154,10 +159,10 @@ export async function claimDueNotifications(db: Db, mode: Mode, limit: number): 
        select c.id, c.round from orgs
          join organizations o on o.id = orgs.id and o.mode = :mode
          cross join lateral (
-           select n.id, n.created_at, row_number() over (order by n.created_at, n.id) as round
+           select n.id, n.created_at, row_number() over (order by n.bulk, n.created_at, n.id) as round
              from debtor_notifications n
             where n.organization_id = orgs.id and n.status in ('pending', 'sending') and ${due}
-            order by n.created_at, n.id
+            order by n.bulk, n.created_at, n.id
             limit :limit
          ) c
         order by c.round, c.created_at, c.id

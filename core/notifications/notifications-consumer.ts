@@ -63,6 +63,8 @@ interface NotifyingEvent {
   organizationId: string;
   type: string;
   debtId: string;
+  /** Recorded by a placement's import (core/events/bulk-work.ts). */
+  bulk: boolean;
 }
 
 const UUID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -130,6 +132,7 @@ export function createNotificationsConsumer(options: NotificationsConsumerOption
           'id as eventId',
           'organization_id as organizationId',
           'type',
+          'bulk',
           trx.raw(`data -> 'debt' ->> 'id' as "debtId"`),
         );
       const notifying = await ofExistingDebts(trx, rows);
@@ -140,6 +143,7 @@ export function createNotificationsConsumer(options: NotificationsConsumerOption
           debtId: e.debtId,
           kind: NOTIFYING_EVENTS[e.type]!,
           sourceId: e.eventId,
+          bulk: e.bulk,
         })),
       );
       const starts = notifying

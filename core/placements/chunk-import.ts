@@ -7,6 +7,7 @@
  * naming that debt.
  */
 import { createDebt } from '../debts/debt-creation';
+import { asBulkWork } from '../events/bulk-work';
 import type { Trx } from '../platform/db';
 import { recordRowProblems, type RowProblemRecord } from './placements';
 import { finish } from './placement-end';
@@ -76,7 +77,9 @@ export async function importChunk(deps: PlacementWorkDeps, ref: PlacementRef, ch
     const slice = rows.slice(start, start + TRANSACTION_ROWS);
     const last = start + TRANSACTION_ROWS >= rows.length;
     const span = { from: at, next: last ? next : slice[slice.length - 1]!.next };
-    const commit = (perRow: RowRaise) => deps.db.transaction((trx) => importRows(deps, trx, ref, slice, span, perRow));
+    // Bulk work (core/events/bulk-work.ts): the organisation's debts raised otherwise are started and mailed first.
+    const commit = (perRow: RowRaise) =>
+      deps.db.transaction((trx) => importRows(deps, asBulkWork(trx), ref, slice, span, perRow));
     const committed = await commit(raiseOrUndoTransaction)
       .catch((err: unknown) => {
         if (err instanceof RowRefusedError) return commit(raiseUnderSavepoint);

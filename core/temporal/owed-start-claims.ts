@@ -1,10 +1,10 @@
 /**
- * The claim a fair starter (fair-starter.ts) makes on a table of owed workflow starts: each organisation's oldest
- * owed rows that no live lease holds, up to a number per organisation, leased in the same statement.
+ * The claim a fair starter (fair-starter.ts) makes on a table of owed workflow starts: each organisation's next
+ * owed rows (not bulk first, then oldest) that no live lease holds, up to a number per organisation, leased in the same statement.
  *
- * The organisations are found by a skip scan of the table's partial index on (organization_id, created_at) over the
- * owed rows — one index probe per organisation, however many rows one of them owes — and each one's oldest rows by
- * the same index. Two loops claiming at once cannot take the same row: the UPDATE re-checks the lease on each row it
+ * The organisations are found by a skip scan of the table's partial index on (organization_id, bulk, created_at) over
+ * the owed rows — one index probe per organisation, however many rows one of them owes — and each one's next rows by
+ * the same index: its rows that are not bulk work first (a placement's, core/events/bulk-work.ts), then the oldest. Two loops claiming at once cannot take the same row: the UPDATE re-checks the lease on each row it
  * locks, and the second finds it taken.
  *
  * The UPDATE takes the picked keys as one array, made once, and finds them by primary key. Joined to the pick instead,
@@ -28,7 +28,7 @@ export interface OwedStartTable {
   owed: (alias: string) => string;
   /** The timestamptz column holding the lease. */
   leaseColumn: string;
-  /** The columns the claim returns (unqualified; `organization_id` and `created_at` among them). */
+  /** The columns the claim returns (unqualified; `organization_id`, `created_at` and `bulk` among them). */
   columns: readonly string[];
   /**
    * SQL that holds, over the table under the alias given, for a row claimed or started that has not made its first
@@ -52,7 +52,7 @@ export function roomUnderBound(
     where f.organization_id = ${organizationId} and ${inFlight('f')} limit ?::int) busy))`;
 }
 
-export async function claimOwedStarts<Row extends { organization_id: string; created_at: Date }>(
+export async function claimOwedStarts<Row extends { organization_id: string; created_at: Date; bulk: boolean }>(
   db: Db,
   spec: OwedStartTable,
   mode: Mode,
@@ -81,7 +81,7 @@ export async function claimOwedStarts<Row extends { organization_id: string; cre
        cross join lateral (
          select t.${key} from ${table} t
           where t.organization_id = orgs.id and ${owed('t')} and ${free}
-          order by t.created_at limit ${limit}
+          order by t.bulk, t.created_at limit ${limit}
        ) c
        where orgs.id <> all(?::uuid[])
      )
@@ -90,7 +90,7 @@ export async function claimOwedStarts<Row extends { organization_id: string; cre
      returning ${spec.columns.map((c) => `t.${c}`).join(', ')}`,
     [mode, ...limitBindings, skip, leaseMs],
   );
-  return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
+  return rows.sort((a, b) => Number(a.bulk) - Number(b.bulk) || a.created_at.getTime() - b.created_at.getTime());
 }
 
 /**

@@ -36,6 +36,8 @@ export interface DeliveryRow {
   workflow_started_at: Date | null;
   /** The API request that caused the delivery's event (its `X-Request-Id`), or null. */
   request_id: string | null;
+  /** Its event was bulk work (a placement's import, core/events/bulk-work.ts): started after its organisation's others. */
+  bulk: boolean;
   created_at: Date;
   updated_at: Date;
 }

@@ -72,13 +72,14 @@ const OWED_DELIVERIES: OwedStartTable = {
   key: 'id',
   owed: (t) => `${t}.status = 'Pending' and ${t}.workflow_started_at is null`,
   leaseColumn: 'start_claimed_until',
-  columns: [...DELIVERY_REF_COLUMNS, 'created_at'],
+  columns: [...DELIVERY_REF_COLUMNS, 'created_at', 'bulk'],
   inFlight: deliveriesInFlight,
 };
 
 /**
- * Claims, for the lease, up to `perOrganization` of each organisation's oldest owed deliveries, and no more than keeps
- * its deliveries between claim and first attempt within `inFlightPerOrganization` (owed-start-claims.ts).
+ * Claims, for the lease, up to `perOrganization` of each organisation's next owed deliveries (not bulk first, then
+ * oldest), and no more than keeps its deliveries between claim and first attempt within `inFlightPerOrganization`
+ * (owed-start-claims.ts).
  */
 export async function claimOwedDeliveries(
   db: Db,
@@ -88,7 +89,7 @@ export async function claimOwedDeliveries(
   leaseMs: number,
   inFlightPerOrganization: number,
 ): Promise<DeliveryRef[]> {
-  const rows = await claimOwedStarts<DeliveryRow & { created_at: Date }>(
+  const rows = await claimOwedStarts<DeliveryRow & { created_at: Date; bulk: boolean }>(
     db,
     OWED_DELIVERIES,
     mode,

@@ -160,6 +160,35 @@ describe('the fair starter: owed workflow starts in turns across organisations',
     expect(count(mine(await claimLifecycleStarts(testDb(), 'production', 10, [], 30_000)), b)).to.equal(5);
   });
 
+  it('claims an organisation’s owed work that is not bulk before its older bulk work (a placement’s)', async () => {
+    const org = (await createTestTenant()).organization.id;
+    const oldFirst = (i: number) => new Date(Date.now() - 60_000 + i * 1000);
+    // A placement's thousands, owed for a minute (as bulk work), then one debt raised through the API.
+    const bulkDebts = Array.from({ length: 20 }, (_, i) => ({ id: randomUUID(), at: oldFirst(i) }));
+    const apiDebt = randomUUID();
+    await testDb()('lifecycle_pending_starts').insert([
+      ...bulkDebts.map((d) => ({ debt_id: d.id, organization_id: org, bulk: true, created_at: d.at })),
+      { debt_id: apiDebt, organization_id: org, bulk: false },
+    ]);
+    const bulkDeliveries = await insertDeliveries(
+      testDb(),
+      org,
+      Array.from({ length: 20 }, (_, i) => ({ status: 'Pending' as const, agoMs: 60_000 - i * 1000 })),
+    );
+    await testDb()('webhook_deliveries').whereIn('id', bulkDeliveries).update({ bulk: true });
+    const [apiDelivery] = await insertDeliveries(testDb(), org, [{ status: 'Pending' }]);
+    const mine = <T extends { organizationId: string }>(claimed: T[]) =>
+      claimed.filter((d) => d.organizationId === org);
+
+    const starts = mine(await claimLifecycleStarts(testDb(), 'production', 3, [], 30_000));
+    expect(starts.map((d) => d.debtId)).to.deep.equal([apiDebt, bulkDebts[0]!.id, bulkDebts[1]!.id]);
+    const deliveries = mine(await claimOwedDeliveries(testDb(), 'production', 3, [], 30_000, 32));
+    expect(deliveries.map((d) => d.deliveryId)).to.deep.equal([apiDelivery, bulkDeliveries[0], bulkDeliveries[1]]);
+    // Then the bulk work, oldest first, as before.
+    const next = mine(await claimLifecycleStarts(testDb(), 'production', 2, [], 30_000));
+    expect(next.map((d) => d.debtId)).to.deep.equal([bulkDebts[2]!.id, bulkDebts[3]!.id]);
+  });
+
   it('claims an organisation’s deliveries only while fewer than its bound are between claim and first attempt', async () => {
     const a = (await createTestTenant()).organization.id;
     const b = (await createTestTenant()).organization.id;

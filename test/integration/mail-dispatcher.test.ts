@@ -81,9 +81,18 @@ describe('debtor mail dispatcher', function () {
     return d;
   }
 
-  /** A tenant with `count` debts, each with its portal-link notification recorded (as the outbox consumer does). */
-  async function raise(count: number, name: string): Promise<Raised> {
-    const { organization } = await createTestTenant({ mode: 'production', name });
+  /**
+   * A tenant (or more debts of one) with `count` debts, each with its portal-link notification recorded (as the outbox
+   * consumer does), as bulk work (a placement's) when asked.
+   */
+  async function raise(
+    count: number,
+    name: string,
+    options: { bulk?: boolean; organizationId?: string } = {},
+  ): Promise<Raised> {
+    const organization = options.organizationId
+      ? { id: options.organizationId }
+      : (await createTestTenant({ mode: 'production', name })).organization;
     const raised: Raised = { organizationId: organization.id, debtIds: [], emails: [] };
     for (let i = 0; i < count; i++) {
       const body = inlineDebtBody({ originalPrincipal: '100.00', debtorEmail: `d.${randomUUID()}@example.com` });
@@ -98,6 +107,7 @@ describe('debtor mail dispatcher', function () {
         debtId,
         kind: 'portal_link' as const,
         sourceId: randomUUID(),
+        bulk: options.bulk ?? false,
       })),
     );
     return raised;
@@ -148,6 +158,20 @@ describe('debtor mail dispatcher', function () {
     expect(busy.emails.filter((e) => order.includes(e))).to.have.length(30);
     const mail = await sink.nthMailTo(quiet.emails[0]!, 1);
     expect(mail.subject).to.equal('A message from Corner Plumbing');
+  });
+
+  it('a tenant’s own mail for a debt raised through the API goes before its placement’s older bulk mail', async () => {
+    const placed = await raise(12, 'Placing Energy', { bulk: true });
+    const [single] = (await raise(1, '', { organizationId: placed.organizationId })).emails;
+    const order: string[] = [];
+    const d = dispatcher(noting(order), 1);
+    d.wake();
+    await settled(placed);
+    const ours = order.filter((to) => to === single || placed.emails.includes(to));
+    // One lane, one claim per send: the tenant's first turn is its debt raised otherwise, then its placement's.
+    // First in, first out would have sent it last.
+    expect(ours[0]).to.equal(single);
+    expect(ours.slice(1)).to.have.members(placed.emails);
   });
 
   it('two dispatchers over one backlog mail each notification once', async () => {

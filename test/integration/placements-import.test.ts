@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { createDebtRowChecker } from '../../api/http/debt-row-check';
+import { createDebt } from '../../core/debts/debt-creation';
 import { LocalDocumentStore } from '../../core/documents/local-store';
 import { newId } from '../../core/platform/ids';
 import { headerProblems } from '../../core/placements/placement-columns';
@@ -20,8 +21,10 @@ import { validatePlacement } from '../../core/placements/placement-validation';
 import type { PlacementRef, PlacementWorkDeps } from '../../core/placements/placement-work';
 import { getPlacement, insertPlacement, listRowErrors } from '../../core/placements/placements';
 import { readHeader, type PlacementFormat } from '../../core/placements/row-reader';
+import { inlineDebtBody } from '../support/debt-api';
 import { testDb } from '../support/resources';
 import { createTestTenant } from '../support/tenants';
+import { configureReceiver, localWebhookConfig } from '../support/webhooks';
 
 const HEADER =
   'externalAccountId,originalPrincipal,currency,debtorReferenceId,debtorFirstName,debtorLastName,debtorEmail,metadata.crmId';
@@ -213,6 +216,37 @@ describe('placements: validation and chunked import', function () {
     expect(await validatePlacement(deps, ref)).to.include({ status: 'CompletedWithErrors', rows: 2, failed: 1 });
     expect(await importChunk(deps, ref, 10)).to.include({ done: true, rows: 0 });
     expect(await debtsOf(ref.organizationId)).to.have.length(0);
+  });
+
+  it('raises its debts as bulk work: their events and deliveries marked, a debt raised otherwise and its end not', async () => {
+    const ref = await place(
+      [HEADER, 'K-1,10,AUD,K-1,A,B,a@example.com,', 'K-2,11,AUD,K-2,C,D,c@example.com,'].join('\n'),
+    );
+    await configureReceiver(localWebhookConfig(), ref.organizationId, 'http://127.0.0.1:9/hooks');
+    await importAll(ref, 10);
+    await testDb().transaction((trx) =>
+      createDebt(trx, ref.organizationId, inlineDebtBody({ externalAccountId: 'K-3', originalPrincipal: '12.00' })),
+    );
+    const events = await testDb()('events')
+      .where({ organization_id: ref.organizationId })
+      .select<{ id: string; type: string; bulk: boolean; account: string | null }[]>(
+        'id',
+        'type',
+        'bulk',
+        testDb().raw(`data -> 'debt' ->> 'externalAccountId' as account`),
+      );
+    const bulkOf = (e: { type: string; account: string | null }) => `${e.type} ${e.account ?? ''}`.trim();
+    expect(events.filter((e) => e.bulk).map(bulkOf)).to.have.members(['debt.created K-1', 'debt.created K-2']);
+    expect(events.filter((e) => !e.bulk).map(bulkOf)).to.have.members(['placement.completed', 'debt.created K-3']);
+    const deliveries = await testDb()('webhook_deliveries')
+      .where({ organization_id: ref.organizationId })
+      .select<{ event_id: string; bulk: boolean }[]>('event_id', 'bulk');
+    expect(deliveries).to.have.length(4);
+    for (const delivery of deliveries) {
+      expect(delivery.bulk, 'a delivery is bulk as its event is').to.equal(
+        events.find((e) => e.id === delivery.event_id)!.bulk,
+      );
+    }
   });
 
   it('fails a file that cannot be read on, with placement.failed; a finished one sends placement.completed', async () => {
