@@ -9,7 +9,8 @@
  * ahead of it are those of its organisation waiting since earlier: first attempts of runs started before (at most the
  * starter's bound per organisation, core/webhooks/delivery-consumer.ts) and retries due before. Both are short ranges of
  * partial indexes. Attempts in flight are among them until they are recorded, as they should be: a slot frees only
- * when one of them ends.
+ * when one of them ends. A delivery that is not bulk work counts only the others that are not (a placement's are bulk,
+ * core/events/bulk-work.ts): the organisation's own API debt is not queued at its receiver behind its placement's.
  */
 import type { Db } from '../platform/db';
 import { queryNamed } from '../platform/prepared';
@@ -20,7 +21,7 @@ const AHEAD_COUNT_LIMIT = 10_000;
 const ATTEMPTS_AHEAD = `
   with waiting as (
     select coalesce(case when d.attempt_count = 0 then d.workflow_started_at else d.next_attempt_at end,
-                    current_timestamp(3)) as since
+                    current_timestamp(3)) as since, d.bulk
       from webhook_deliveries d
      where d.id = $1 and d.organization_id = $2
   )
@@ -30,12 +31,14 @@ const ATTEMPTS_AHEAD = `
                and f.status = 'Pending' and f.attempt_count = 0
                and (f.workflow_started_at is not null or f.start_claimed_until is not null)
                and f.workflow_started_at < (select since from waiting)
+               and (not f.bulk or (select bulk from waiting))
              limit $3) first_attempts)
        + (select count(*) from (
             select 1 from webhook_deliveries r
              where r.organization_id = $2
                and r.status = 'Pending' and r.attempt_count > 0
                and r.next_attempt_at < (select since from waiting)
+               and (not r.bulk or (select bulk from waiting))
              limit $3) retries) as ahead`;
 
 /** How many of the organisation's deliveries wait for an attempt ahead of this one (0 if it is gone). */

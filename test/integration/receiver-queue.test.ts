@@ -71,6 +71,18 @@ describe('a receiver’s queue, the same for every webhooks worker process', fun
     expect(await ahead(randomUUID()), 'a delivery that is gone').to.equal(0);
   });
 
+  it('counts ahead of a delivery that is not bulk work only its organisation’s others that are not', async () => {
+    const { organizationId, ids } = await queueOf(5);
+    const ahead = (id: string) => attemptsAhead(testDb(), organizationId, id);
+    // A placement's three runs started first (bulk work), then the tenant's own API debt's, then another bulk one.
+    for (const id of [ids[0]!, ids[1]!, ids[2]!, ids[4]!]) await update(id, { bulk: true });
+    await update(ids[1]!, { attempt_count: 1, next_attempt_at: testDb().raw(`now() - interval '2 minutes'`) }); // due
+    expect(await ahead(ids[3]!), 'the placement’s first attempts and retry are not ahead of it').to.equal(0);
+    expect(await ahead(ids[4]!), 'a bulk delivery waits behind everything before it').to.equal(4);
+    await update(ids[0]!, { bulk: false });
+    expect(await ahead(ids[3]!), 'one of its organisation’s own before it').to.equal(1);
+  });
+
   it('answers a busy attempt in one process by the queue another process has served since', async () => {
     const { organizationId, ids } = await queueOf(6);
     const firstHeld = createGate();
