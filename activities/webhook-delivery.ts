@@ -220,10 +220,13 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryActivityDep
    * free slot is waited for here, briefly (receiver-slots.ts).
    */
   async function attemptWithReceiverSlot(input: DeliverAttemptInput): Promise<DeliverAttemptResult> {
-    const release = await receiverSlots.acquire(input.organizationId, LOCAL_WAIT_MS);
+    let release = await receiverSlots.acquire(input.organizationId, LOCAL_WAIT_MS);
     if (!release) {
       const ahead = await attemptsAhead(db, input.organizationId, input.deliveryId);
-      return { ...BUSY, retryAfterMs: receiverSlots.busyWaitMs(input.organizationId, ahead) };
+      // The head of its receiver's queue (an API debt's delivery while its tenant's placement fills the receiver's
+      // slots: nothing of its own kind ahead) takes the worker's next free slot, first in line, not a 1 s timer.
+      if (ahead === 0) release = await receiverSlots.acquire(input.organizationId, LOCAL_WAIT_MS, { first: true });
+      if (!release) return { ...BUSY, retryAfterMs: receiverSlots.busyWaitMs(input.organizationId, ahead) };
     }
     try {
       return await attempt(input);

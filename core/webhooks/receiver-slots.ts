@@ -74,9 +74,10 @@ export interface ReceiverSlots {
   /**
    * A slot for this receiver, waiting in the worker for up to `maxWaitMs` when its queue is expected to drain within
    * that (a receiver that answers fast, momentarily at its cap); undefined, at once or after `maxWaitMs`, otherwise.
-   * Attempts waiting here are served in the order they came.
+   * Attempts waiting here are served in the order they came; with `first`, this one goes before them (the head of
+   * its receiver's queue, receiver-queue.ts), and its wait is judged by one attempt's drain.
    */
-  acquire(receiver: string, maxWaitMs: number): Promise<(() => void) | undefined>;
+  acquire(receiver: string, maxWaitMs: number, options?: { first?: boolean }): Promise<(() => void) | undefined>;
   inFlight(receiver: string): number;
   /**
    * For an attempt refused a slot, with `ahead` attempts waiting for the receiver before it (receiver-queue.ts): how
@@ -158,11 +159,11 @@ export function createReceiverSlots(
 
   return {
     tryAcquire: (receiver) => takeIfFree(stateOf(receiver)),
-    async acquire(receiver, maxWaitMs) {
+    async acquire(receiver, maxWaitMs, options = {}) {
       const state = stateOf(receiver);
       const free = takeIfFree(state);
       if (free) return free;
-      if (drainMs(state, state.queue.length + 1) > maxWaitMs) return undefined;
+      if (drainMs(state, options.first ? 1 : state.queue.length + 1) > maxWaitMs) return undefined;
       return new Promise((resolve) => {
         const queuedAttempt: QueuedAttempt = {
           grant: (release) => {
@@ -175,7 +176,8 @@ export function createReceiverSlots(
           if (state.queue.length === 0) queued.delete(state);
           resolve(undefined);
         }, maxWaitMs);
-        state.queue.push(queuedAttempt);
+        if (options.first) state.queue.unshift(queuedAttempt);
+        else state.queue.push(queuedAttempt);
         queued.add(state);
       });
     },

@@ -100,6 +100,28 @@ describe('receiver slots: a cap per receiver, and busy waits paced by its queue'
       expect(order).to.deep.equal(['a', 'b']);
     });
 
+    it('serves the head of the receiver’s queue before the attempts waiting in the worker, judged by its own wait', async () => {
+      const slots = createReceiverSlots(1, now);
+      warm(slots, 'fast', 100);
+      const first = slots.tryAcquire('fast')!;
+      const order: string[] = [];
+      const waiting = ['a', 'b'].map((id) =>
+        slots.acquire('fast', 250).then((release) => {
+          if (release) order.push(id);
+          release?.();
+        }),
+      );
+      // Two ahead at 100 ms each: a third in line would wait longer than 250 ms and is answered at once.
+      expect(await slots.acquire('fast', 250)).to.equal(undefined);
+      const head = slots.acquire('fast', 250, { first: true }).then((release) => {
+        if (release) order.push('head');
+        release?.();
+      });
+      first();
+      await Promise.all([...waiting, head]);
+      expect(order).to.deep.equal(['head', 'a', 'b']);
+    });
+
     it('answers at once, without waiting, for a receiver whose queue would take longer than the wait', async () => {
       const slots = createReceiverSlots(1, now);
       warm(slots, 'slow', 2_000);
