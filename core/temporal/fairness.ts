@@ -11,9 +11,17 @@
  */
 import type { Priority } from '@temporalio/common';
 
-export function tenantPriority(organizationId: string): Priority {
-  return { fairnessKey: organizationId };
+export function tenantPriority(organizationId: string, options: { bulk?: boolean } = {}): Priority {
+  return { fairnessKey: organizationId, ...(options.bulk && { priorityKey: BULK_PRIORITY_KEY }) };
 }
+
+/**
+ * Bulk work's runs below the default (3): the delivery runs of a placement's events (core/events/bulk-work.ts) are
+ * handed out only when no other run's task of any organisation is waiting in the queue, so a placement's thousands take
+ * the capacity the rest leaves, and its own tenant's API debt is not behind them. Only short runs get it: a task
+ * inherits its run's priority for the run's whole life, and a debt's lifecycle lives for months.
+ */
+export const BULK_PRIORITY_KEY = 4;
 
 /**
  * A placement's workflow (and its activities, which inherit it) above the default (3): within its organisation's

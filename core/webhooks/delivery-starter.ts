@@ -27,7 +27,7 @@ const START_DEADLINE_MS = 10_000;
  * updates the status. Tests start runs with these options too.
  */
 export function deliveryStartOptions(ref: DeliveryRef, taskQueue: string) {
-  const { requestId, ...input } = ref;
+  const { requestId, bulk, ...input } = ref;
   const searchAttributes = [
     ...pendingDeliverySearchAttributes(ref.organizationId, ref.eventType),
     ...(requestId ? [{ key: SEARCH_ATTRIBUTE_KEYS.requestId, value: requestId }] : []),
@@ -36,7 +36,8 @@ export function deliveryStartOptions(ref: DeliveryRef, taskQueue: string) {
     taskQueue,
     workflowId: workflowIds.webhookDelivery(ref.deliveryId, ref.generation),
     args: [input] as [Omit<DeliveryRef, 'requestId'>],
-    priority: tenantPriority(ref.organizationId), // one tenant's backlog does not hold up another's
+    // One tenant's backlog does not hold up another's; a placement's deliveries go after everyone's others.
+    priority: tenantPriority(ref.organizationId, { bulk }),
     typedSearchAttributes: searchAttributes,
   } satisfies WorkflowStartOptions;
 }

@@ -19,6 +19,8 @@ export interface DeliveryRef {
   generation: number;
   /** The API request that caused the event (its `X-Request-Id`), or null: the run's `RequestId` search attribute. */
   requestId: string | null;
+  /** Its event was bulk work (a placement's, core/events/bulk-work.ts): its run goes after others' (fairness.ts). */
+  bulk?: boolean;
 }
 
 type DeliveryRow = {
@@ -27,10 +29,18 @@ type DeliveryRow = {
   event_type: string;
   generation: number;
   request_id: string | null;
+  bulk: boolean;
 };
 
 /** The columns a DeliveryRef is made of. */
-export const DELIVERY_REF_COLUMNS = ['id', 'organization_id', 'event_type', 'generation', 'request_id'] as const;
+export const DELIVERY_REF_COLUMNS = [
+  'id',
+  'organization_id',
+  'event_type',
+  'generation',
+  'request_id',
+  'bulk',
+] as const;
 
 function toRef(row: DeliveryRow): DeliveryRef {
   return {
@@ -39,6 +49,7 @@ function toRef(row: DeliveryRow): DeliveryRef {
     eventType: row.event_type,
     generation: row.generation,
     requestId: row.request_id,
+    bulk: row.bulk,
   };
 }
 
@@ -72,7 +83,7 @@ const OWED_DELIVERIES: OwedStartTable = {
   key: 'id',
   owed: (t) => `${t}.status = 'Pending' and ${t}.workflow_started_at is null`,
   leaseColumn: 'start_claimed_until',
-  columns: [...DELIVERY_REF_COLUMNS, 'created_at', 'bulk'],
+  columns: [...DELIVERY_REF_COLUMNS, 'created_at'],
   inFlight: deliveriesInFlight,
 };
 
@@ -89,7 +100,7 @@ export async function claimOwedDeliveries(
   leaseMs: number,
   inFlightPerOrganization: number,
 ): Promise<DeliveryRef[]> {
-  const rows = await claimOwedStarts<DeliveryRow & { created_at: Date; bulk: boolean }>(
+  const rows = await claimOwedStarts<DeliveryRow & { created_at: Date }>(
     db,
     OWED_DELIVERIES,
     mode,

@@ -86,6 +86,7 @@ interface PendingRow {
   event_type: string;
   generation: number;
   request_id: string | null;
+  bulk: boolean;
   workflow_started_at: Date | null;
 }
 
@@ -100,6 +101,7 @@ const toRef = (row: PendingRow): DeliveryRef => ({
   eventType: row.event_type,
   generation: row.generation,
   requestId: row.request_id,
+  bulk: row.bulk,
 });
 
 export async function reconcileDeliveries(options: ReconcileOptions): Promise<ReconcileReport> {
@@ -228,6 +230,7 @@ function overduePage(
       'd.event_type',
       'd.generation',
       'd.request_id',
+      'd.bulk',
       'd.workflow_started_at',
     );
 }
