@@ -1,11 +1,13 @@
 /**
  * The claim a fair starter (fair-starter.ts) makes on a table of owed workflow starts: each organisation's next
- * owed rows (not bulk first, then oldest) that no live lease holds, up to a number per organisation, leased in the same statement.
+ * owed rows (not bulk first, then oldest) that no live lease holds, up to a number per organisation, leased in the
+ * same statement.
  *
  * The organisations are found by a skip scan of the table's partial index on (organization_id, bulk, created_at) over
  * the owed rows — one index probe per organisation, however many rows one of them owes — and each one's next rows by
- * the same index: its rows that are not bulk work first (a placement's, core/events/bulk-work.ts), then the oldest. Two loops claiming at once cannot take the same row: the UPDATE re-checks the lease on each row it
- * locks, and the second finds it taken.
+ * the same index: its rows that are not bulk work first (a placement's, core/events/bulk-work.ts), then the oldest. Two
+ * loops claiming at once cannot take the same row: the UPDATE re-checks the lease on each row it locks, and the second
+ * finds it taken.
  *
  * The UPDATE takes the picked keys as one array, made once, and finds them by primary key. Joined to the pick instead,
  * a plan made while the statistics said nothing was owed (a burst since the last analyse) re-ran the pick for every
