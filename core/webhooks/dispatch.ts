@@ -23,7 +23,7 @@ export interface DeliveryRef {
   bulk?: boolean;
 }
 
-type DeliveryRow = {
+export type DeliveryRefRow = {
   id: string;
   organization_id: string;
   event_type: string;
@@ -42,7 +42,8 @@ export const DELIVERY_REF_COLUMNS = [
   'bulk',
 ] as const;
 
-function toRef(row: DeliveryRow): DeliveryRef {
+/** A delivery's row (these columns, or more) as what starts its run. */
+export function deliveryRefOf(row: DeliveryRefRow): DeliveryRef {
   return {
     deliveryId: row.id,
     organizationId: row.organization_id,
@@ -63,8 +64,8 @@ export async function unstartedDeliveriesOf(db: Db, events: Pick<OutboxEvent, 'i
     )
     .where({ status: 'Pending' })
     .whereNull('workflow_started_at')
-    .select<DeliveryRow[]>(...DELIVERY_REF_COLUMNS);
-  return rows.map(toRef);
+    .select<DeliveryRefRow[]>(...DELIVERY_REF_COLUMNS);
+  return rows.map(deliveryRefOf);
 }
 
 /**
@@ -100,7 +101,7 @@ export async function claimOwedDeliveries(
   leaseMs: number,
   inFlightPerOrganization: number,
 ): Promise<DeliveryRef[]> {
-  const rows = await claimOwedStarts<DeliveryRow & { created_at: Date }>(
+  const rows = await claimOwedStarts<DeliveryRefRow & { created_at: Date }>(
     db,
     OWED_DELIVERIES,
     mode,
@@ -109,7 +110,7 @@ export async function claimOwedDeliveries(
     leaseMs,
     inFlightPerOrganization,
   );
-  return rows.map(toRef);
+  return rows.map(deliveryRefOf);
 }
 
 /**

@@ -27,7 +27,7 @@ import type { Mode } from '../platform/mode';
 import { workflowIds } from '../temporal/names';
 import { DELIVERIES_IN_FLIGHT_PER_ORGANIZATION } from './delivery-consumer';
 import { createDeliveryStarter, type DeliveryStarter } from './delivery-starter';
-import { admissionRoom, type DeliveryRef } from './dispatch';
+import { admissionRoom, deliveryRefOf, type DeliveryRef } from './dispatch';
 
 export const RECONCILE_GRACE_MS = 120_000;
 /** Under the activity's 4-minute start-to-close timeout (workflows/webhook-reconcile.ts), with a page to spare. */
@@ -94,15 +94,6 @@ interface Diagnosis {
   row: PendingRow;
   fix: DeliveryFix;
 }
-
-const toRef = (row: PendingRow): DeliveryRef => ({
-  deliveryId: row.id,
-  organizationId: row.organization_id,
-  eventType: row.event_type,
-  generation: row.generation,
-  requestId: row.request_id,
-  bulk: row.bulk,
-});
 
 export async function reconcileDeliveries(options: ReconcileOptions): Promise<ReconcileReport> {
   const deadline = Date.now() + (options.budgetMs ?? RECONCILE_BUDGET_MS);
@@ -202,7 +193,7 @@ async function withinAdmission(options: ReconcileOptions, found: Diagnosis[]): P
 
 /** The run to start: the unstarted one as it is, or a new generation in place of a lost one. */
 async function runToStart(db: Db, { row, fix }: Diagnosis): Promise<DeliveryRef | undefined> {
-  return fix.reason === 'unstarted' ? toRef(row) : restart(db, row);
+  return fix.reason === 'unstarted' ? deliveryRefOf(row) : restart(db, row);
 }
 
 /** The next page of the mode's Pending deliveries overdue at `cutoff`, in due order after `position`. */
@@ -264,7 +255,7 @@ async function restart(db: Db, row: PendingRow): Promise<DeliveryRef | undefined
       updated_at: db.fn.now(3),
     })
     .returning(['generation']);
-  return moved ? { ...toRef(row), generation: (moved as { generation: number }).generation } : undefined;
+  return moved ? { ...deliveryRefOf(row), generation: (moved as { generation: number }).generation } : undefined;
 }
 
 async function inChunks<T, R>(items: T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
