@@ -202,6 +202,8 @@ function retriedColumns(trx: Trx) {
 /**
  * Delivers a `Failed` delivery again: same delivery id, a new run of the whole schedule (a new generation), started by
  * the webhook delivery consumer's sweep, which this wakes (at the caller's commit). Any other status is `invalid_state`.
+ * A placement's delivery retried this way is no longer bulk work (core/events/bulk-work.ts): somebody is waiting for
+ * this one, so its run starts in its organisation's next turn at the default priority, not after its placement's.
  */
 export async function retryDelivery(trx: Trx, organizationId: string, id: string): Promise<DeliveryView> {
   if (!isUuid(id)) throw errors.notFound('delivery');
@@ -210,7 +212,10 @@ export async function retryDelivery(trx: Trx, organizationId: string, id: string
   if (row.status !== 'Failed') {
     throw new ApiError('invalid_state', `Only a Failed delivery can be retried; this one is ${row.status}.`);
   }
-  const [updated] = await trx('webhook_deliveries').where({ id }).update(retriedColumns(trx)).returning('*');
+  const [updated] = await trx('webhook_deliveries')
+    .where({ id })
+    .update({ ...retriedColumns(trx), bulk: false })
+    .returning('*');
   if (!updated) throw new Error('the locked delivery row was not updated');
   await wakeRelays(trx);
   return toDeliveryView(updated);
@@ -222,7 +227,9 @@ export const RETRY_FAILED_CAP = 1_000;
 /**
  * Retries, as `retryDelivery` does, the organisation's deliveries that reached `Failed` at or after `since` (their
  * last change), oldest failure first, at most `cap` of them; returns how many were queued. Rows another transaction
- * holds are skipped (a concurrent retry of the same delivery), so two requests never queue one delivery twice.
+ * holds are skipped (a concurrent retry of the same delivery), so two requests never queue one delivery twice. Each
+ * stays bulk work or not as it was: up to a thousand placement deliveries at once do not go before the organisation's
+ * API debts' deliveries.
  */
 export async function retryFailedDeliveries(
   trx: Trx,

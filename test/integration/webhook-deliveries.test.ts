@@ -126,11 +126,13 @@ describe('delivery log and events API (GET /v1/webhooks/deliveries…, GET /v1/e
     const readOnly = await mintKey(tenant.organization.id, { readOnly: true });
     expect((await retry(ids.failed, readOnly.headers)).status).to.equal(403);
 
+    // A placement's delivery (bulk work) retried by hand is somebody's to wait for: no longer after its placement's.
+    await testDb()('webhook_deliveries').where({ id: ids.failed }).update({ bulk: true });
     const res = await retry(ids.failed);
     expect(res.status).to.equal(202);
     expect(await res.json()).to.include({ id: ids.failed, status: 'Pending', attemptCount: 1, nextAttemptAt: null });
     const row = await foundRow(testDb()('webhook_deliveries').where({ id: ids.failed }).first(), 'delivery');
-    expect([row.generation, row.attempt_base, row.workflow_started_at]).to.deep.equal([1, 1, null]);
+    expect([row.generation, row.attempt_base, row.workflow_started_at, row.bulk]).to.deep.equal([1, 1, null, false]);
     expect((await retry(ids.failed)).status).to.equal(409);
   });
 
