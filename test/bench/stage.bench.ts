@@ -31,7 +31,7 @@ import {
   runBurst,
   type BurstTarget,
 } from './burst.bench';
-import { check, compare, figure, newReport, recordMemory, type BenchReport } from './report';
+import { check, compare, figure, newReport, observe, recordMemory, type BenchReport } from './report';
 import { interleaved, load, peakMemoryMiB, processAndChildren } from './support';
 import { noopWorkflowFloor, type FloorServer } from './workflow-floor';
 
@@ -158,21 +158,21 @@ export async function benchStage(options: { report: BenchReport; debts?: number;
     printBurst(result, floor, 'the profile’s Temporal on PostgreSQL');
     const lifecycleStartsPerSecond = debts / result.lifecycleStartedSeconds;
     const f1 = (n: number) => n.toFixed(1);
-    check(report, {
-      scenario: SCENARIO,
-      name: `deliveries on Temporal on PostgreSQL (${f1(result.deliveriesPerSecond)}/s) / its no-op floor (${f1(floor)}/s)`,
-      value: result.deliveriesPerSecond / floor,
-      unit: '×',
-      bound: { atLeast: 0.9 },
-    });
+    // The floor is the server's workflows a second; a burst's debt is two (a delivery and a lifecycle), so the goal
+    // (≥ 0.9× for deliveries and lifecycle starts) is the two together. Each kind alone is half of that by design:
+    // reported, not judged against the whole floor (which read 0.45–0.53× "BELOW" in every earlier run).
     check(report, workflowsAgainstFloor(SCENARIO, result, floor, 'Temporal on PostgreSQL'));
-    check(report, {
-      scenario: SCENARIO,
-      name: `lifecycle starts on Temporal on PostgreSQL (${f1(lifecycleStartsPerSecond)}/s) / its no-op floor (${f1(floor)}/s)`,
-      value: lifecycleStartsPerSecond / floor,
-      unit: '×',
-      bound: { atLeast: 0.9 },
-    });
+    for (const [kind, perSecond] of [
+      ['deliveries', result.deliveriesPerSecond],
+      ['lifecycle starts', lifecycleStartsPerSecond],
+    ] as const) {
+      observe(report, {
+        scenario: SCENARIO,
+        name: `${kind} on Temporal on PostgreSQL (${f1(perSecond)}/s) / half its no-op floor (${f1(floor / 2)}/s)`,
+        value: perSecond / (floor / 2),
+        unit: '×',
+      });
+    }
     check(report, {
       scenario: SCENARIO,
       name: `another tenant's delivery p99 during the profile's burst of ${debts}`,
