@@ -22,6 +22,7 @@ import {
   type ProductionProfile,
 } from '../support/production-profile';
 import { closeSharedResources } from '../support/resources';
+import { quietSdkLogs } from '../support/temporal';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import {
   deliveryWorkflowsStartedAt,
@@ -132,6 +133,7 @@ export async function benchStage(options: { report: BenchReport; debts?: number;
   const profile = await startProductionProfile(BENCH_PROFILE);
   const receiver = await startWebhookReceiver('/hooks', { tls: profile.serverTls });
   const connection = await Connection.connect({ address: profile.env.TEMPORAL_ADDRESS });
+  quietSdkLogs(); // before the native connection makes the SDK's runtime: the floor's worker logs at WARN, as the tests'
   const nativeConnection = await NativeConnection.connect({ address: profile.env.TEMPORAL_ADDRESS });
   try {
     const run = Date.now().toString(36);

@@ -46,7 +46,7 @@ let sdkLogsQuieted = false;
  * bury the test report, and the core warns on every worker start that the Java time-skipping test server does not
  * advertise a capability newer servers have.
  */
-function quietSdkLogs(): void {
+export function quietSdkLogs(): void {
   if (sdkLogsQuieted) return;
   sdkLogsQuieted = true;
   try {
