@@ -11,7 +11,10 @@
  *
  * The UPDATE takes the picked keys as one array, made once, and finds them by primary key. Joined to the pick instead,
  * a plan made while the statistics said nothing was owed (a burst since the last analyse) re-ran the pick for every
- * owed row: 10,000 owed deliveries kept one claim 31 s on CPU (test/integration/owed-start-claim-plan.test.ts).
+ * owed row: 10,000 owed deliveries kept one claim 31 s on CPU (test/integration/owed-start-claim-plan.test.ts). Its
+ * re-check that each row is still owed and free is written `(…) is true`, which the planner cannot match to the owed
+ * rows' partial index: with such statistics that index looks empty, and the UPDATE walked all of it instead of
+ * looking its few keys up by primary key.
  *
  * Admission by progress (a table with `inFlight`): an organisation's rows that were claimed or started and have not
  * made their first step yet are counted (at most the bound, by a partial index), and the claim takes only what keeps
@@ -88,7 +91,7 @@ export async function claimOwedStarts<Row extends { organization_id: string; cre
        where orgs.id <> all(?::uuid[])
      )
      update ${table} t set ${leaseColumn} = now() + ? * interval '1 millisecond'
-      where t.${key} = any(array(select picked_key from picked)) and ${owed('t')} and ${free}
+      where t.${key} = any(array(select picked_key from picked)) and (${owed('t')} and ${free}) is true
      returning ${spec.columns.map((c) => `t.${c}`).join(', ')}`,
     [mode, ...limitBindings, skip, leaseMs],
   );
