@@ -6,7 +6,7 @@
  * database; the raw .cpuprofile files stay in bench-results/profiles/ (Chrome DevTools or speedscope open them).
  * `console-deliveries`, `console-delivery` and `console-overview` profile the console's pages at the console bench's
  * 100,000-delivery tenant; `portal-debt` the portal's debt page.
- * `bare-organization`, `bare-debts-create`, `bare-console-…` and `bare-portal-debt` profile the bare ceilings'
+ * `bare-organization`, `bare-debts-create`, `bare-documents`, `bare-console-…` and `bare-portal-debt` profile the bare ceilings'
  * process (bare-server.ts) on the same work.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -168,23 +168,29 @@ async function profileConsole(db: ReturnType<typeof createDb>): Promise<void> {
   for (const [name, path_] of pages) await profileOne(name, page(path_));
 }
 
-/** 1 MiB PDF uploads, 4 in flight, to the local store in a scratch directory (documents.bench.ts). */
+/**
+ * 1 MiB PDF uploads, 4 in flight, to the local store in a scratch directory (documents.bench.ts); `bare-documents`
+ * sends the same bodies raw to the bare route (bare-documents.ts).
+ */
 async function profileDocuments(tenant: BenchTenant): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'profile-documents-'));
   try {
-    await profileOne(
-      'documents',
-      async (baseUrl) => {
-        const uploader = documentUploader(baseUrl, tenant);
-        try {
-          const uploads = await uploadFor(uploader, duration);
-          console.log(`documents: ${uploads} uploads in ${duration} s`);
-        } finally {
-          uploader.close();
-        }
-      },
-      { DOCUMENT_DIR: dir },
-    );
+    for (const name of ['documents', 'bare-documents']) {
+      await profileOne(
+        name,
+        async (baseUrl) => {
+          const uploader = documentUploader(baseUrl, tenant);
+          try {
+            const upload = name === 'documents' ? uploader.upload : uploader.uploadRaw(baseUrl, tenant.organizationId);
+            const uploads = await uploadFor({ ...uploader, upload }, duration);
+            console.log(`${name}: ${uploads} uploads in ${duration} s`);
+          } finally {
+            uploader.close();
+          }
+        },
+        { DOCUMENT_DIR: dir },
+      );
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
