@@ -138,7 +138,10 @@ export type RoundClaimedRow = ClaimedNotificationRow & { round: number };
  *
  * Due: `pending` and not waiting out a failed attempt's pause (a minute per attempt made), or `sending` under a claim
  * older than CLAIM_EXPIRY_MS (its sender died). The update checks that again on each row it locks, so two dispatchers
- * (two worker processes) never claim the same row: the second finds it claimed and skips it.
+ * (two worker processes) never claim the same row: the second finds it claimed and skips it. That re-check is written
+ * `(…) is true` so the planner cannot match it to the unhandled rows' partial index: with statistics made before a
+ * burst that index looks empty, and the update walked all of it instead of finding the picked rows by primary key
+ * (test/integration/owed-start-claim-plan.test.ts).
  */
 export async function claimDueNotifications(db: Db, mode: Mode, limit: number): Promise<RoundClaimedRow[]> {
   const due = `(n.status = 'pending' and (n.claimed_at is null or n.claimed_at < now() - n.attempts * interval '1 minute')
@@ -171,7 +174,7 @@ export async function claimDueNotifications(db: Db, mode: Mode, limit: number): 
      update debtor_notifications n
         set status = 'sending', claimed_at = now(), attempts = n.attempts + 1
        from picked
-      where n.id = picked.id and ${due}
+      where n.id = picked.id and (${due}) is true
      returning n.*, picked.round::integer as round`,
     { mode, limit, expiry: CLAIM_EXPIRY_MS },
   );
