@@ -14,7 +14,7 @@ import { testEnv } from '../support/env';
  * waited behind it. With that fixed, the same statistics still had the claim walk every owed row, several times: a
  * partial index of the owed rows looks empty to them, so the planner used it for the UPDATE's re-check, the lifecycle
  * starts' count of rows in flight, and (by age alone) the deliveries' skip scan and pick — 23 ms a claim at 100,000
- * owed deliveries, 2.6 ms now. The mail dispatcher's claim (core/notifications/debtor-notifications.ts) has the same
+ * owed deliveries, 3 ms now. The mail dispatcher's claim (core/notifications/debtor-notifications.ts) has the same
  * shape and had the same walk in its UPDATE's re-check: 166 ms at 100,000 pending mails, 8 ms now. Each table is a
  * temporary stand-in (it comes first on the search path), so its statistics are the test's: analysed with nothing
  * owed, then a burst of owed rows of one organisation and one of another's.
