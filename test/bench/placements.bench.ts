@@ -16,6 +16,10 @@
  * `quietDebts` each time). For each: request sent → its `debt.created` received by its receiver, and → its portal
  * mail stored by maildev. Printed: the p99 of each, idle and during the import, and their ratio (goal ≤ 2×).
  *
+ * Bulk work under load (bulk-drain.ts): after the smaller import, with its deliveries still owed, three windows
+ * (BULK_DRAIN_WINDOW_SECONDS, 30) — alone, while the other tenant raises BULK_DRAIN_RATE debts a second (15), alone
+ * again — say whether the placement's deliveries, below the default priority, keep draining under a steady load.
+ *
  * Standalone: `npx tsx test/bench/placements.bench.ts` (PLACEMENT_ROWS=100000; PLACEMENT_ROWS_PER_SECOND sets the
  * importing organisation's pace, default the project's).
  */
@@ -40,6 +44,7 @@ import { goodRow, PLACEMENT_HEADER } from '../support/placements';
 import { closeSharedResources } from '../support/resources';
 import { waitFor } from '../support/wait';
 import { configureReceiver, localWebhookConfig } from '../support/webhooks';
+import { bulkDrainUnderLoad, type BulkDrain, type BulkDrainWindow } from './bulk-drain';
 import { importTimeline, type ImportTimeline } from './placement-timeline';
 import { cpuPerItem, sharedProcesses, type ProcessSet } from './cpu';
 import { check, newReport, observe, recordMemory, type BenchReport } from './report';
@@ -374,7 +379,8 @@ function cpuProcesses(stack: BenchStack): ProcessSet {
 async function importOnce(
   rows: number,
   fairness?: { count: number; everyMs: number },
-): Promise<{ result: ImportResult; fairness?: FairnessResult }> {
+  drain?: { windowSeconds: number; ratePerSecond: number },
+): Promise<{ result: ImportResult; fairness?: FairnessResult; drain?: BulkDrain }> {
   const stack = await startBenchStack({ database: 'bench_placements', webhooksWorkers: 1 });
   const counting = await startCountingReceiver();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-placement-'));
@@ -457,6 +463,16 @@ async function importOnce(
     }
     const deliveriesReceived = counting.received();
     const [busyLatencies, ownLatencies] = (await busy) ?? [];
+    const peaks = peaksOf(stack); // before the drain's load, which is not the file's
+    // With the placement's deliveries still owed: do they keep draining under another tenant's steady load?
+    const drained =
+      drain &&
+      (await bulkDrainUnderLoad(stack, {
+        ...drain,
+        bulkReceived: counting.received,
+        other: quiet,
+        otherDeliveredAt: stackArrivals(stack).deliveredAt,
+      }));
     return {
       result: {
         rows,
@@ -469,7 +485,7 @@ async function importOnce(
         lifecyclesStarted: debts - pendingStarts,
         mailsSent,
         deliveriesReceived,
-        peaks: peaksOf(stack),
+        peaks,
         timeline: await importTimeline(
           new Client({ connection: stack.temporal.connection, namespace: namespaceOf(stack) }),
           id,
@@ -478,6 +494,7 @@ async function importOnce(
         cores,
       },
       ...(idle && busyLatencies && ownLatencies && { fairness: { idle, busy: busyLatencies, own: ownLatencies } }),
+      ...(drained && { drain: drained }),
     };
   } finally {
     await backlog?.stop();
@@ -625,6 +642,30 @@ function reportFairness(report: BenchReport, f: FairnessResult): void {
   for (const stage of QUIET_STAGES) console.log(`    ${stage}: ${pair(f.own.stages[stage])}`);
 }
 
+function reportDrain(report: BenchReport, d: BulkDrain, rows: number): void {
+  const scenario = 'placements';
+  const rate = (w: BulkDrainWindow) => w.bulkReceived / w.seconds;
+  const [alone, loaded, again] = d.windows as [BulkDrainWindow, BulkDrainWindow, BulkDrainWindow];
+  console.log(
+    `\nplacements: the ${rows.toLocaleString('en')}-row placement's deliveries (bulk work, below the default priority) ` +
+      `in three ${alone.seconds.toFixed(0)}-s windows after its import:`,
+  );
+  observe(report, { scenario, name: `a placement's deliveries drained, alone`, value: rate(alone), unit: '/s' });
+  observe(report, {
+    scenario,
+    name: `〃 while another tenant raises ${d.ratePerSecond} debts/s (${loaded.otherRaised} raised; ${(rate(loaded) / rate(alone)).toFixed(2)}× of alone)`,
+    value: rate(loaded),
+    unit: '/s',
+  });
+  observe(report, { scenario, name: `〃 alone again`, value: rate(again), unit: '/s' });
+  observe(report, {
+    scenario,
+    name: `〃 the other tenant's debt.created meanwhile, p99 (p50 ${percentile(d.otherDeliveredMs, 50).toFixed(0)} ms)`,
+    value: percentile(d.otherDeliveredMs, 99),
+    unit: 'ms',
+  });
+}
+
 export async function benchPlacements(options: PlacementBenchOptions = {}): Promise<void> {
   // Standalone, the figures are printed only (check and observe print as they record).
   const report = options.report ?? newReport({ quick: false, secondsPerLoad: 0, connections: 1 });
@@ -632,7 +673,11 @@ export async function benchPlacements(options: PlacementBenchOptions = {}): Prom
   const fairness = { count: options.quietDebts ?? 20, everyMs: options.quietEveryMs ?? 2_000 };
   const pace = process.env.PLACEMENT_ROWS_PER_SECOND ?? `${DEFAULT_ROWS_PER_SECOND} (default)`;
   buildCompiled();
-  const small = await importOnce(Math.max(1, Math.round(rows / 10)));
+  const drain = {
+    windowSeconds: Number(process.env.BULK_DRAIN_WINDOW_SECONDS ?? 30),
+    ratePerSecond: Number(process.env.BULK_DRAIN_RATE ?? 15),
+  };
+  const small = await importOnce(Math.max(1, Math.round(rows / 10)), undefined, drain);
   printImport(small.result, pace);
   const large = await importOnce(rows, fairness);
   printImport(large.result, pace);
@@ -640,6 +685,7 @@ export async function benchPlacements(options: PlacementBenchOptions = {}): Prom
   reportImport(report, large.result);
   reportMemory(report, small.result, large.result);
   if (large.fairness) reportFairness(report, large.fairness);
+  if (small.drain) reportDrain(report, small.drain, small.result.rows);
 }
 
 if (require.main === module) {
