@@ -590,6 +590,18 @@ describe('bench harness: placements (quick mode, 100 and 10 rows)', function () 
     for (const o of p99s) expect(o.value, o.name).to.be.above(0).and.satisfy(Number.isFinite);
   });
 
+  it("reports the smaller placement's deliveries drained alone, under another tenant's load and after", () => {
+    const drained = report.observations.filter((o) => o.scenario === 'placements' && o.unit === '/s');
+    expect(drained.map((o) => o.name)).to.satisfy((names: string[]) =>
+      [/drained, alone$/, /while another tenant raises 5 debts\/s \(\d+ raised/, /alone again$/].every((pattern) =>
+        names.some((n) => pattern.test(n)),
+      ),
+    );
+    for (const o of drained) expect(o.value, o.name).to.be.at.least(0).and.satisfy(Number.isFinite);
+    const other = report.observations.find((o) => o.scenario === 'placements' && /debt.created meanwhile/.test(o.name));
+    expect(other?.value, "the other tenant's p99 under the load").to.be.above(0);
+  });
+
   it("reports each process's peak memory at both sizes, the file's readers against the soak's 10 %", () => {
     const names = report.memory.map((m) => m.process);
     for (const process of ['api process', 'lifecycle worker', 'webhooks worker', 'Temporal dev server']) {

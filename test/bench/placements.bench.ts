@@ -60,6 +60,8 @@ export interface PlacementBenchOptions {
   quietDebts?: number;
   /** Between two of the other tenant's debts (2 s). */
   quietEveryMs?: number;
+  /** The bulk-drain windows' length and the other tenant's rate in the loaded one (30 s, 15 debts/s). */
+  drain?: { windowSeconds: number; ratePerSecond: number };
 }
 
 /** 100,000 rows in ten minutes. */
@@ -653,7 +655,7 @@ function reportDrain(report: BenchReport, d: BulkDrain, rows: number): void {
   observe(report, { scenario, name: `a placement's deliveries drained, alone`, value: rate(alone), unit: '/s' });
   observe(report, {
     scenario,
-    name: `〃 while another tenant raises ${d.ratePerSecond} debts/s (${loaded.otherRaised} raised; ${(rate(loaded) / rate(alone)).toFixed(2)}× of alone)`,
+    name: `〃 while another tenant raises ${d.ratePerSecond} debts/s (${loaded.otherRaised} raised${rate(alone) > 0 ? `; ${(rate(loaded) / rate(alone)).toFixed(2)}× of alone` : ''})`,
     value: rate(loaded),
     unit: '/s',
   });
@@ -673,7 +675,7 @@ export async function benchPlacements(options: PlacementBenchOptions = {}): Prom
   const fairness = { count: options.quietDebts ?? 20, everyMs: options.quietEveryMs ?? 2_000 };
   const pace = process.env.PLACEMENT_ROWS_PER_SECOND ?? `${DEFAULT_ROWS_PER_SECOND} (default)`;
   buildCompiled();
-  const drain = {
+  const drain = options.drain ?? {
     windowSeconds: Number(process.env.BULK_DRAIN_WINDOW_SECONDS ?? 30),
     ratePerSecond: Number(process.env.BULK_DRAIN_RATE ?? 15),
   };

@@ -135,7 +135,14 @@ async function main(): Promise<void> {
   }
   if (only.has('burst')) await attempt(report, 'burst', () => benchBurst({ report, debts: quick ? 200 : undefined }));
   if (only.has('placements')) {
-    const sizes = quick ? { rows: Number(process.env.PLACEMENT_ROWS ?? 200), quietDebts: 3, quietEveryMs: 250 } : {};
+    const sizes = quick
+      ? {
+          rows: Number(process.env.PLACEMENT_ROWS ?? 200),
+          quietDebts: 3,
+          quietEveryMs: 250,
+          drain: { windowSeconds: 1, ratePerSecond: 5 },
+        }
+      : {};
     await attempt(report, 'placements', () => benchPlacements({ report, ...sizes }));
   }
   if (only.has('stage'))
