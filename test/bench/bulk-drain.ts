@@ -9,11 +9,9 @@
  * mail), and alone again. Returned: the placement's deliveries received in each, and the other tenant's
  * `debt.created` latencies from the loaded window.
  */
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { inlineDebtBody } from '../support/debt-api';
 import { waitFor } from '../support/wait';
-import type { BenchStack } from './stack';
+import { raiseDebtOn, type BenchStack } from './stack';
 import type { BenchTenant } from './support';
 
 export interface BulkDrainWindow {
@@ -95,8 +93,9 @@ async function raiseSteadily(
     await sleep(Math.max(0, next - Date.now()));
     if (pending.size >= IN_FLIGHT) await Promise.race(pending);
     raised++;
-    const request: Promise<void> = raise(stack, options.other).then(
-      (debt) => void sent.push(debt),
+    const at = Date.now();
+    const request: Promise<void> = raiseDebtOn(stack, options.other).then(
+      (debtId) => void sent.push({ debtId, at }),
       (err: unknown) => void failures.push(err),
     );
     pending.add(request);
@@ -105,19 +104,4 @@ async function raiseSteadily(
   await Promise.all(pending);
   if (failures.length > 0) throw failures[0];
   return raised;
-}
-
-async function raise(stack: BenchStack, tenant: BenchTenant): Promise<{ debtId: string; at: number }> {
-  const at = Date.now();
-  const res = await fetch(`${stack.api.baseUrl}/v1/debts`, {
-    method: 'POST',
-    headers: {
-      authorization: tenant.authorization,
-      'content-type': 'application/json',
-      'idempotency-key': randomUUID(),
-    },
-    body: JSON.stringify(inlineDebtBody()),
-  });
-  if (res.status !== 201) throw new Error(`POST /v1/debts answered ${res.status}: ${await res.text()}`);
-  return { debtId: ((await res.json()) as { id: string }).id, at };
 }

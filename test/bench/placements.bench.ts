@@ -38,7 +38,6 @@ import { DEBT_LIFECYCLE_CONSUMER } from '../../core/lifecycle/lifecycle-consumer
 import { DEBTOR_NOTIFICATIONS_CONSUMER } from '../../core/notifications/notifications-consumer';
 import { isFinished, type Placement } from '../../core/placements/placements';
 import { TASK_QUEUES } from '../../core/temporal/names';
-import { inlineDebtBody } from '../support/debt-api';
 import { stopSharedMailSink } from '../support/mail-sink';
 import { goodRow, PLACEMENT_HEADER } from '../support/placements';
 import { closeSharedResources } from '../support/resources';
@@ -48,7 +47,15 @@ import { bulkDrainUnderLoad, type BulkDrain, type BulkDrainWindow } from './bulk
 import { importTimeline, type ImportTimeline } from './placement-timeline';
 import { cpuPerItem, sharedProcesses, type ProcessSet } from './cpu';
 import { check, newReport, observe, recordMemory, type BenchReport } from './report';
-import { consumersCaughtUp, countOf, startBenchStack, stopBenchStack, workersRunning, type BenchStack } from './stack';
+import {
+  consumersCaughtUp,
+  countOf,
+  raiseDebtOn,
+  startBenchStack,
+  stopBenchStack,
+  workersRunning,
+  type BenchStack,
+} from './stack';
 import { benchTenant, buildCompiled, childPids, peakMemoryMiB, percentile, type BenchTenant } from './support';
 import { sampleBacklog, type Backlog } from './task-queue-backlog';
 
@@ -309,17 +316,7 @@ async function quietLatencies(
     const email = `quiet.${options.tag}.${i}@example.com`;
     if (options.busy()) duringImport++;
     const at = Date.now();
-    const res = await fetch(`${stack.api.baseUrl}/v1/debts`, {
-      method: 'POST',
-      headers: {
-        authorization: tenant.authorization,
-        'content-type': 'application/json',
-        'idempotency-key': randomUUID(),
-      },
-      body: JSON.stringify(inlineDebtBody({ debtorEmail: email })),
-    });
-    if (res.status !== 201) throw new Error(`POST /v1/debts answered ${res.status}: ${await res.text()}`);
-    const debtId = ((await res.json()) as { id: string }).id;
+    const debtId = await raiseDebtOn(stack, tenant, { debtorEmail: email });
     arrivals.watch?.(debtId);
     sent.push({ debtId, email, at });
     await sleep(options.everyMs);

@@ -6,6 +6,7 @@
  * placements worker).
  * Stopping it drops the database.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { outboxLag } from '../../core/events/outbox-lag';
 import { createDb, type Db } from '../../core/platform/db';
 import { migrate } from '../../scripts/migrate';
+import { inlineDebtBody } from '../support/debt-api';
 import { sharedMailSink, type MailSink } from '../support/mail-sink';
 import { killGroup } from '../support/processes';
 import { createScratchDatabase, dropScratchDatabase } from '../support/scratch-databases';
@@ -25,7 +27,7 @@ import {
 import { startDevServer } from '../support/temporal';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { localWebhookConfig, localWebhookEnv } from '../support/webhooks';
-import { COMPILED_API, startApiProcess, type ApiProcess } from './support';
+import { COMPILED_API, startApiProcess, type ApiProcess, type BenchTenant } from './support';
 
 export interface BenchStack {
   /** The scratch database's name (dropped when the stack stops). */
@@ -115,4 +117,23 @@ export async function countOf(db: Db, sql: string, bindings: string[]): Promise<
 export async function consumersCaughtUp(db: Db, consumers: string[]): Promise<boolean> {
   const lags = await outboxLag(db, 'production', consumers);
   return lags.length === consumers.length && lags.every((l) => l.lag === 0);
+}
+
+/** One debt raised through the stack's `POST /v1/debts` (an inline debtor; `overrides` change the body); its id. */
+export async function raiseDebtOn(
+  stack: BenchStack,
+  tenant: BenchTenant,
+  overrides: Record<string, unknown> = {},
+): Promise<string> {
+  const res = await fetch(`${stack.api.baseUrl}/v1/debts`, {
+    method: 'POST',
+    headers: {
+      authorization: tenant.authorization,
+      'content-type': 'application/json',
+      'idempotency-key': randomUUID(),
+    },
+    body: JSON.stringify(inlineDebtBody(overrides)),
+  });
+  if (res.status !== 201) throw new Error(`POST /v1/debts answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
 }
