@@ -6,7 +6,8 @@ import type { Knex } from 'knex';
  * deliveries one organisation at a time by `webhook_deliveries_owed_starts`, and no query reads them by age alone any
  * more. Left in place it was worse than unused: with statistics made before a burst (nothing owed), the planner took it
  * for an empty index and answered the claim's per-organisation steps by walking and sorting every owed delivery
- * (test/integration/owed-start-claim-plan.test.ts); and every delivery's insert and start wrote an entry in it.
+ * (test/integration/owed-start-claim-plan.test.ts); and every delivery's insert, and every claim of it, wrote an entry
+ * in it.
  * Dropped concurrently (the table may be large and busy); `down` builds it again the same way.
  */
 export const config = { transaction: false };
