@@ -15,7 +15,6 @@ import { raiseDebtOn, type BenchStack } from './stack';
 import type { BenchTenant } from './support';
 
 export interface BulkDrainWindow {
-  label: 'alone' | 'under load' | 'alone again';
   seconds: number;
   /** The placement's deliveries received in the window. */
   bulkReceived: number;
@@ -25,7 +24,9 @@ export interface BulkDrainWindow {
 
 export interface BulkDrain {
   ratePerSecond: number;
-  windows: BulkDrainWindow[];
+  alone: BulkDrainWindow;
+  underLoad: BulkDrainWindow;
+  aloneAgain: BulkDrainWindow;
   /** Request sent → `debt.created` received, for each of the other tenant's debts of the loaded window. */
   otherDeliveredMs: number[];
 }
@@ -45,19 +46,16 @@ export async function bulkDrainUnderLoad(
     ratePerSecond: number;
   },
 ): Promise<BulkDrain> {
-  const windows: BulkDrainWindow[] = [];
   const sent: { debtId: string; at: number }[] = [];
-  for (const label of ['alone', 'under load', 'alone again'] as const) {
+  const window = async (otherRaising: () => Promise<number>): Promise<BulkDrainWindow> => {
     const before = options.bulkReceived();
     const started = Date.now();
-    const raised = label === 'under load' ? await raiseSteadily(stack, options, sent) : await idle(options);
-    windows.push({
-      label,
-      seconds: (Date.now() - started) / 1000,
-      bulkReceived: options.bulkReceived() - before,
-      otherRaised: raised,
-    });
-  }
+    const otherRaised = await otherRaising();
+    return { seconds: (Date.now() - started) / 1000, bulkReceived: options.bulkReceived() - before, otherRaised };
+  };
+  const alone = await window(() => idle(options));
+  const underLoad = await window(() => raiseSteadily(stack, options, sent));
+  const aloneAgain = await window(() => idle(options));
   let delivered = options.otherDeliveredAt();
   await waitFor(
     () => {
@@ -68,7 +66,9 @@ export async function bulkDrainUnderLoad(
   );
   return {
     ratePerSecond: options.ratePerSecond,
-    windows,
+    alone,
+    underLoad,
+    aloneAgain,
     otherDeliveredMs: sent.map((s) => delivered.get(s.debtId)! - s.at),
   };
 }

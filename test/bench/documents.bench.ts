@@ -186,9 +186,12 @@ export function documentUploader(baseUrl: string, tenant: BenchTenant, fileBytes
   return { upload, chunks, uploadRaw, close: () => agent.destroy() };
 }
 
-/** Uploads from `IN_FLIGHT` loops for `seconds` (the profile's load); returns how many succeeded. */
-export async function uploadFor(uploader: DocumentUploader, seconds: number): Promise<number> {
-  return (await run('uploads', seconds, uploader.upload)).uploads;
+/**
+ * Uploads from `IN_FLIGHT` loops for `seconds` (the profile's load), each by `upload` (an uploader's `upload` or its
+ * `uploadRaw`); returns how many succeeded.
+ */
+export async function uploadFor(upload: DocumentUploader['upload'], seconds: number): Promise<number> {
+  return (await run('uploads', seconds, upload)).uploads;
 }
 
 export async function benchDocumentUploads(ctx: BenchContext, storeDirectory: string): Promise<void> {

@@ -644,7 +644,7 @@ function reportFairness(report: BenchReport, f: FairnessResult): void {
 function reportDrain(report: BenchReport, d: BulkDrain, rows: number): void {
   const scenario = 'placements';
   const rate = (w: BulkDrainWindow) => w.bulkReceived / w.seconds;
-  const [alone, loaded, again] = d.windows as [BulkDrainWindow, BulkDrainWindow, BulkDrainWindow];
+  const { alone, underLoad: loaded, aloneAgain: again } = d;
   console.log(
     `\nplacements: the ${rows.toLocaleString('en')}-row placement's deliveries (bulk work, below the default priority) ` +
       `in three ${alone.seconds.toFixed(0)}-s windows after its import:`,

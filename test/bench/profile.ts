@@ -6,8 +6,8 @@
  * database; the raw .cpuprofile files stay in bench-results/profiles/ (Chrome DevTools or speedscope open them).
  * `console-deliveries`, `console-delivery` and `console-overview` profile the console's pages at the console bench's
  * 100,000-delivery tenant; `portal-debt` the portal's debt page.
- * `bare-organization`, `bare-debts-create`, `bare-documents`, `bare-console-…` and `bare-portal-debt` profile the bare ceilings'
- * process (bare-server.ts) on the same work.
+ * `bare-organization`, `bare-debts-create`, `bare-documents`, `bare-console-…` and `bare-portal-debt` profile the
+ * bare ceilings' process (bare-server.ts) on the same work.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -182,7 +182,7 @@ async function profileDocuments(tenant: BenchTenant): Promise<void> {
           const uploader = documentUploader(baseUrl, tenant);
           try {
             const upload = name === 'documents' ? uploader.upload : uploader.uploadRaw(baseUrl, tenant.organizationId);
-            const uploads = await uploadFor({ ...uploader, upload }, duration);
+            const uploads = await uploadFor(upload, duration);
             console.log(`${name}: ${uploads} uploads in ${duration} s`);
           } finally {
             uploader.close();
