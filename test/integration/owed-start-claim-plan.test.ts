@@ -76,7 +76,7 @@ describe('the fair claims (starts and mail) planned from statistics that say not
         expect(claimed.filter((d) => d.organizationId === other)).to.have.length(1);
         // Per organisation: a step of the skip scan, its next owed rows, its rows in flight; then each claimed row by
         // its key. Not a scan per owed row (the pick re-run for each).
-        expect(after.scans - before.scans, 'index scans of the table in one claim').to.be.below(40);
+        expect(after.scans - before.scans, 'scans of the table and its indexes in one claim').to.be.below(40);
         // And each reads what it needs, not every owed row: no walk of an index these statistics call empty, nor of
         // the table they call small.
         expect(after.read - before.read, 'index entries and rows read in one claim').to.be.below(100);
